@@ -1,0 +1,43 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+  name: "accounts",
+  products: [
+    .executable(name: "accounts", targets: ["AccountsCLI"]),
+    .library(name: "AccountsCore", targets: ["AccountsCore"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "COpenSSL",
+      pkgConfig: "openssl",
+      providers: [.apt(["libssl-dev"])]
+    ),
+    .target(name: "AccountsCrypto", dependencies: ["COpenSSL"]),
+    .target(name: "CTerminal"),
+    .target(
+      name: "AccountsStore",
+      dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+    ),
+    .target(name: "AccountsCore", dependencies: ["AccountsCrypto", "AccountsStore"]),
+    .executableTarget(
+      name: "AccountsCLI",
+      dependencies: [
+        "AccountsCore",
+        "CTerminal",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(name: "AccountsCryptoTests", dependencies: ["AccountsCrypto"]),
+    .testTarget(
+      name: "AccountsStoreTests",
+      dependencies: ["AccountsStore", .product(name: "GRDB", package: "GRDB.swift")]
+    ),
+    .testTarget(name: "AccountsCoreTests", dependencies: ["AccountsCore", "AccountsStore"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,64 @@
+import AccountsCore
+import ArgumentParser
+import CTerminal
+import Foundation
+
+/// `accounts`: the root command. With no subcommand it walks Activation → Login → Home.
+@main
+struct AccountsCommand: ParsableCommand {
+  static let version = "1.0.0"
+
+  static let configuration = CommandConfiguration(
+    commandName: "accounts",
+    abstract: "Activate this device once, then log in: a persistent account manager.",
+    discussion: """
+      With no subcommand, walks the screens an app would: Activation (on a Public device), the \
+      Activation Form, Login, Home. Prompts and errors go to standard error, results to standard \
+      output. Passwords are read with echo off at a terminal, or one line each from standard \
+      input; never from the command line.
+
+      Exit codes: 0 success; 1 refused (invalid form, wrong user name or password, wrong state, \
+      cancelled); 2 usage error; 3 storage or environment error; 4 locked after too many failed \
+      logins; 130 interrupted.
+      """,
+    version: version,
+    subcommands: [Activate.self, Login.self, Status.self],
+    groupedSubcommands: [
+      CommandGroup(name: "Administrator", subcommands: [Reset.self, Unlock.self, Log.self])
+    ]
+  )
+
+  @OptionGroup var global: GlobalOptions
+
+  mutating func run() throws {
+    let context = try global.makeContext()
+    let home = try AppFlow.run(context.environment)
+    context.showHome(home)
+  }
+
+  /// Parses, runs, and turns every failure into one sentence and a documented exit code.
+  static func main() {
+    accounts_terminal_install_signal_handlers()
+    umask(0o077)
+    let status: ExitStatus
+    do {
+      var command = try parseAsRoot()
+      try command.run()
+      status = .success
+    } catch let error as AccountsError {
+      StandardStreams.error(error.description)
+      status = error.exitStatus
+    } catch {
+      let message = fullMessage(for: error)
+      if exitCode(for: error) == .success {
+        if !message.isEmpty { StandardStreams.output(message) }
+        status = .success
+      } else {
+        StandardStreams.error(message)
+        status = .usage
+      }
+    }
+    accounts_terminal_restore()
+    Glibc.exit(status.rawValue)
+  }
+}

@@ -1,0 +1,40 @@
+import AccountsCore
+import ArgumentParser
+
+extension AccountsCommand {
+  /// `accounts activate`: the Activation Form.
+  struct Activate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Activate this device: store its user (the Activation Form).",
+      discussion: """
+        Asks for User name, Full name, E-mail address, Password and Password again, one line \
+        each; a flag skips its prompt. At a terminal a form that fails is asked again; from a pipe \
+        it exits 1. Nothing is stored until the form passes.
+        """)
+
+    @Option(name: .customLong("username"), help: "The user name (skips its prompt).")
+    var username: String?
+
+    @Option(name: .customLong("full-name"), help: "The full name (skips its prompt).")
+    var fullName: String?
+
+    @Option(name: .customLong("email"), help: "The e-mail address (skips its prompt).")
+    var email: String?
+
+    @Flag(
+      name: .customLong("password-stdin"),
+      help: "Read the password as one line of standard input, used for both password fields.")
+    var passwordStdin = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+      let context = try global.makeContext()
+      try ActivationFlow.run(
+        context.environment,
+        options: ActivationOptions(
+          username: username, fullName: fullName, email: email,
+          passwordFromStandardInput: passwordStdin))
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import AccountsCore
+import AccountsCrypto
+import AccountsStore
+import ArgumentParser
+import Foundation
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+  @Option(
+    name: .customLong("database"),
+    help: ArgumentHelp(
+      "The SQLite file to use (default: $ACCOUNTS_DATABASE, else "
+        + "$XDG_DATA_HOME/accounts/accounts.sqlite3, else ~/.local/share/accounts/accounts.sqlite3).",
+      valueName: "path"))
+  var database: String?
+
+  /// The live context: the terminal, the database path, the policies from the environment.
+  func makeContext() throws(AccountsError) -> CommandContext {
+    let variables = ProcessInfo.processInfo.environment
+    let path = try DatabaseLocation.resolve(flag: database, environment: variables)
+    var hasher = PasswordHasher()
+    if let text = variables["ACCOUNTS_PBKDF2_ITERATIONS"], let count = Int(text),
+      count >= 1000, count <= 100_000_000
+    {
+      hasher = PasswordHasher(iterations: count)
+    }
+    let blocklist = variables["ACCOUNTS_PASSWORD_BLOCKLIST"].flatMap {
+      $0.isEmpty ? nil : PasswordBlocklist(path: $0)
+    }
+    let console = TerminalConsole()
+    let environment = AccountsEnvironment(
+      console: console, databasePath: path,
+      openStore: { access throws(StoreError) in try AccountStore.open(path: path, access: access) },
+      hasher: hasher, blocklist: blocklist)
+    return CommandContext(environment: environment, console: console)
+  }
+}
+
+/// What a command's `run()` works with.
+struct CommandContext {
+  /// The core's view of the world.
+  var environment: AccountsEnvironment
+  /// The terminal.
+  var console: TerminalConsole
+
+  /// Prints Home on standard output.
+  func showHome(_ home: HomeScreen) {
+    for line in home.lines(timeZone: environment.timeZone) { console.output(line) }
+  }
+}
+
+/// Where the database lives when `--database` does not say.
+enum DatabaseLocation {
+  /// `--database`, else `$ACCOUNTS_DATABASE`, else the XDG data folder; always absolute.
+  static func resolve(flag: String?, environment: [String: String]) throws(AccountsError)
+    -> String
+  {
+    if let flag, !flag.isEmpty { return absolute(flag) }
+    if let path = environment["ACCOUNTS_DATABASE"], !path.isEmpty { return absolute(path) }
+    if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+      return (data as NSString).appendingPathComponent("accounts/accounts.sqlite3")
+    }
+    guard let home = environment["HOME"].flatMap({ $0.isEmpty ? nil : $0 }) ?? homeFromPasswd()
+    else {
+      throw .storage(
+        .cannotOpen(
+          path: "~/.local/share/accounts/accounts.sqlite3",
+          reason: "HOME is not set; pass --database"))
+    }
+    return (home as NSString).appendingPathComponent(".local/share/accounts/accounts.sqlite3")
+  }
+
+  private static func absolute(_ path: String) -> String {
+    if path.hasPrefix("/") { return path }
+    let expanded = (path as NSString).expandingTildeInPath
+    if expanded.hasPrefix("/") { return expanded }
+    return (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
+  }
+
+  private static func homeFromPasswd() -> String? {
+    guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return nil }
+    return String(cString: directory)
+  }
+}

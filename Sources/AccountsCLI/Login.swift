@@ -1,0 +1,33 @@
+import AccountsCore
+import ArgumentParser
+
+extension AccountsCommand {
+  /// `accounts login`: Login, then Home.
+  struct Login: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Log in and show Home (Welcome back <Full name>!).",
+      discussion: """
+        Asks for User name and Password. A wrong user name or password gets the same message \
+        either way. After 5 failures in a row a user name is locked for 1 minute, then 2, 4, ... \
+        up to 1 hour (exit 4).
+        """)
+
+    @Option(name: .customLong("username"), help: "The user name (skips its prompt).")
+    var username: String?
+
+    @Flag(
+      name: .customLong("password-stdin"),
+      help: "Read the password as one line of standard input.")
+    var passwordStdin = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+      let context = try global.makeContext()
+      let home = try LoginFlow.run(
+        context.environment,
+        options: LoginOptions(username: username, passwordFromStandardInput: passwordStdin))
+      context.showHome(home)
+    }
+  }
+}

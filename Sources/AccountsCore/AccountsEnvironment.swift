@@ -1,0 +1,88 @@
+import AccountsCrypto
+import AccountsStore
+import Foundation
+
+/// What a flow needs from the world: a console, the database, a clock, the policies.
+///
+/// The CLI builds the live one; tests build one with a scripted console, an in-memory store and a
+/// fixed clock.
+public struct AccountsEnvironment {
+  /// Where the person or script is.
+  public var console: any Console
+  /// The database file's path, shown by `status`.
+  public var databasePath: String
+  /// Opens the database; nil (for reading) when it does not exist yet.
+  public var openStore: (AccountStore.Access) throws(StoreError) -> AccountStore?
+  /// The current time.
+  public var now: () -> Date
+  /// The time zone Home shows times in.
+  public var timeZone: TimeZone
+  /// Makes and checks password hashes.
+  public var hasher: PasswordHasher
+  /// When failed logins lock a name.
+  public var lockout: LockoutPolicy
+  /// The administrator's forbidden passwords, if configured.
+  public var blocklist: PasswordBlocklist?
+
+  /// Creates an environment.
+  public init(
+    console: any Console, databasePath: String,
+    openStore: @escaping (AccountStore.Access) throws(StoreError) -> AccountStore?,
+    now: @escaping () -> Date = Date.init, timeZone: TimeZone = .current,
+    hasher: PasswordHasher = PasswordHasher(), lockout: LockoutPolicy = .standard,
+    blocklist: PasswordBlocklist? = nil
+  ) {
+    self.console = console
+    self.databasePath = databasePath
+    self.openStore = openStore
+    self.now = now
+    self.timeZone = timeZone
+    self.hasher = hasher
+    self.lockout = lockout
+    self.blocklist = blocklist
+  }
+
+  /// An environment over one already-open store (tests, in-memory databases).
+  public init(
+    console: any Console, store: AccountStore, now: @escaping () -> Date = Date.init,
+    timeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current,
+    hasher: PasswordHasher = PasswordHasher(), lockout: LockoutPolicy = .standard,
+    blocklist: PasswordBlocklist? = nil
+  ) {
+    self.init(
+      console: console, databasePath: store.path, openStore: { _ in store }, now: now,
+      timeZone: timeZone, hasher: hasher, lockout: lockout, blocklist: blocklist)
+  }
+
+  /// Opens the database for writing (it always exists afterwards).
+  func writableStore() throws(AccountsError) -> AccountStore {
+    let opened = try storing { () throws(StoreError) in try openStore(.readWrite) }
+    guard let opened else {
+      throw .storage(.cannotOpen(path: databasePath, reason: "it could not be created"))
+    }
+    return opened
+  }
+
+  /// Opens the database for reading; nil when nothing was ever stored.
+  func readableStore() throws(AccountsError) -> AccountStore? {
+    try storing { () throws(StoreError) in try openStore(.readOnly) }
+  }
+}
+
+/// Runs a store call, wrapping its error.
+func storing<T>(_ body: () throws(StoreError) -> T) throws(AccountsError) -> T {
+  do {
+    return try body()
+  } catch {
+    throw .from(error)
+  }
+}
+
+/// Runs a crypto call, wrapping its error.
+func hashing<T>(_ body: () throws(CryptoError) -> T) throws(AccountsError) -> T {
+  do {
+    return try body()
+  } catch {
+    throw .crypto(error)
+  }
+}

@@ -1,0 +1,116 @@
+import AccountsCrypto
+import AccountsStore
+import Foundation
+
+/// Exit codes; stable and documented in README.
+public enum ExitStatus: Int32, Sendable {
+  /// It worked.
+  case success = 0
+  /// Refused: a form that fails validation, wrong credentials, the wrong state, cancelled.
+  case refused = 1
+  /// The command line is wrong (unknown flag, missing argument).
+  case usage = 2
+  /// The database or the environment is unusable (path, permissions, corrupt, busy, disk full).
+  case storage = 3
+  /// The user name is locked after too many failed logins.
+  case locked = 4
+  /// Interrupted by Ctrl-C (SIGINT).
+  case interrupted = 130
+}
+
+/// Everything a command can refuse or fail with; each prints as one sentence.
+public enum AccountsError: Error, Equatable, CustomStringConvertible {
+  /// The form failed a rule; the associated text is the fixed message.
+  case invalidForm(String)
+  /// Login failed: wrong user name or password (never says which).
+  case invalidCredentials
+  /// The name is locked until the date; `message` says when.
+  case locked(until: Date, message: String)
+  /// Login or the flow on a Public device.
+  case notActivated
+  /// Activation on an Activated device.
+  case alreadyActivated
+  /// Input ended before the form was complete.
+  case inputEnded
+  /// The person declined (activation question or reset confirmation).
+  case declined(String)
+  /// Reset with no terminal and no `--yes`.
+  case confirmationRequired
+  /// The password blocklist is configured but cannot be read.
+  case blocklistUnreadable(path: String, reason: String)
+  /// The database failed.
+  case storage(StoreError)
+  /// The system's cryptography failed.
+  case crypto(CryptoError)
+
+  /// The exit code this error ends the process with.
+  public var exitStatus: ExitStatus {
+    switch self {
+    case .invalidForm, .invalidCredentials, .notActivated, .alreadyActivated, .inputEnded,
+      .declined, .confirmationRequired:
+      return .refused
+    case .locked: return .locked
+    case .blocklistUnreadable, .storage, .crypto: return .storage
+    }
+  }
+
+  /// One sentence: what is wrong and what to do.
+  public var description: String {
+    switch self {
+    case .invalidForm(let message): return message
+    case .invalidCredentials: return Messages.invalidCredentials
+    case .locked(_, let message): return message
+    case .notActivated: return Messages.runActivateFirst
+    case .alreadyActivated: return Messages.alreadyActivated
+    case .inputEnded: return Messages.inputEnded
+    case .declined(let message): return message
+    case .confirmationRequired: return Messages.resetNeedsConfirmation
+    case .blocklistUnreadable(let path, let reason):
+      return "Cannot read the password blocklist \(path): \(reason)."
+    case .storage(let error): return Self.describe(error)
+    case .crypto(let error): return error.description
+    }
+  }
+
+  /// Wraps a store error, turning `alreadyActivated` into the refusal it is.
+  static func from(_ error: StoreError) -> AccountsError {
+    error == .alreadyActivated ? .alreadyActivated : .storage(error)
+  }
+
+  private static func describe(_ error: StoreError) -> String {
+    switch error {
+    case .alreadyActivated:
+      return Messages.alreadyActivated
+    case .isDirectory(let path):
+      return "Cannot use the database \(path): it is a directory, not a file."
+    case .cannotCreateFolder(let path, let reason):
+      return "Cannot create the folder \(path) for the database: \(reason)."
+    case .notADatabase(let path):
+      return "Cannot use the database \(path): it is not an SQLite database. Move it aside or "
+        + "choose another file with --database."
+    case .foreignDatabase(let path):
+      return "Cannot use the database \(path): it was not made by accounts. Choose another file "
+        + "with --database."
+    case .corrupt(let path):
+      return "Cannot use the database \(path): the file is damaged. Restore it from a backup or "
+        + "move it aside."
+    case .newerSchema(let path):
+      return "Cannot use the database \(path): it was written by a newer version of accounts. "
+        + "Upgrade accounts to use it."
+    case .readOnly(let path):
+      return "Cannot write the database \(path): the file or its folder is read-only."
+    case .busy(let path, let seconds):
+      return "The database \(path) is busy: another program held it for more than "
+        + "\(Int(seconds)) seconds. Try again later."
+    case .diskFull(let path):
+      return "Cannot write the database \(path): the disk is full. Nothing was changed."
+    case .cannotOpen(let path, let reason):
+      return "Cannot open the database \(path): \(reason)."
+    case .inconsistent(let path):
+      return "The database \(path) refused a change that would break its rules; nothing was "
+        + "changed."
+    case .failure(let path, let reason):
+      return "The database \(path) failed: \(reason)."
+    }
+  }
+}

@@ -1,0 +1,25 @@
+/// One line read from the person or the script.
+public enum ConsoleLine: Equatable, Sendable {
+  /// A line, without its end-of-line, as raw bytes (it may not be UTF-8).
+  case bytes([UInt8])
+  /// A line longer than the reader's bound; it was discarded, not kept.
+  case tooLong
+  /// End of input: nothing more will come.
+  case endOfInput
+}
+
+/// Where the core's flows talk to a person; the CLI provides the terminal, tests a script.
+///
+/// The core never touches a terminal or a file descriptor itself.
+public protocol Console: AnyObject {
+  /// True when input comes from a terminal a person types at (prompts are shown, forms re-ask).
+  var isInteractive: Bool { get }
+  /// Writes a result line on standard output.
+  func output(_ line: String)
+  /// Writes a message line (progress, refusals, errors) on standard error.
+  func message(_ line: String)
+  /// Shows `prompt` (when interactive) and reads one line.
+  func readLine(prompt: String) -> ConsoleLine
+  /// Shows `prompt` (when interactive) and reads one line without echoing it.
+  func readSecret(prompt: String) -> ConsoleLine
+}

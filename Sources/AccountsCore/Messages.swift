@@ -1,0 +1,126 @@
+import Foundation
+
+/// Every sentence `accounts` shows a person, in one place.
+///
+/// The first four are fixed by the product, word for word.
+public enum Messages {
+  /// A form field was left empty (white space alone counts as empty).
+  public static let fillAllFields = "Please fill all fields!"
+  /// The two passwords of the activation form differ.
+  public static let passwordsMustMatch = "Passwords must match!"
+  /// A login failed; the same words whichever of the two was wrong.
+  public static let invalidCredentials = "Invalid user name or password!"
+  /// Home, after a successful login.
+  public static func welcomeBack(_ fullName: String) -> String { "Welcome back \(fullName)!" }
+
+  /// The activation screen's first line.
+  public static let notActivatedYet = "This device is not activated yet."
+  /// The activation screen's question.
+  public static let activateNowPrompt = "Activate now? [Y/n] "
+  /// Login, or the bare command, on a Public device.
+  public static let runActivateFirst =
+    "This device is not activated yet. Run `accounts activate` to activate it."
+  /// Activation on a device that already is.
+  public static let alreadyActivated =
+    "This device is already activated. An administrator can run `accounts reset` to make it Public again."
+  /// After a successful activation.
+  public static func activated(_ username: String) -> String {
+    "Device activated for \(username)."
+  }
+  /// Between activation and login in the bare command.
+  public static let logInToContinue = "Log in to continue."
+  /// Input ended before the form was complete.
+  public static let inputEnded = "Input ended before all fields were given; nothing was stored."
+  /// The person answered no to a question.
+  public static let activationDeclined = "Activation cancelled; nothing was stored."
+
+  /// Form prompts, in the order they are asked.
+  public static let usernamePrompt = "User name"
+  /// Form prompt.
+  public static let fullNamePrompt = "Full name"
+  /// Form prompt.
+  public static let emailPrompt = "E-mail address"
+  /// Form prompt.
+  public static let passwordPrompt = "Password"
+  /// Form prompt.
+  public static let passwordAgainPrompt = "Password again"
+
+  /// Lock message: always contains "Too many failed attempts".
+  public static func tooManyAttempts(until: String, remaining: String) -> String {
+    "Too many failed attempts! Try again in \(remaining), after \(until)."
+  }
+  /// Home's second line.
+  public static func lastLogin(_ when: String) -> String { "Last login: \(when)" }
+  /// Home's third line, when there were failures.
+  public static func failedAttemptsSince(_ count: Int) -> String {
+    count == 1
+      ? "1 failed attempt since your last login"
+      : "\(count) failed attempts since your last login"
+  }
+
+  /// Reset: the word to type.
+  public static let resetWord = "reset"
+  /// Reset: what will happen.
+  public static func resetWarning(_ username: String?) -> String {
+    if let username {
+      return "This deletes the user \(username) and makes this device Public again."
+    }
+    return "This makes this device Public again."
+  }
+  /// Reset: the question.
+  public static let resetPrompt = "Type \"reset\" to confirm: "
+  /// Reset: done.
+  public static let resetDone = "Device reset: it is Public again and its user was deleted."
+  /// Reset on a Public device.
+  public static let alreadyPublic = "This device is already Public; nothing to reset."
+  /// Reset declined.
+  public static let resetCancelled = "Reset cancelled; nothing was changed."
+  /// Reset without a terminal and without `--yes`.
+  public static let resetNeedsConfirmation =
+    "Refusing to reset without confirmation: run it at a terminal or pass --yes."
+
+  /// Unlock done.
+  public static func unlocked(_ username: String, failures: Int, wasLocked: Bool) -> String {
+    if wasLocked { return "Unlocked \(username): its lock and failed-login count are cleared." }
+    if failures > 0 { return "Unlocked \(username): its failed-login count is cleared." }
+    return "\(username) was not locked and had no failed logins; nothing to clear."
+  }
+
+  // Field rules (issue 3), in the seed's style: one sentence naming the field, ending in "!".
+
+  /// User name rule.
+  public static let usernameRule =
+    "User name must be 1 to 64 letters, digits, '.', '_' or '-'!"
+  /// E-mail rule.
+  public static let emailRule =
+    "E-mail address must look like name@example.org, with no spaces!"
+  /// Full name too long.
+  public static let fullNameTooLong = "Full name must be at most 256 characters!"
+  /// Password too short.
+  public static let passwordTooShort = "Password must be at least 15 characters!"
+  /// Password too long.
+  public static let passwordTooLong = "Password must be at most 1024 characters!"
+  /// Password is the user's own details.
+  public static let passwordIsPersonal =
+    "Password must not be your user name, full name or e-mail address!"
+  /// Password is one character repeated.
+  public static let passwordIsRepeated = "Password must not be one character repeated!"
+  /// Password is a run like 12345… or abcde….
+  public static let passwordIsSequence = "Password must not be a run of sequential characters!"
+  /// Password is on the blocklist.
+  public static let passwordIsBlocked =
+    "Password is on the administrator's list of forbidden passwords!"
+
+  /// A field held bytes that are not UTF-8 text.
+  public static func invalidUTF8(_ field: String) -> String {
+    "\(field) must be valid UTF-8 text!"
+  }
+  /// A field held a NUL, a control character or an invisible formatting character.
+  public static func controlCharacters(_ field: String) -> String {
+    "\(field) must not contain control or invisible formatting characters!"
+  }
+  /// A line longer than any field allows.
+  public static func tooLong(_ field: String) -> String {
+    "\(field) is too long!"
+  }
+}

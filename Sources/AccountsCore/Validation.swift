@@ -1,0 +1,346 @@
+import Foundation
+
+/// What a form field holds after reading: text, or a reason it cannot be text.
+public enum FieldValue: Equatable, Sendable {
+  /// Decoded text.
+  case text(String)
+  /// The bytes were not UTF-8.
+  case invalidUTF8
+  /// The line was longer than any field allows.
+  case tooLong
+
+  /// Decodes a line read from the console.
+  public init(_ bytes: [UInt8]) {
+    if let text = String(validating: bytes, as: UTF8.self) {
+      self = .text(text)
+    } else {
+      self = .invalidUTF8
+    }
+  }
+
+  /// The text, or "" when there is none.
+  var textOrEmpty: String {
+    if case .text(let text) = self { return text }
+    return ""
+  }
+
+  /// True when the field holds nothing but white space.
+  var isBlank: Bool {
+    guard case .text(let text) = self else { return false }
+    return text.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
+  }
+}
+
+/// Rules on text: characters that never belong in any field.
+enum TextRules {
+  /// A NUL or other control character, or (outside passwords) an invisible format character
+  /// such as a bidirectional override or a zero-width space, or a U+FFFD from undecodable input.
+  static func hasForbiddenCharacters(_ text: String, allowFormat: Bool) -> Bool {
+    text.unicodeScalars.contains { scalar in
+      switch scalar.properties.generalCategory {
+      case .control: return true
+      case .format: return !allowFormat
+      default: return scalar == "\u{FFFD}" || scalar.properties.generalCategory == .lineSeparator
+          || scalar.properties.generalCategory == .paragraphSeparator
+      }
+    }
+  }
+
+  /// Drops white space at both ends.
+  static func trimmed(_ text: String) -> String {
+    text.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// Checks a field's characters, returning the refusal if any.
+  static func problem(_ value: FieldValue, field: String, allowFormat: Bool = false) -> String? {
+    switch value {
+    case .invalidUTF8: return Messages.invalidUTF8(field)
+    case .tooLong: return Messages.tooLong(field)
+    case .text(let text):
+      return hasForbiddenCharacters(text, allowFormat: allowFormat)
+        ? Messages.controlCharacters(field) : nil
+    }
+  }
+}
+
+/// User names after RFC 8265's UsernameCaseMapped profile.
+public enum UsernameRules {
+  /// The most characters a user name may have.
+  public static let maximumLength = 64
+
+  /// The comparison key: width mapping, lowercasing, NFC. Nil when the name breaks the rules
+  /// (1 to 64 letters, digits, `.`, `_`, `-`).
+  public static func key(for username: String) -> String? {
+    let key = mapped(username)
+    let scalars = key.unicodeScalars
+    guard !scalars.isEmpty, scalars.count <= maximumLength else { return nil }
+    let valid = scalars.allSatisfy { scalar in
+      if scalar == "." || scalar == "_" || scalar == "-" { return true }
+      switch scalar.properties.generalCategory {
+      case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+        .decimalNumber, .nonspacingMark, .spacingMark:
+        return true
+      default:
+        return false
+      }
+    }
+    // A name must not begin with a combining mark.
+    if let first = scalars.first,
+      [.nonspacingMark, .spacingMark].contains(first.properties.generalCategory)
+    {
+      return nil
+    }
+    return valid ? key : nil
+  }
+
+  /// A key for any typed name, valid or not, so that unknown and malformed names are tallied
+  /// like real ones.
+  public static func lookupKey(for username: String) -> String {
+    key(for: username) ?? mapped(username)
+  }
+
+  private static func mapped(_ username: String) -> String {
+    // Width mapping: the Halfwidth and Fullwidth Forms block maps to its compatibility form.
+    var widthMapped = ""
+    for scalar in username.unicodeScalars {
+      if (0xFF00...0xFFEF).contains(scalar.value) {
+        widthMapped += String(scalar).precomposedStringWithCompatibilityMapping
+      } else {
+        widthMapped.unicodeScalars.append(scalar)
+      }
+    }
+    return widthMapped.lowercased().precomposedStringWithCanonicalMapping
+  }
+}
+
+/// E-mail addresses: one `@`, a local part, a domain with a dot, no spaces or controls.
+public enum EmailRules {
+  /// The longest address (RFC 5321's path limit less the brackets).
+  public static let maximumLength = 254
+
+  /// True when `email` is acceptable.
+  public static func isValid(_ email: String) -> Bool {
+    guard email.unicodeScalars.count <= maximumLength else { return false }
+    guard !email.unicodeScalars.contains(where: { $0.properties.isWhitespace }) else {
+      return false
+    }
+    let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+    guard parts.count == 2, !parts[0].isEmpty else { return false }
+    let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+    return labels.count >= 2 && labels.allSatisfy { !$0.isEmpty }
+  }
+}
+
+/// Password rules after NIST SP 800-63B-4: length, no personal details, no trivial patterns,
+/// the blocklist; no composition rules.
+public enum PasswordRules {
+  /// The fewest characters for a single-factor password.
+  public static let minimumLength = 15
+  /// The most characters; longer ones are refused, never truncated.
+  public static let maximumLength = 1024
+
+  /// The form a password is hashed in: NFKC.
+  public static func normalized(_ password: String) -> String {
+    password.precomposedStringWithCompatibilityMapping
+  }
+
+  /// The first rule `password` (already normalized) breaks, or nil.
+  public static func problem(
+    _ password: String, username: String, fullName: String, email: String,
+    blocklist: PasswordBlocklist?
+  ) throws(AccountsError) -> String? {
+    let scalars = Array(password.unicodeScalars)
+    if scalars.count < minimumLength { return Messages.passwordTooShort }
+    if scalars.count > maximumLength { return Messages.passwordTooLong }
+    if isPersonal(password, details: [username, fullName, email]) {
+      return Messages.passwordIsPersonal
+    }
+    if Set(scalars).count == 1 { return Messages.passwordIsRepeated }
+    if isSequence(scalars) { return Messages.passwordIsSequence }
+    if let blocklist, try blocklist.contains(password) { return Messages.passwordIsBlocked }
+    return nil
+  }
+
+  /// Lowercased with all white space removed.
+  static func folded(_ text: String) -> String {
+    String(
+      String.UnicodeScalarView(
+        normalized(text).lowercased().unicodeScalars.filter { !$0.properties.isWhitespace }))
+  }
+
+  /// True when the password is one of the details, or only repeats of one.
+  static func isPersonal(_ password: String, details: [String]) -> Bool {
+    let candidate = folded(password)
+    guard !candidate.isEmpty else { return false }
+    for detail in details.map(folded) where !detail.isEmpty {
+      guard candidate.count % detail.count == 0 else { continue }
+      if String(repeating: detail, count: candidate.count / detail.count) == candidate {
+        return true
+      }
+    }
+    return false
+  }
+
+  /// True when every character follows the one before it (or precedes it) in the alphabet or
+  /// among the digits, wrapping from 9 to 0 and z to a: `12345678901234567890`, `zyxwv…`.
+  static func isSequence(_ scalars: [Unicode.Scalar]) -> Bool {
+    guard scalars.count >= 2 else { return false }
+    let values = scalars.map { scalar -> UInt32 in
+      let lower = String(scalar).lowercased().unicodeScalars
+      return lower.count == 1 ? (lower.first?.value ?? scalar.value) : scalar.value
+    }
+    func step(_ a: UInt32, _ b: UInt32, _ direction: Int64) -> Bool {
+      if Int64(b) - Int64(a) == direction { return true }
+      let digits = UInt32(48)...UInt32(57)
+      let letters = UInt32(97)...UInt32(122)
+      for range in [digits, letters] where range.contains(a) && range.contains(b) {
+        let size = Int64(range.count)
+        let offset = (Int64(b) - Int64(a) - direction) % size
+        if offset == 0 { return true }
+      }
+      return false
+    }
+    for direction: Int64 in [1, -1] {
+      if zip(values, values.dropFirst()).allSatisfy({ step($0, $1, direction) }) { return true }
+    }
+    return false
+  }
+}
+
+/// The administrator's list of forbidden passwords: a text file, one password per line.
+///
+/// Named by the `ACCOUNTS_PASSWORD_BLOCKLIST` environment variable. Compared after NFKC, ignoring
+/// case. Read line by line, so a large list (millions of lines) needs little memory.
+public struct PasswordBlocklist: Sendable {
+  /// The file's path.
+  public let path: String
+
+  /// A blocklist read from `path`.
+  public init(path: String) {
+    self.path = path
+  }
+
+  /// True when `password` is a line of the file.
+  public func contains(_ password: String) throws(AccountsError) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+      throw .blocklistUnreadable(path: path, reason: "it cannot be opened")
+    }
+    defer { try? handle.close() }
+    let wanted = PasswordRules.normalized(password).lowercased()
+    var pending = Data()
+    func matches(_ line: Data) -> Bool {
+      var bytes = line
+      if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+      guard let text = String(data: bytes, encoding: .utf8) else { return false }
+      return PasswordRules.normalized(text).lowercased() == wanted
+    }
+    while true {
+      let chunk: Data
+      do {
+        chunk = try handle.read(upToCount: 1 << 16) ?? Data()
+      } catch {
+        throw .blocklistUnreadable(path: path, reason: "reading it failed")
+      }
+      if chunk.isEmpty { break }
+      pending.append(chunk)
+      while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+        if matches(pending[pending.startIndex..<newline]) { return true }
+        pending.removeSubrange(pending.startIndex...newline)
+      }
+    }
+    return !pending.isEmpty && matches(pending)
+  }
+}
+
+/// The activation form as read: five fields.
+public struct ActivationForm: Equatable, Sendable {
+  /// User name.
+  public var username: FieldValue
+  /// Full name.
+  public var fullName: FieldValue
+  /// E-mail address.
+  public var email: FieldValue
+  /// Password.
+  public var password: FieldValue
+  /// Password again.
+  public var passwordAgain: FieldValue
+
+  /// Creates a form.
+  public init(
+    username: FieldValue, fullName: FieldValue, email: FieldValue, password: FieldValue,
+    passwordAgain: FieldValue
+  ) {
+    self.username = username
+    self.fullName = fullName
+    self.email = email
+    self.password = password
+    self.passwordAgain = passwordAgain
+  }
+
+  /// Creates a form from text.
+  public init(
+    username: String, fullName: String, email: String, password: String, passwordAgain: String
+  ) {
+    self.init(
+      username: .text(username), fullName: .text(fullName), email: .text(email),
+      password: .text(password), passwordAgain: .text(passwordAgain))
+  }
+
+  /// A form that passed every rule: trimmed details, the key, the normalized password.
+  public struct Valid: Equatable, Sendable {
+    /// The user name as entered, trimmed.
+    public var username: String
+    /// Its comparison key.
+    public var usernameKey: String
+    /// The full name, trimmed.
+    public var fullName: String
+    /// The e-mail address, trimmed.
+    public var email: String
+    /// The password in NFKC, as hashed.
+    public var password: String
+  }
+
+  /// Checks the rules in order (fill, match, then each field) and returns the valid form.
+  public func validate(blocklist: PasswordBlocklist?) throws(AccountsError) -> Valid {
+    let fields = [username, fullName, email, password, passwordAgain]
+    if fields.contains(where: \.isBlank) { throw .invalidForm(Messages.fillAllFields) }
+    switch (password, passwordAgain) {
+    case (.text(let first), .text(let second)):
+      if PasswordRules.normalized(first) != PasswordRules.normalized(second) {
+        throw .invalidForm(Messages.passwordsMustMatch)
+      }
+    default:
+      if password != passwordAgain { throw .invalidForm(Messages.passwordsMustMatch) }
+    }
+    if let problem = TextRules.problem(username, field: Messages.usernamePrompt) {
+      throw .invalidForm(problem)
+    }
+    let name = TextRules.trimmed(username.textOrEmpty)
+    guard let key = UsernameRules.key(for: name) else {
+      throw .invalidForm(Messages.usernameRule)
+    }
+    if let problem = TextRules.problem(fullName, field: Messages.fullNamePrompt) {
+      throw .invalidForm(problem)
+    }
+    let full = TextRules.trimmed(fullName.textOrEmpty)
+    if full.unicodeScalars.count > 256 { throw .invalidForm(Messages.fullNameTooLong) }
+    if let problem = TextRules.problem(email, field: Messages.emailPrompt) {
+      throw .invalidForm(problem)
+    }
+    let mail = TextRules.trimmed(email.textOrEmpty)
+    guard EmailRules.isValid(mail) else { throw .invalidForm(Messages.emailRule) }
+    if password == .tooLong { throw .invalidForm(Messages.passwordTooLong) }
+    if let problem = TextRules.problem(
+      password, field: Messages.passwordPrompt, allowFormat: true)
+    {
+      throw .invalidForm(problem)
+    }
+    let secret = PasswordRules.normalized(password.textOrEmpty)
+    if let problem = try PasswordRules.problem(
+      secret, username: name, fullName: full, email: mail, blocklist: blocklist)
+    {
+      throw .invalidForm(problem)
+    }
+    return Valid(username: name, usernameKey: key, fullName: full, email: mail, password: secret)
+  }
+}

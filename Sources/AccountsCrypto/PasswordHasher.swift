@@ -1,0 +1,118 @@
+import Foundation
+
+/// A password hash in Django's `pbkdf2_sha256$<iterations>$<salt>$<base64 key>` format.
+public struct EncodedPasswordHash: Equatable, Sendable, CustomStringConvertible {
+  /// The algorithm tag Django writes before the first `$`.
+  public static let algorithm = "pbkdf2_sha256"
+
+  /// The PBKDF2 iteration count written in the hash.
+  public let iterations: Int
+  /// The salt, as text (Django salts never contain `$`).
+  public let salt: String
+  /// The 32-byte derived key.
+  public let key: [UInt8]
+
+  /// Creates a hash from its parts.
+  public init(iterations: Int, salt: String, key: [UInt8]) {
+    self.iterations = iterations
+    self.salt = salt
+    self.key = key
+  }
+
+  /// Parses Django's encoded form; nil when `encoded` is not a well-formed pbkdf2_sha256 hash.
+  public init?(parsing encoded: String) {
+    let parts = encoded.split(separator: "$", omittingEmptySubsequences: false)
+    guard parts.count == 4, parts[0] == Self.algorithm,
+      let iterations = Int(parts[1]), iterations >= 1, iterations <= Int(Int32.max),
+      String(iterations) == parts[1],
+      !parts[2].isEmpty,
+      let key = Data(base64Encoded: String(parts[3])), key.count == SHA256.byteCount
+    else { return nil }
+    self.init(iterations: iterations, salt: String(parts[2]), key: [UInt8](key))
+  }
+
+  /// The encoded form, as stored.
+  public var description: String {
+    "\(Self.algorithm)$\(iterations)$\(salt)$\(Data(key).base64EncodedString())"
+  }
+
+  /// Bits of randomness in the salt, reckoned as Django does (length × log2 of 62).
+  public var saltEntropyBits: Double {
+    Double(salt.count) * log2(Double(PasswordHasher.saltAlphabet.count))
+  }
+}
+
+/// The outcome of checking a password against a stored hash.
+public struct PasswordVerification: Equatable, Sendable {
+  /// The password matches the hash.
+  public let isValid: Bool
+  /// The hash is weaker than the current policy and should be replaced after a valid login.
+  public let needsRehash: Bool
+}
+
+/// Makes and checks Django-compatible PBKDF2-HMAC-SHA256 password hashes.
+public struct PasswordHasher: Sendable {
+  /// Django 6.0's iteration count; OWASP's floor is 600,000.
+  public static let defaultIterations = 1_200_000
+  /// Django's salt alphabet (`RANDOM_STRING_CHARS`).
+  public static let saltAlphabet = Array(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+  /// Bits of randomness a salt must carry (Django's `salt_entropy`).
+  public static let saltEntropy = 128.0
+
+  /// The iteration count new hashes are made with.
+  public let iterations: Int
+
+  /// A hasher that makes new hashes with `iterations` rounds.
+  public init(iterations: Int = PasswordHasher.defaultIterations) {
+    self.iterations = iterations
+  }
+
+  /// A fresh random salt: 22 characters of the 62-character alphabet, about 131 bits.
+  public static func makeSalt() throws(CryptoError) -> String {
+    let length = Int((saltEntropy / log2(Double(saltAlphabet.count))).rounded(.up))
+    return try SecureRandom.string(length: length, alphabet: saltAlphabet)
+  }
+
+  /// Hashes `password` (its UTF-8 bytes) with a fresh salt at the current iteration count.
+  public func hash(password: String) throws(CryptoError) -> EncodedPasswordHash {
+    try hash(password: password, salt: Self.makeSalt(), iterations: iterations)
+  }
+
+  /// Hashes `password` with a given salt and iteration count (for tests and interop).
+  public func hash(password: String, salt: String, iterations: Int) throws(CryptoError)
+    -> EncodedPasswordHash
+  {
+    guard !salt.isEmpty, !salt.contains("$") else { throw .invalidParameter("salt") }
+    let key = try PBKDF2.sha256(
+      password: Array(password.utf8), salt: Array(salt.utf8), iterations: iterations)
+    return EncodedPasswordHash(iterations: iterations, salt: salt, key: key)
+  }
+
+  /// Checks `password` against `stored`, with the iteration count written in the hash.
+  ///
+  /// A hash with fewer iterations than the policy costs the difference in extra work when the
+  /// password is wrong, so that a failure takes as long as one against a current hash.
+  public func verify(password: String, against stored: EncodedPasswordHash) throws(CryptoError)
+    -> PasswordVerification
+  {
+    let candidate = try hash(password: password, salt: stored.salt, iterations: stored.iterations)
+    let isValid = ConstantTime.equals(candidate.key, stored.key)
+    let weaker = stored.iterations < iterations || stored.saltEntropyBits < Self.saltEntropy
+    if !isValid && stored.iterations < iterations {
+      _ = try PBKDF2.sha256(
+        password: Array(password.utf8), salt: Array(stored.salt.utf8),
+        iterations: iterations - stored.iterations)
+    }
+    return PasswordVerification(isValid: isValid, needsRehash: isValid && weaker)
+  }
+
+  /// Spends the same work as checking a password against a current hash, and always fails.
+  ///
+  /// Used for unknown user names so that they cannot be told apart by timing (Django does the
+  /// same in `ModelBackend.authenticate`).
+  public func verifyAgainstDummy(password: String) throws(CryptoError) -> PasswordVerification {
+    _ = try hash(password: password)
+    return PasswordVerification(isValid: false, needsRehash: false)
+  }
+}

@@ -1,0 +1,442 @@
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The device's SQLite database: its activation state, its user, login tallies and the audit log.
+///
+/// Every write is one IMMEDIATE transaction, so that several processes can share the file
+/// (WAL mode, a busy timeout) and a crash leaves it as it was before or after the write.
+public final class AccountStore: Sendable {
+  /// How the file is opened.
+  public enum Access: Sendable {
+    /// Reading only; a missing file is not created.
+    case readOnly
+    /// Reading and writing; a missing file (and its folder) is created, private to its owner.
+    case readWrite
+  }
+
+  /// The database file's path, or `:memory:`.
+  public let path: String
+  /// How long a write waits for another process before failing, in seconds.
+  public let busyTimeout: Double
+  private let writer: DatabaseQueue
+
+  private init(path: String, busyTimeout: Double, writer: DatabaseQueue) {
+    self.path = path
+    self.busyTimeout = busyTimeout
+    self.writer = writer
+  }
+
+  /// The migrations, in order. Never edit one once shipped: append a new one.
+  static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1") { db in
+      try db.execute(sql: schemaV1)
+      try db.execute(
+        sql: "INSERT INTO activation (id, state, user_id, changed_at) VALUES (1, 'Public', NULL, ?)",
+        arguments: [Timestamp.string(from: Date())])
+    }
+    return migrator
+  }
+
+  /// Opens the database at `path`.
+  ///
+  /// With `.readOnly` access a missing file gives nil (nothing was ever stored). With `.readWrite`
+  /// a missing folder is created mode 0700 and a missing file mode 0600, and migrations run.
+  /// A file written by a newer version, or that is not an `accounts` database, is left untouched.
+  public static func open(path: String, access: Access, busyTimeout: Double = 5) throws(StoreError)
+    -> AccountStore?
+  {
+    if let kind = FileSystem.kind(of: path) {
+      if kind == .directory { throw .isDirectory(path: path) }
+    } else {
+      guard access == .readWrite else { return nil }
+      try FileSystem.createPrivateFolder(for: path)
+      try FileSystem.createPrivateFile(at: path)
+    }
+    guard FileSystem.kind(of: path) == .regular else {
+      throw .cannotOpen(path: path, reason: "it is not a regular file")
+    }
+    do {
+      var config = Configuration()
+      config.readonly = access == .readOnly
+      config.busyMode = .timeout(busyTimeout)
+      config.label = "accounts"
+      config.prepareDatabase { db in
+        if !db.configuration.readonly {
+          try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+      }
+      let queue = try DatabaseQueue(path: path, configuration: config)
+      let store = AccountStore(path: path, busyTimeout: busyTimeout, writer: queue)
+      try store.checkOwnership()
+      if access == .readWrite {
+        try store.prepareForWriting()
+      }
+      return store
+    } catch {
+      throw StoreError.translating(error, path: path, busyTimeout: busyTimeout)
+    }
+  }
+
+  /// A private in-memory database, migrated, for tests.
+  public static func inMemory() throws(StoreError) -> AccountStore {
+    do {
+      let queue = try DatabaseQueue()
+      try migrator.migrate(queue)
+      return AccountStore(path: ":memory:", busyTimeout: 0, writer: queue)
+    } catch {
+      throw StoreError.translating(error, path: ":memory:", busyTimeout: 0)
+    }
+  }
+
+  /// Refuses a file written by a newer version, or an SQLite database that is not ours.
+  private func checkOwnership() throws {
+    try writer.read { db in
+      if try Self.migrator.hasBeenSuperseded(db) { throw StoreError.newerSchema(path: path) }
+      let migrated = try db.tableExists("grdb_migrations")
+      let tableCount =
+        try Int.fetchOne(
+          db, sql: "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'") ?? 0
+      if !migrated && tableCount > 0 { throw StoreError.foreignDatabase(path: path) }
+    }
+  }
+
+  /// Puts the file in WAL mode and runs pending migrations, one process at a time.
+  private func prepareForWriting() throws {
+    let mode = try writer.writeWithoutTransaction { db in
+      try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+    }
+    guard mode == "wal" else {
+      throw StoreError.failure(path: path, reason: "it cannot be put in WAL mode")
+    }
+    let upToDate = try writer.read { db in try Self.migrator.hasCompletedMigrations(db) }
+    if upToDate { return }
+    // Migrations run in transactions of their own; an advisory lock on the file keeps two
+    // processes that open a new file at once from both creating the tables.
+    try FileSystem.withExclusiveLock(on: path) {
+      try Self.migrator.migrate(writer)
+    }
+  }
+
+  /// Runs `body` in one IMMEDIATE write transaction, translating errors.
+  private func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    do {
+      return try writer.writeWithoutTransaction { db in
+        var result: T?
+        try db.inTransaction(.immediate) {
+          result = try body(db)
+          return .commit
+        }
+        guard let result else { throw StoreError.failure(path: path, reason: "no result") }
+        return result
+      }
+    } catch {
+      throw StoreError.translating(error, path: path, busyTimeout: busyTimeout)
+    }
+  }
+
+  /// Runs `body` in a read transaction, translating errors.
+  private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    do {
+      return try writer.read { db in
+        // A file created but never migrated (a read-only open of a new file) reads as empty.
+        try body(db)
+      }
+    } catch {
+      throw StoreError.translating(error, path: path, busyTimeout: busyTimeout)
+    }
+  }
+
+  private static func isMigrated(_ db: Database) throws -> Bool {
+    try migrator.hasCompletedMigrations(db)
+  }
+
+  private static func insertEvent(
+    _ db: Database, _ kind: AuditEventKind, at date: Date, username: String?,
+    usernameKey: String?, detail: String? = nil
+  ) throws {
+    try db.execute(
+      sql: """
+        INSERT INTO audit_event (occurred_at, kind, username, username_key, detail)
+        VALUES (?, ?, ?, ?, ?)
+        """,
+      arguments: [Timestamp.string(from: date), kind.rawValue, username, usernameKey, detail])
+  }
+
+  private static func throttle(_ db: Database, key: String) throws -> ThrottleState {
+    guard
+      let row = try Row.fetchOne(
+        db, sql: "SELECT failures, lockouts, locked_until FROM login_throttle WHERE username_key = ?",
+        arguments: [key])
+    else { return .clear }
+    let lockedUntil: String? = row["locked_until"]
+    return ThrottleState(
+      failures: row["failures"], lockouts: row["lockouts"],
+      lockedUntil: lockedUntil.flatMap(Timestamp.date(from:)))
+  }
+
+  private static func storedUser(_ db: Database, key: String?) throws -> StoredUser? {
+    var sql = """
+      SELECT username, username_key, full_name, email, password_hash, created_at, last_login_at
+      FROM user JOIN activation ON activation.user_id = user.id
+      WHERE activation.state = 'Activated'
+      """
+    var arguments = StatementArguments()
+    if let key {
+      sql += " AND user.username_key = ?"
+      arguments = [key]
+    }
+    guard let row = try Row.fetchOne(db, sql: sql, arguments: arguments) else { return nil }
+    let createdAt: String = row["created_at"]
+    let lastLoginAt: String? = row["last_login_at"]
+    return StoredUser(
+      username: row["username"], usernameKey: row["username_key"], fullName: row["full_name"],
+      email: row["email"], passwordHash: row["password_hash"],
+      createdAt: Timestamp.date(from: createdAt) ?? Date(timeIntervalSince1970: 0),
+      lastLoginAt: lastLoginAt.flatMap(Timestamp.date(from:)))
+  }
+
+  // MARK: - Writes
+
+  /// Stores `user` and sets the state to Activated, in one transaction.
+  ///
+  /// Throws `.alreadyActivated` when the device is already activated; nothing is written then.
+  public func activate(_ user: NewUser, at date: Date) throws(StoreError) {
+    try write { db in
+      let state = try String.fetchOne(db, sql: "SELECT state FROM activation WHERE id = 1")
+      guard state == ActivationState.publicState.rawValue else {
+        throw StoreError.alreadyActivated
+      }
+      let now = Timestamp.string(from: date)
+      try db.execute(
+        sql: """
+          INSERT INTO user (id, username, username_key, full_name, email, password_hash,
+                            created_at, updated_at, last_login_at)
+          VALUES (1, ?, ?, ?, ?, ?, ?, ?, NULL)
+          """,
+        arguments: [
+          user.username, user.usernameKey, user.fullName, user.email, user.passwordHash, now, now,
+        ])
+      try db.execute(
+        sql: "UPDATE activation SET state = 'Activated', user_id = 1, changed_at = ? WHERE id = 1",
+        arguments: [now])
+      try db.execute(
+        sql: "DELETE FROM login_throttle WHERE username_key = ?", arguments: [user.usernameKey])
+      try Self.insertEvent(
+        db, .activation, at: date, username: user.username, usernameKey: user.usernameKey)
+    }
+  }
+
+  /// Returns the device to Public and deletes its user and all login tallies, in one transaction.
+  ///
+  /// Returns false (and records nothing) when the device was already Public.
+  @discardableResult
+  public func reset(at date: Date) throws(StoreError) -> Bool {
+    try write { db in
+      let user = try Self.storedUser(db, key: nil)
+      let state = try String.fetchOne(db, sql: "SELECT state FROM activation WHERE id = 1")
+      guard state == ActivationState.activated.rawValue else { return false }
+      try db.execute(sql: "DELETE FROM user")
+      try db.execute(
+        sql: "UPDATE activation SET state = 'Public', user_id = NULL, changed_at = ? WHERE id = 1",
+        arguments: [Timestamp.string(from: date)])
+      try db.execute(sql: "DELETE FROM login_throttle")
+      try Self.insertEvent(
+        db, .reset, at: date, username: user?.username, usernameKey: user?.usernameKey)
+      return true
+    }
+  }
+
+  /// Counts a failed login for `usernameKey`, locking it when the policy says so.
+  ///
+  /// A name already locked is not counted again; the attempt is logged as refused.
+  public func recordLoginFailure(
+    username: String, usernameKey: String, at date: Date, policy: LockoutPolicy
+  ) throws(StoreError) -> LoginFailureOutcome {
+    try write { db in
+      var tally = try Self.throttle(db, key: usernameKey)
+      if let until = tally.lock(at: date) {
+        try Self.insertEvent(
+          db, .loginFailure, at: date, username: username, usernameKey: usernameKey,
+          detail: "locked")
+        return .alreadyLocked(until: until)
+      }
+      tally.failures += 1
+      var outcome = LoginFailureOutcome.counted(failures: tally.failures)
+      try Self.insertEvent(
+        db, .loginFailure, at: date, username: username, usernameKey: usernameKey,
+        detail: "invalid user name or password")
+      if tally.failures >= policy.threshold {
+        tally.lockouts += 1
+        tally.failures = 0
+        let until = date.addingTimeInterval(policy.duration(ofLock: tally.lockouts))
+        tally.lockedUntil = until
+        outcome = .lockedNow(until: until)
+        try Self.insertEvent(
+          db, .lockout, at: date, username: username, usernameKey: usernameKey,
+          detail: "locked until \(Timestamp.string(from: until))")
+      }
+      try db.execute(
+        sql: """
+          INSERT INTO login_throttle (username_key, failures, lockouts, locked_until, updated_at)
+          VALUES (?1, ?2, ?3, ?4, ?5)
+          ON CONFLICT (username_key) DO UPDATE
+          SET failures = ?2, lockouts = ?3, locked_until = ?4, updated_at = ?5
+          """,
+        arguments: [
+          usernameKey, tally.failures, tally.lockouts,
+          tally.lockedUntil.map(Timestamp.string(from:)), Timestamp.string(from: date),
+        ])
+      return outcome
+    }
+  }
+
+  /// Records a successful login: clears the tally, stamps the last login, logs it.
+  ///
+  /// If another process locked the name meanwhile, the login is refused instead.
+  public func recordLoginSuccess(username: String, usernameKey: String, at date: Date)
+    throws(StoreError) -> LoginSuccessOutcome
+  {
+    try write { db in
+      let tally = try Self.throttle(db, key: usernameKey)
+      if let until = tally.lock(at: date) {
+        try Self.insertEvent(
+          db, .loginFailure, at: date, username: username, usernameKey: usernameKey,
+          detail: "locked")
+        return .locked(until: until)
+      }
+      let previous = try Self.storedUser(db, key: usernameKey)?.lastLoginAt
+      let failuresSince =
+        try Int.fetchOne(
+          db,
+          sql: """
+            SELECT count(*) FROM audit_event
+            WHERE kind = 'login_failure' AND username_key = ?1
+              AND id > (SELECT coalesce(max(id), 0) FROM audit_event
+                        WHERE username_key = ?1 AND kind IN ('login_success', 'activation'))
+            """, arguments: [usernameKey]) ?? 0
+      try db.execute(
+        sql: "DELETE FROM login_throttle WHERE username_key = ?", arguments: [usernameKey])
+      try db.execute(
+        sql: "UPDATE user SET last_login_at = ? WHERE username_key = ?",
+        arguments: [Timestamp.string(from: date), usernameKey])
+      try Self.insertEvent(
+        db, .loginSuccess, at: date, username: username, usernameKey: usernameKey)
+      return .loggedIn(previousLogin: previous, failuresSince: failuresSince)
+    }
+  }
+
+  /// Replaces the user's password hash (after a login with a hash weaker than the policy).
+  public func updatePasswordHash(usernameKey: String, to hash: String, at date: Date)
+    throws(StoreError)
+  {
+    try write { db in
+      try db.execute(
+        sql: "UPDATE user SET password_hash = ?, updated_at = ? WHERE username_key = ?",
+        arguments: [hash, Timestamp.string(from: date), usernameKey])
+    }
+  }
+
+  /// Clears the failures and lock of `usernameKey`; returns the tally it had.
+  @discardableResult
+  public func unlock(username: String, usernameKey: String, at date: Date) throws(StoreError)
+    -> ThrottleState
+  {
+    try write { db in
+      let tally = try Self.throttle(db, key: usernameKey)
+      try db.execute(
+        sql: "DELETE FROM login_throttle WHERE username_key = ?", arguments: [usernameKey])
+      try Self.insertEvent(db, .unlock, at: date, username: username, usernameKey: usernameKey)
+      return tally
+    }
+  }
+
+  // MARK: - Reads
+
+  /// The device's state.
+  public func status() throws(StoreError) -> DeviceStatus {
+    try read { db in
+      guard try Self.isMigrated(db) else { return DeviceStatus(state: .publicState, changedAt: nil) }
+      guard let row = try Row.fetchOne(db, sql: "SELECT state, changed_at FROM activation")
+      else { return DeviceStatus(state: .publicState, changedAt: nil) }
+      let state: String = row["state"]
+      let changedAt: String = row["changed_at"]
+      return DeviceStatus(
+        state: ActivationState(rawValue: state) ?? .publicState,
+        changedAt: Timestamp.date(from: changedAt))
+    }
+  }
+
+  /// The activated user, or nil on a Public device.
+  public func user() throws(StoreError) -> StoredUser? {
+    try read { db in
+      guard try Self.isMigrated(db) else { return nil }
+      return try Self.storedUser(db, key: nil)
+    }
+  }
+
+  /// The user whose key is `usernameKey` (nil if none) and that key's tally, read together.
+  public func loginRecord(usernameKey: String) throws(StoreError) -> (StoredUser?, ThrottleState)
+  {
+    try read { db in
+      guard try Self.isMigrated(db) else { return (nil, .clear) }
+      return (try Self.storedUser(db, key: usernameKey), try Self.throttle(db, key: usernameKey))
+    }
+  }
+
+  /// The newest `limit` events (all when nil), oldest first.
+  public func auditEvents(limit: Int?) throws(StoreError) -> [AuditEvent] {
+    try read { db in
+      guard try Self.isMigrated(db) else { return [] }
+      let rows = try Row.fetchAll(
+        db,
+        sql: """
+          SELECT * FROM (
+            SELECT id, occurred_at, kind, username, detail FROM audit_event
+            ORDER BY id DESC LIMIT ?)
+          ORDER BY id ASC
+          """, arguments: [limit ?? -1])
+      return rows.map { row in
+        let occurredAt: String = row["occurred_at"]
+        let kind: String = row["kind"]
+        return AuditEvent(
+          id: row["id"], occurredAt: Timestamp.date(from: occurredAt) ?? Date(timeIntervalSince1970: 0),
+          kind: AuditEventKind(rawValue: kind) ?? .loginFailure, username: row["username"],
+          detail: row["detail"])
+      }
+    }
+  }
+
+  /// Checks the file and its invariants; returns the problems found (none when healthy).
+  ///
+  /// Runs `PRAGMA integrity_check` and `foreign_key_check`, and checks that a Public device
+  /// keeps no user and an Activated one has exactly one.
+  public func consistencyProblems() throws(StoreError) -> [String] {
+    try read { db in
+      var problems: [String] = []
+      let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+      if integrity != ["ok"] { problems += integrity }
+      if try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") != nil {
+        problems.append("foreign key violation")
+      }
+      guard try Self.isMigrated(db) else { return problems }
+      let state = try String.fetchOne(db, sql: "SELECT state FROM activation WHERE id = 1")
+      let users = try Int.fetchOne(db, sql: "SELECT count(*) FROM user") ?? 0
+      switch state {
+      case "Public" where users != 0: problems.append("Public with \(users) user(s)")
+      case "Activated" where users != 1: problems.append("Activated with \(users) user(s)")
+      case "Public", "Activated": break
+      default: problems.append("no activation row")
+      }
+      return problems
+    }
+  }
+}

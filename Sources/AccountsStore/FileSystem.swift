@@ -1,0 +1,73 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The few file operations the store needs, with private permissions.
+enum FileSystem {
+  enum Kind { case regular, directory, other }
+
+  /// What is at `path` (following links), or nil when nothing is.
+  static func kind(of path: String) -> Kind? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return .regular
+    case S_IFDIR: return .directory
+    default: return .other
+    }
+  }
+
+  /// Creates the folder that holds `path`, and any missing parents, mode 0700.
+  static func createPrivateFolder(for path: String) throws(StoreError) {
+    let folder = (path as NSString).deletingLastPathComponent
+    if folder.isEmpty { return }
+    var missing: [String] = []
+    var current = folder
+    while !current.isEmpty, current != "/", kind(of: current) == nil {
+      missing.append(current)
+      current = (current as NSString).deletingLastPathComponent
+    }
+    if !current.isEmpty, let existing = kind(of: current), existing != .directory {
+      throw .cannotCreateFolder(path: folder, reason: "\(current) is not a folder")
+    }
+    for directory in missing.reversed() {
+      if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+        throw .cannotCreateFolder(path: folder, reason: String(cString: strerror(errno)))
+      }
+    }
+    if kind(of: folder) != .directory {
+      throw .cannotCreateFolder(path: folder, reason: "it is not a folder")
+    }
+  }
+
+  /// Creates an empty file at `path`, mode 0600, unless something is there already.
+  static func createPrivateFile(at path: String) throws(StoreError) {
+    let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    if fd >= 0 {
+      close(fd)
+      return
+    }
+    let error = errno
+    if error == EEXIST { return }
+    if error == EACCES || error == EROFS || error == EPERM { throw .readOnly(path: path) }
+    throw .cannotOpen(path: path, reason: String(cString: strerror(error)))
+  }
+
+  /// Runs `body` holding an exclusive advisory `flock` on `path`.
+  ///
+  /// SQLite's own locks are POSIX record locks, which `flock` does not interfere with on Linux.
+  static func withExclusiveLock<T>(on path: String, _ body: () throws -> T) throws -> T {
+    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return try body() }
+    defer { close(fd) }
+    while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+    defer { flock(fd, LOCK_UN) }
+    return try body()
+  }
+}

@@ -1,0 +1,17 @@
+#ifndef ACCOUNTS_CTERMINAL_H
+#define ACCOUNTS_CTERMINAL_H
+
+#include <stddef.h>
+
+/// Installs handlers for SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGTSTP that put the terminal
+/// back as it was before exiting (128 + signal number) or stopping. Call once, early.
+void accounts_terminal_install_signal_handlers(void);
+
+/// Turns echo off on `fd` (a terminal), remembering how it was and the prompt to show again
+/// after a stop and continue. Returns 0 on success, -1 if `fd` is not a terminal.
+int accounts_terminal_echo_off(int fd, const char *prompt);
+
+/// Puts the terminal back as `accounts_terminal_echo_off` found it; harmless when nothing is saved.
+void accounts_terminal_restore(void);
+
+#endif
