@@ -37,7 +37,13 @@ let package = Package(
       name: "AccountsStoreTests",
       dependencies: ["AccountsStore", .product(name: "GRDB", package: "GRDB.swift")]
     ),
-    .testTarget(name: "AccountsCoreTests", dependencies: ["AccountsCore", "AccountsStore"]),
+    .testTarget(
+      name: "AccountsCoreTests",
+      dependencies: [
+        "AccountsCore", "AccountsCrypto", "AccountsStore",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

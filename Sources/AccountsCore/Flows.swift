@@ -48,6 +48,13 @@ public struct HomeScreen: Equatable, Sendable {
   /// Failed attempts since that login (or since activation).
   public var failuresSince: Int
 
+  /// Creates a Home screen.
+  public init(fullName: String, previousLogin: Date?, failuresSince: Int) {
+    self.fullName = fullName
+    self.previousLogin = previousLogin
+    self.failuresSince = failuresSince
+  }
+
   /// The lines Home prints: welcome, last login, failures.
   public func lines(timeZone: TimeZone) -> [String] {
     var lines = [Messages.welcomeBack(fullName)]

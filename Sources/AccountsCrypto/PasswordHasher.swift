@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A password hash in Django's `pbkdf2_sha256$<iterations>$<salt>$<base64 key>` format.
 public struct EncodedPasswordHash: Equatable, Sendable, CustomStringConvertible {
@@ -48,6 +49,26 @@ public struct PasswordVerification: Equatable, Sendable {
   public let isValid: Bool
   /// The hash is weaker than the current policy and should be replaced after a valid login.
   public let needsRehash: Bool
+
+  /// Creates an outcome.
+  public init(isValid: Bool, needsRehash: Bool) {
+    self.isValid = isValid
+    self.needsRehash = needsRehash
+  }
+}
+
+/// Counts the PBKDF2 iterations a hasher performs, so tests can compare the work of two paths
+/// (unknown user name vs wrong password) without measuring time.
+public final class WorkMeter: Sendable {
+  private let total = Mutex(0)
+
+  /// A meter at zero.
+  public init() {}
+
+  /// Iterations performed so far.
+  public var iterations: Int { total.withLock { $0 } }
+
+  func add(_ count: Int) { total.withLock { $0 += count } }
 }
 
 /// Makes and checks Django-compatible PBKDF2-HMAC-SHA256 password hashes.
@@ -63,9 +84,21 @@ public struct PasswordHasher: Sendable {
   /// The iteration count new hashes are made with.
   public let iterations: Int
 
+  /// Where the work is counted, if anywhere.
+  public let meter: WorkMeter?
+
   /// A hasher that makes new hashes with `iterations` rounds.
-  public init(iterations: Int = PasswordHasher.defaultIterations) {
+  public init(iterations: Int = PasswordHasher.defaultIterations, meter: WorkMeter? = nil) {
     self.iterations = iterations
+    self.meter = meter
+  }
+
+  private func derive(_ password: String, salt: String, iterations: Int) throws(CryptoError)
+    -> [UInt8]
+  {
+    meter?.add(iterations)
+    return try PBKDF2.sha256(
+      password: Array(password.utf8), salt: Array(salt.utf8), iterations: iterations)
   }
 
   /// A fresh random salt: 22 characters of the 62-character alphabet, about 131 bits.
@@ -84,8 +117,7 @@ public struct PasswordHasher: Sendable {
     -> EncodedPasswordHash
   {
     guard !salt.isEmpty, !salt.contains("$") else { throw .invalidParameter("salt") }
-    let key = try PBKDF2.sha256(
-      password: Array(password.utf8), salt: Array(salt.utf8), iterations: iterations)
+    let key = try derive(password, salt: salt, iterations: iterations)
     return EncodedPasswordHash(iterations: iterations, salt: salt, key: key)
   }
 
@@ -100,9 +132,7 @@ public struct PasswordHasher: Sendable {
     let isValid = ConstantTime.equals(candidate.key, stored.key)
     let weaker = stored.iterations < iterations || stored.saltEntropyBits < Self.saltEntropy
     if !isValid && stored.iterations < iterations {
-      _ = try PBKDF2.sha256(
-        password: Array(password.utf8), salt: Array(stored.salt.utf8),
-        iterations: iterations - stored.iterations)
+      _ = try derive(password, salt: stored.salt, iterations: iterations - stored.iterations)
     }
     return PasswordVerification(isValid: isValid, needsRehash: isValid && weaker)
   }

@@ -145,6 +145,17 @@ public struct AuditEvent: Equatable, Sendable {
   public var username: String?
   /// A few words more, never a secret.
   public var detail: String?
+
+  /// Creates an event.
+  public init(
+    id: Int64, occurredAt: Date, kind: AuditEventKind, username: String?, detail: String?
+  ) {
+    self.id = id
+    self.occurredAt = occurredAt
+    self.kind = kind
+    self.username = username
+    self.detail = detail
+  }
 }
 
 /// What recording a failed login did.
