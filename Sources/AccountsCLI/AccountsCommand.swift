@@ -3,7 +3,9 @@ import ArgumentParser
 import CTerminal
 import Foundation
 
-/// `accounts`: the root command. With no subcommand it walks Activation → Login → Home.
+/// The root command, `accounts`.
+///
+/// With no subcommand it walks Activation → Login → Home.
 @main
 struct AccountsCommand: ParsableCommand {
   static let version = "1.0.0"

@@ -124,8 +124,9 @@ struct FieldReader {
 
 /// The Activation Form: `accounts activate`.
 public enum ActivationFlow {
-  /// Asks for the form (re-asking at a terminal when it fails), stores the user and activates,
-  /// in one transaction. Returns the user name.
+  /// Asks for the form, stores the user and activates; returns the user name.
+  ///
+  /// Re-asks at a terminal when the form fails; the store writes in one transaction.
   @discardableResult
   public static func run(_ env: AccountsEnvironment, options: ActivationOptions)
     throws(AccountsError) -> String

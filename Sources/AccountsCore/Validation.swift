@@ -40,7 +40,8 @@ enum TextRules {
       switch scalar.properties.generalCategory {
       case .control: return true
       case .format: return !allowFormat
-      default: return scalar == "\u{FFFD}" || scalar.properties.generalCategory == .lineSeparator
+      default:
+        return scalar == "\u{FFFD}" || scalar.properties.generalCategory == .lineSeparator
           || scalar.properties.generalCategory == .paragraphSeparator
       }
     }
@@ -68,8 +69,9 @@ public enum UsernameRules {
   /// The most characters a user name may have.
   public static let maximumLength = 64
 
-  /// The comparison key: width mapping, lowercasing, NFC. Nil when the name breaks the rules
-  /// (1 to 64 letters, digits, `.`, `_`, `-`).
+  /// The comparison key: width mapping, lowercasing, NFC.
+  ///
+  /// Nil when the name breaks the rules (1 to 64 letters, digits, `.`, `_`, `-`).
   public static func key(for username: String) -> String? {
     let key = mapped(username)
     let scalars = key.unicodeScalars

@@ -2,11 +2,11 @@ import Foundation
 import GRDB
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Musl)
-  import Musl
+import Musl
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 /// The device's SQLite database: its activation state, its user, login tallies and the audit log.
@@ -34,13 +34,16 @@ public final class AccountStore: Sendable {
     self.writer = writer
   }
 
-  /// The migrations, in order. Never edit one once shipped: append a new one.
+  /// The migrations, in order.
+  ///
+  /// Never edit one once shipped: append a new one.
   static var migrator: DatabaseMigrator {
     var migrator = DatabaseMigrator()
     migrator.registerMigration("v1") { db in
       try db.execute(sql: schemaV1)
       try db.execute(
-        sql: "INSERT INTO activation (id, state, user_id, changed_at) VALUES (1, 'Public', NULL, ?)",
+        sql:
+          "INSERT INTO activation (id, state, user_id, changed_at) VALUES (1, 'Public', NULL, ?)",
         arguments: [Timestamp.string(from: Date())])
     }
     return migrator
@@ -174,7 +177,8 @@ public final class AccountStore: Sendable {
   private static func throttle(_ db: Database, key: String) throws -> ThrottleState {
     guard
       let row = try Row.fetchOne(
-        db, sql: "SELECT failures, lockouts, locked_until FROM login_throttle WHERE username_key = ?",
+        db,
+        sql: "SELECT failures, lockouts, locked_until FROM login_throttle WHERE username_key = ?",
         arguments: [key])
     else { return .clear }
     let lockedUntil: String? = row["locked_until"]
@@ -364,7 +368,9 @@ public final class AccountStore: Sendable {
   /// The device's state.
   public func status() throws(StoreError) -> DeviceStatus {
     try read { db in
-      guard try Self.isMigrated(db) else { return DeviceStatus(state: .publicState, changedAt: nil) }
+      guard try Self.isMigrated(db) else {
+        return DeviceStatus(state: .publicState, changedAt: nil)
+      }
       guard let row = try Row.fetchOne(db, sql: "SELECT state, changed_at FROM activation")
       else { return DeviceStatus(state: .publicState, changedAt: nil) }
       let state: String = row["state"]
@@ -384,8 +390,7 @@ public final class AccountStore: Sendable {
   }
 
   /// The user whose key is `usernameKey` (nil if none) and that key's tally, read together.
-  public func loginRecord(usernameKey: String) throws(StoreError) -> (StoredUser?, ThrottleState)
-  {
+  public func loginRecord(usernameKey: String) throws(StoreError) -> (StoredUser?, ThrottleState) {
     try read { db in
       guard try Self.isMigrated(db) else { return (nil, .clear) }
       return (try Self.storedUser(db, key: usernameKey), try Self.throttle(db, key: usernameKey))
@@ -408,7 +413,8 @@ public final class AccountStore: Sendable {
         let occurredAt: String = row["occurred_at"]
         let kind: String = row["kind"]
         return AuditEvent(
-          id: row["id"], occurredAt: Timestamp.date(from: occurredAt) ?? Date(timeIntervalSince1970: 0),
+          id: row["id"],
+          occurredAt: Timestamp.date(from: occurredAt) ?? Date(timeIntervalSince1970: 0),
           kind: AuditEventKind(rawValue: kind) ?? .loginFailure, username: row["username"],
           detail: row["detail"])
       }

@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Musl)
-  import Musl
+import Musl
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 /// UTC ISO-8601 timestamps with milliseconds, as stored: `2026-11-21T23:25:24.123Z`.
@@ -15,7 +15,8 @@ public enum Timestamp {
   /// Formats `date` as stored.
   public static func string(from date: Date) -> String {
     let millisecondsTotal = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-    var seconds = time_t(millisecondsTotal >= 0 ? millisecondsTotal / 1000 : (millisecondsTotal - 999) / 1000)
+    var seconds = time_t(
+      millisecondsTotal >= 0 ? millisecondsTotal / 1000 : (millisecondsTotal - 999) / 1000)
     let milliseconds = Int(millisecondsTotal - Int64(seconds) * 1000)
     var parts = tm()
     gmtime_r(&seconds, &parts)

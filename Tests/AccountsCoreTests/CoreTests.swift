@@ -43,8 +43,9 @@ struct World {
   }
 
   /// Logs in from a pipe; returns Home or the error, and what was said.
-  func login(_ name: String, _ secret: String) -> (Result<HomeScreen, AccountsError>, ScriptedConsole)
-  {
+  func login(_ name: String, _ secret: String) -> (
+    Result<HomeScreen, AccountsError>, ScriptedConsole
+  ) {
     let console = ScriptedConsole([name, secret])
     let result = Result { () throws(AccountsError) in
       try LoginFlow.run(environment(console), options: LoginOptions())
@@ -76,22 +77,33 @@ struct ValidationTests {
     #expect(check("") == "Please fill all fields!")
     #expect(check("alice", " \t ") == "Please fill all fields!")
     #expect(check("alice", "Alice", mail: "", first: "a", second: "b") == "Please fill all fields!")
-    #expect(check("alice", "Alice", mail: "a@b.c", first: "   ", second: "   ") == "Please fill all fields!")
+    #expect(
+      check("alice", "Alice", mail: "a@b.c", first: "   ", second: "   ")
+        == "Please fill all fields!")
   }
 
   /// Different passwords come second, before any other rule.
   @Test func matchComesSecond() {
-    #expect(check("bad name!", "A", mail: "nope", first: "short", second: "other") == "Passwords must match!")
-    #expect(check("alice", "Alice", mail: "a@b.c", first: password, second: password + " ") == "Passwords must match!")
+    #expect(
+      check("bad name!", "A", mail: "nope", first: "short", second: "other")
+        == "Passwords must match!")
+    #expect(
+      check("alice", "Alice", mail: "a@b.c", first: password, second: password + " ")
+        == "Passwords must match!")
   }
 
   /// The same password typed as composed or decomposed characters matches (NFKC).
   @Test func matchAfterNormalization() {
-    #expect(check(first: "caf\u{E9} au lait, s'il vous plait", second: "cafe\u{301} au lait, s'il vous plait") == nil)
+    #expect(
+      check(
+        first: "caf\u{E9} au lait, s'il vous plait", second: "cafe\u{301} au lait, s'il vous plait")
+        == nil)
   }
 
   /// User names: 1 to 64 letters, digits, `.`, `_`, `-`.
-  @Test(arguments: ["a b", "alice!", "al@ce", String(repeating: "a", count: 65), "\u{202E}evil", "a\u{200B}b"])
+  @Test(arguments: [
+    "a b", "alice!", "al@ce", String(repeating: "a", count: 65), "\u{202E}evil", "a\u{200B}b",
+  ])
   func badUsernames(_ name: String) {
     let message = check(name)
     #expect(
@@ -106,7 +118,10 @@ struct ValidationTests {
   }
 
   /// E-mail: one @, a local part, a dotted domain, no spaces.
-  @Test(arguments: ["alice", "alice@", "@example.org", "alice@example", "a@b@c.d", "a lice@x.org", "a@.org", "a@x..org"])
+  @Test(arguments: [
+    "alice", "alice@", "@example.org", "alice@example", "a@b@c.d", "a lice@x.org", "a@.org",
+    "a@x..org",
+  ])
   func badEmails(_ mail: String) {
     #expect(check(mail: mail) == "E-mail address must look like name@example.org, with no spaces!")
   }
@@ -114,15 +129,29 @@ struct ValidationTests {
   /// Each password rule, with its own sentence.
   @Test func passwordRules() {
     #expect(check(first: "fourteen chars") == "Password must be at least 15 characters!")
-    #expect(check(first: String(repeating: "ab", count: 513)) == "Password must be at most 1024 characters!")
+    #expect(
+      check(first: String(repeating: "ab", count: 513))
+        == "Password must be at most 1024 characters!")
     #expect(check(first: String(repeating: "xy", count: 512)) == nil)
-    #expect(check("alicealicealice", first: "AliceAliceAlice") == "Password must not be your user name, full name or e-mail address!")
-    #expect(check(first: "alice  liddell alice liddell") == "Password must not be your user name, full name or e-mail address!")
-    #expect(check(first: "ALICE@example.org") == "Password must not be your user name, full name or e-mail address!")
-    #expect(check(first: String(repeating: "z", count: 20)) == "Password must not be one character repeated!")
-    #expect(check(first: "12345678901234567890") == "Password must not be a run of sequential characters!")
-    #expect(check(first: "abcdefghijklmnopq") == "Password must not be a run of sequential characters!")
-    #expect(check(first: "ZYXWVUTSRQPONMLKJ") == "Password must not be a run of sequential characters!")
+    #expect(
+      check("alicealicealice", first: "AliceAliceAlice")
+        == "Password must not be your user name, full name or e-mail address!")
+    #expect(
+      check(first: "alice  liddell alice liddell")
+        == "Password must not be your user name, full name or e-mail address!")
+    #expect(
+      check(first: "ALICE@example.org")
+        == "Password must not be your user name, full name or e-mail address!")
+    #expect(
+      check(first: String(repeating: "z", count: 20))
+        == "Password must not be one character repeated!")
+    #expect(
+      check(first: "12345678901234567890") == "Password must not be a run of sequential characters!"
+    )
+    #expect(
+      check(first: "abcdefghijklmnopq") == "Password must not be a run of sequential characters!")
+    #expect(
+      check(first: "ZYXWVUTSRQPONMLKJ") == "Password must not be a run of sequential characters!")
     #expect(check(first: "abcdefghijklmnopqx") == nil)
   }
 
@@ -147,10 +176,16 @@ struct ValidationTests {
       to: url, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(at: url) }
     let list = PasswordBlocklist(path: url.path)
-    #expect(check(first: "password123456789", blocklist: list) == "Password is on the administrator's list of forbidden passwords!")
-    #expect(check(first: "MONKEY MONKEY MONKEY", blocklist: list) == "Password is on the administrator's list of forbidden passwords!")
+    #expect(
+      check(first: "password123456789", blocklist: list)
+        == "Password is on the administrator's list of forbidden passwords!")
+    #expect(
+      check(first: "MONKEY MONKEY MONKEY", blocklist: list)
+        == "Password is on the administrator's list of forbidden passwords!")
     #expect(check(first: password, blocklist: list) == nil)
-    #expect(check(first: password, blocklist: PasswordBlocklist(path: "/nonexistent/list")) == "Cannot read the password blocklist /nonexistent/list: it cannot be opened.")
+    #expect(
+      check(first: password, blocklist: PasswordBlocklist(path: "/nonexistent/list"))
+        == "Cannot read the password blocklist /nonexistent/list: it cannot be opened.")
   }
 
   /// Bytes that are not UTF-8, and control characters, get a sentence naming the field.
@@ -161,8 +196,12 @@ struct ValidationTests {
     #expect(throws: AccountsError.invalidForm("Full name must be valid UTF-8 text!")) {
       try form.validate(blocklist: nil)
     }
-    #expect(check("alice", "Alice\u{1B}[31m") == "Full name must not contain control or invisible formatting characters!")
-    #expect(check(first: "correct horse\u{0} battery") == "Password must not contain control or invisible formatting characters!")
+    #expect(
+      check("alice", "Alice\u{1B}[31m")
+        == "Full name must not contain control or invisible formatting characters!")
+    #expect(
+      check(first: "correct horse\u{0} battery")
+        == "Password must not contain control or invisible formatting characters!")
   }
 }
 
@@ -187,7 +226,9 @@ struct ActivationFlowTests {
   @Test func pipeActivation() throws {
     // Given a Public device
     let world = try World()
-    let console = ScriptedConsole(["alice", "Alice Liddell", "alice@example.org", password, password])
+    let console = ScriptedConsole([
+      "alice", "Alice Liddell", "alice@example.org", password, password,
+    ])
     // When the form is filled from a pipe
     try ActivationFlow.run(world.environment(console), options: ActivationOptions())
     // Then the prompts came in order, and the user is stored, hashed
@@ -207,7 +248,9 @@ struct ActivationFlowTests {
   /// From a pipe, a failing form exits with its message and stores nothing.
   @Test func pipeFailureStoresNothing() throws {
     let world = try World()
-    let console = ScriptedConsole(["alice", "Alice", "alice@example.org", password, "different one!"])
+    let console = ScriptedConsole([
+      "alice", "Alice", "alice@example.org", password, "different one!",
+    ])
     #expect(throws: AccountsError.invalidForm("Passwords must match!")) {
       try ActivationFlow.run(world.environment(console), options: ActivationOptions())
     }
@@ -232,7 +275,10 @@ struct ActivationFlowTests {
     let world = try World()
     let console = ScriptedConsole(
       interactive: true,
-      ["alice", "Alice Liddell", "alice@example.org", password, "typo", "", "", "", password, password])
+      [
+        "alice", "Alice Liddell", "alice@example.org", password, "typo", "", "", "", password,
+        password,
+      ])
     try ActivationFlow.run(world.environment(console), options: ActivationOptions())
     #expect(console.messages == ["Passwords must match!"])
     #expect(
@@ -262,7 +308,8 @@ struct ActivationFlowTests {
     try ActivationFlow.run(
       world.environment(console),
       options: ActivationOptions(
-        username: "bob", fullName: "Bob", email: "bob@example.org", passwordFromStandardInput: true))
+        username: "bob", fullName: "Bob", email: "bob@example.org", passwordFromStandardInput: true)
+    )
     #expect(console.prompts == ["(secret) Password: "])
     #expect(console.isExhausted)
   }
@@ -325,7 +372,9 @@ struct LoginTests {
     world.hasher = PasswordHasher(iterations: 1000, meter: meter)
     try world.activateAlice()
     for _ in 1...4 {
-      #expect(throws: AccountsError.invalidCredentials) { try world.login(name, "wrong wrong wrong").0.get() }
+      #expect(throws: AccountsError.invalidCredentials) {
+        try world.login(name, "wrong wrong wrong").0.get()
+      }
     }
     let (fifth, fifthConsole) = world.login(name, "wrong wrong wrong")
     #expect(fifth.exitStatus == .locked)
@@ -385,7 +434,8 @@ struct LoginTests {
         "2 failed attempts since your last login",
       ])
     let single = HomeScreen(fullName: "A", previousLogin: nil, failuresSince: 1)
-    #expect(single.lines(timeZone: gmt) == ["Welcome back A!", "1 failed attempt since your last login"])
+    #expect(
+      single.lines(timeZone: gmt) == ["Welcome back A!", "1 failed attempt since your last login"])
   }
 
   /// A password typed decomposed logs in to one set composed (NFKC).
@@ -417,15 +467,24 @@ struct LoginTests {
     let path = folder.appendingPathComponent("a.sqlite3").path
     let store = try #require(try AccountStore.open(path: path, access: .readWrite))
     let console = ScriptedConsole([password])
-    let env = AccountsEnvironment(console: console, store: store, hasher: PasswordHasher(iterations: 200_000))
-    try ActivationFlow.run(env, options: ActivationOptions(username: "alice", fullName: "A", email: "a@b.co", passwordFromStandardInput: true))
+    let env = AccountsEnvironment(
+      console: console, store: store, hasher: PasswordHasher(iterations: 200_000))
+    try ActivationFlow.run(
+      env,
+      options: ActivationOptions(
+        username: "alice", fullName: "A", email: "a@b.co", passwordFromStandardInput: true))
     try DatabaseQueue(path: path).write { db in
-      try db.execute(sql: "UPDATE user SET password_hash = ?", arguments: [PasswordHasherTestsData.djangoAt100k])
-      try db.execute(sql: "CREATE TRIGGER no_rehash BEFORE UPDATE OF password_hash ON user BEGIN SELECT RAISE(ABORT, 'disk says no'); END")
+      try db.execute(
+        sql: "UPDATE user SET password_hash = ?", arguments: [PasswordHasherTestsData.djangoAt100k])
+      try db.execute(
+        sql:
+          "CREATE TRIGGER no_rehash BEFORE UPDATE OF password_hash ON user BEGIN SELECT RAISE(ABORT, 'disk says no'); END"
+      )
     }
     let loginConsole = ScriptedConsole(["alice", password])
     let home = try LoginFlow.run(
-      AccountsEnvironment(console: loginConsole, store: store, hasher: PasswordHasher(iterations: 200_000)),
+      AccountsEnvironment(
+        console: loginConsole, store: store, hasher: PasswordHasher(iterations: 200_000)),
       options: LoginOptions())
     #expect(home.fullName == "A")
     #expect(try store.user()?.passwordHash == PasswordHasherTestsData.djangoAt100k)
@@ -507,7 +566,8 @@ struct ResetAndAppTests {
     let world = try World()
     try world.activateAlice()
     #expect(throws: AccountsError.declined("Reset cancelled; nothing was changed.")) {
-      try ResetFlow.run(world.environment(ScriptedConsole(interactive: true, ["yes"])), confirmed: false)
+      try ResetFlow.run(
+        world.environment(ScriptedConsole(interactive: true, ["yes"])), confirmed: false)
     }
     let console = ScriptedConsole(interactive: true, ["reset"])
     try ResetFlow.run(world.environment(console), confirmed: false)
@@ -544,10 +604,12 @@ struct ResetAndAppTests {
     let world = try World()
     try world.activateAlice()
     let console = ScriptedConsole(
-      interactive: true, ["alice", "wrong wrong wrong", "alice", "wrong again wrong", "alice", password])
+      interactive: true,
+      ["alice", "wrong wrong wrong", "alice", "wrong again wrong", "alice", password])
     let home = try AppFlow.run(world.environment(console))
     #expect(home.failuresSince == 2)
-    #expect(console.messages == ["Invalid user name or password!", "Invalid user name or password!"])
+    #expect(
+      console.messages == ["Invalid user name or password!", "Invalid user name or password!"])
   }
 }
 

@@ -124,8 +124,10 @@ struct PasswordHasherTests {
   @Test func reproducesDjangoEncoding() throws {
     let hasher = PasswordHasher()
     #expect(
-      try hasher.hash(password: "pässwörd with ünïcödé é", salt: "UnicodeSaltXyz9876543",
-        iterations: 1000).description == Self.djangoUnicode)
+      try hasher.hash(
+        password: "pässwörd with ünïcödé é", salt: "UnicodeSaltXyz9876543",
+        iterations: 1000
+      ).description == Self.djangoUnicode)
     #expect(
       try hasher.hash(
         password: "correct horse battery staple", salt: "seasalt2024abcdefghij",

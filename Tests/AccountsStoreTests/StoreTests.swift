@@ -13,7 +13,8 @@ func temporaryFolder() throws -> URL {
 
 let alice = NewUser(
   username: "Alice", usernameKey: "alice", fullName: "Alice Liddell", email: "alice@example.org",
-  passwordHash: "pbkdf2_sha256$1000$UnicodeSaltXyz9876543$g4MD6bb2teH3Xo/srajDalClWyx/3E2EdVR8qdZ64U0=")
+  passwordHash:
+    "pbkdf2_sha256$1000$UnicodeSaltXyz9876543$g4MD6bb2teH3Xo/srajDalClWyx/3E2EdVR8qdZ64U0=")
 let noon = Date(timeIntervalSince1970: 1_800_000_000)
 
 @Suite("Schema")
@@ -96,7 +97,8 @@ struct ConstraintTests {
     #expect(throws: DatabaseError.self) {
       try db.write {
         try $0.execute(
-          sql: "INSERT INTO user VALUES (2, 'b', 'b', 'B', 'b@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x', NULL)"
+          sql:
+            "INSERT INTO user VALUES (2, 'b', 'b', 'B', 'b@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x', NULL)"
         )
       }
     }
@@ -114,7 +116,8 @@ struct ConstraintTests {
     #expect(throws: DatabaseError.self) {
       try db.write {
         try $0.execute(
-          sql: "INSERT INTO user VALUES (1, 'a', 'a', '  ', 'a@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x', NULL)"
+          sql:
+            "INSERT INTO user VALUES (1, 'a', 'a', '  ', 'a@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x', NULL)"
         )
       }
     }
