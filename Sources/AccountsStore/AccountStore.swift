@@ -67,6 +67,12 @@ public final class AccountStore: Sendable {
     guard FileSystem.kind(of: path) == .regular else {
       throw .cannotOpen(path: path, reason: "it is not a regular file")
     }
+    // SQLite in WAL mode writes -wal and -shm files beside the database, even to read. Where we
+    // cannot write, writing commands stop before touching anything, and reading commands open the
+    // file as immutable, which needs neither.
+    let writable = FileSystem.isWritable(path) && FileSystem.isWritable(FileSystem.folder(of: path))
+    if access == .readWrite && !writable { throw .readOnly(path: path) }
+    let openPath = writable ? path : FileSystem.immutableURI(for: path)
     do {
       var config = Configuration()
       config.readonly = access == .readOnly
@@ -77,7 +83,7 @@ public final class AccountStore: Sendable {
           try db.execute(sql: "PRAGMA synchronous = FULL")
         }
       }
-      let queue = try DatabaseQueue(path: path, configuration: config)
+      let queue = try DatabaseQueue(path: openPath, configuration: config)
       let store = AccountStore(path: path, busyTimeout: busyTimeout, writer: queue)
       try store.checkOwnership()
       if access == .readWrite {

@@ -23,6 +23,33 @@ enum FileSystem {
     }
   }
 
+  /// The folder that holds `path`.
+  static func folder(of path: String) -> String {
+    let folder = (path as NSString).deletingLastPathComponent
+    return folder.isEmpty ? "." : folder
+  }
+
+  /// True when this process may write `path` (false on a read-only file system too).
+  static func isWritable(_ path: String) -> Bool {
+    access(path, W_OK) == 0
+  }
+
+  /// An SQLite URI that opens `path` read-only as immutable: no locks, no -wal or -shm files.
+  ///
+  /// `path` is absolute, so plain paths never start with `file:` and are never taken as URIs.
+  static func immutableURI(for path: String) -> String {
+    var encoded = ""
+    for byte in path.utf8 {
+      switch byte {
+      case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x20, 0x7F...:
+        encoded += String(format: "%%%02X", byte)
+      default:
+        encoded.unicodeScalars.append(Unicode.Scalar(byte))
+      }
+    }
+    return "file:\(encoded)?mode=ro&immutable=1"
+  }
+
   /// Creates the folder that holds `path`, and any missing parents, mode 0700.
   static func createPrivateFolder(for path: String) throws(StoreError) {
     let folder = (path as NSString).deletingLastPathComponent
