@@ -58,6 +58,8 @@ enum TextRules {
     case .invalidUTF8: return Messages.invalidUTF8(field)
     case .tooLong: return Messages.tooLong(field)
     case .text(let text):
+      // Command-line arguments that were not UTF-8 arrive with U+FFFD in their place.
+      if text.unicodeScalars.contains("\u{FFFD}") { return Messages.invalidUTF8(field) }
       return hasForbiddenCharacters(text, allowFormat: allowFormat)
         ? Messages.controlCharacters(field) : nil
     }
