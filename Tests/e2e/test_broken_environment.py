@@ -1,0 +1,208 @@
+"""Issue 4 §4: a broken environment gets one clear sentence naming the path and what is wrong,
+the storage exit code (3), and leaves the file byte for byte as it was."""
+
+import hashlib
+import os
+import pathlib
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = os.environ.get("ACCOUNTS_BIN", str(ROOT / ".build" / "debug" / "accounts"))
+PASSWORD = b"correct horse battery staple\n"
+STORAGE = 3
+AS_ROOT = os.geteuid() == 0
+# As root, permissions do not stop writes; read-only cases run the binary as `nobody`.
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if AS_ROOT else []
+
+
+_NOBODY_BIN = []
+
+
+def nobody_binary():
+    """A copy of the binary that `nobody` can run, whatever the checkout's permissions."""
+    if not _NOBODY_BIN:
+        folder = tempfile.mkdtemp(prefix="accounts-bin-", dir="/tmp")
+        os.chmod(folder, 0o755)
+        copy = os.path.join(folder, "accounts")
+        shutil.copy2(BIN, copy)
+        os.chmod(copy, 0o755)
+        _NOBODY_BIN.append(copy)
+    return _NOBODY_BIN[0]
+
+
+def run(args, db, stdin=b"", as_nobody=False):
+    env = dict(os.environ, TZ="UTC", ACCOUNTS_PBKDF2_ITERATIONS="1000")
+    env.pop("ACCOUNTS_DATABASE", None)
+    prefix = NOBODY if as_nobody else []
+    binary = nobody_binary() if as_nobody and AS_ROOT else BIN
+    proc = subprocess.run([*prefix, binary, *args, "--database", str(db)], input=stdin,
+                          capture_output=True, env=env, timeout=60)
+    return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+
+def activate(db, as_nobody=False):
+    code, _, err = run(["activate", "--username", "alice", "--full-name", "Alice",
+                        "--email", "alice@example.org", "--password-stdin"], db, PASSWORD,
+                       as_nobody=as_nobody)
+    assert code == 0, err
+
+
+def digest(path):
+    return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+
+
+def listing(folder):
+    return sorted(p.name for p in pathlib.Path(folder).iterdir())
+
+
+WRITING = [
+    ["activate", "--username", "bob", "--full-name", "Bob", "--email", "b@example.org",
+     "--password-stdin"],
+    ["login", "--username", "alice", "--password-stdin"],
+    ["reset", "--yes"],
+    ["unlock", "alice"],
+]
+READING = [["status"], ["status", "--json"], ["log"]]
+ALL = WRITING + READING
+IDS = [" ".join(a[:1]) + ("-json" if "--json" in a else "") for a in ALL]
+
+
+def one_sentence(err):
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "SQLITE" not in err and "Fatal error" not in err and "database is locked" not in err
+    return lines[0]
+
+
+@pytest.mark.parametrize("args", ALL, ids=IDS)
+def test_path_is_a_directory(tmp_path, args):
+    """A directory where the database should be: named, exit 3, left alone."""
+    target = tmp_path / "db.sqlite3"
+    target.mkdir()
+    code, out, err = run(args, target, PASSWORD)
+    assert code == STORAGE
+    assert one_sentence(err) == f"Cannot use the database {target}: it is a directory, not a file."
+    assert listing(target) == []
+
+
+@pytest.mark.parametrize("args", WRITING[:1] + READING[:1], ids=["activate", "status"])
+def test_folder_cannot_be_created(tmp_path, args):
+    """A parent that is a plain file: the folder is named with the reason, exit 3."""
+    blocker = tmp_path / "plain-file"
+    blocker.write_bytes(b"not a folder\n")
+    target = blocker / "sub" / "db.sqlite3"
+    code, out, err = run(args, target, PASSWORD)
+    if args[0] == "status":
+        # Reading commands create nothing: a missing database is simply Public.
+        assert code == 0 and out.splitlines()[0] == "State: Public"
+    else:
+        assert code == STORAGE
+        assert one_sentence(err) == (
+            f"Cannot create the folder {blocker}/sub for the database: {blocker} is not a folder.")
+    assert blocker.read_bytes() == b"not a folder\n"
+
+
+@pytest.mark.parametrize("args", ALL, ids=IDS)
+def test_not_a_database(tmp_path, args):
+    """A file that is not SQLite: named, exit 3, byte for byte unchanged, no companions."""
+    target = tmp_path / "db.sqlite3"
+    target.write_bytes(os.urandom(5000))
+    before = digest(target)
+    code, out, err = run(args, target, PASSWORD)
+    assert code == STORAGE
+    assert one_sentence(err).startswith(
+        f"Cannot use the database {target}: it is not an SQLite database.")
+    assert digest(target) == before
+    assert listing(tmp_path) == ["db.sqlite3"]
+
+
+@pytest.mark.parametrize("args", ALL, ids=IDS)
+def test_corrupt_database(tmp_path, args):
+    """A damaged database (its schema page overwritten): named, exit 3, unchanged."""
+    target = tmp_path / "db.sqlite3"
+    activate(target)
+    data = bytearray(target.read_bytes())
+    data[100:4096] = b"\xa5" * (4096 - 100)
+    target.write_bytes(bytes(data))
+    before = digest(target)
+    code, out, err = run(args, target, PASSWORD)
+    assert code == STORAGE
+    assert one_sentence(err) == (
+        f"Cannot use the database {target}: the file is damaged. "
+        "Restore it from a backup or move it aside.")
+    assert digest(target) == before
+
+
+@pytest.mark.parametrize("args", ALL, ids=IDS)
+def test_newer_schema(tmp_path, args):
+    """A database from a newer accounts: refused, say to upgrade, unchanged."""
+    target = tmp_path / "db.sqlite3"
+    activate(target)
+    with sqlite3.connect(target) as db:
+        db.execute("INSERT INTO grdb_migrations (identifier) VALUES ('v2-from-the-future')")
+    db.close()
+    before = digest(target)
+    code, out, err = run(args, target, PASSWORD)
+    assert code == STORAGE
+    assert one_sentence(err) == (
+        f"Cannot use the database {target}: it was written by a newer version of accounts. "
+        "Upgrade accounts to use it.")
+    assert digest(target) == before
+
+
+def test_foreign_database(tmp_path):
+    """Another program's SQLite file is not taken over."""
+    target = tmp_path / "other.sqlite3"
+    with sqlite3.connect(target) as db:
+        db.execute("CREATE TABLE notes (body TEXT)")
+    db.close()
+    before = digest(target)
+    code, _, err = run(WRITING[0], target, PASSWORD)
+    assert code == STORAGE
+    assert "it was not made by accounts" in one_sentence(err)
+    assert digest(target) == before
+
+
+def read_only_setup(tmp_path, what):
+    # pytest's own temporary folders are private to root; `nobody` needs a way in.
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="accounts-ro-", dir="/tmp"))
+    os.chmod(folder, 0o777)
+    target = folder / "db.sqlite3"
+    activate(target, as_nobody=True)
+    if what == "file":
+        os.chmod(target, 0o444)
+    else:
+        os.chmod(folder, 0o555)
+    return folder, target
+
+
+@pytest.mark.parametrize("what", ["file", "folder"])
+@pytest.mark.parametrize("args", ALL, ids=IDS)
+def test_read_only(tmp_path, what, args):
+    """A read-only file or folder: writing commands exit 3 naming the path, reading commands
+    still work, and nothing is written (no -wal or -shm left behind)."""
+    folder, target = read_only_setup(tmp_path, what)
+    try:
+        before = digest(target)
+        code, out, err = run(args, target, PASSWORD, as_nobody=True)
+        if args in READING:
+            assert code == 0, err
+            if args == ["status"]:
+                assert out.splitlines() == ["State: Activated", f"Database: {target}"]
+            if args == ["log"]:
+                assert "activation" in out
+        else:
+            assert code == STORAGE
+            assert one_sentence(err) == (
+                f"Cannot write the database {target}: the file or its folder is read-only.")
+        assert digest(target) == before
+        assert listing(folder) == ["db.sqlite3"]
+    finally:
+        os.chmod(folder, 0o777)
+        os.chmod(target, 0o644)
+        shutil.rmtree(folder, ignore_errors=True)
