@@ -70,19 +70,19 @@ public struct HomeScreen: Equatable, Sendable {
 enum TimeText {
   /// Like `date`: `Sat Nov 21 23:25:24 UTC 2026`.
   static func long(_ date: Date, timeZone: TimeZone) -> String {
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = timeZone
-    formatter.dateFormat = "EEE MMM d HH:mm:ss zzz yyyy"
-    return formatter.string(from: date)
+    format(date, "EEE MMM d HH:mm:ss zzz yyyy", timeZone)
   }
 
   /// `23:41:07 UTC`.
   static func clock(_ date: Date, timeZone: TimeZone) -> String {
+    format(date, "HH:mm:ss zzz", timeZone)
+  }
+
+  private static func format(_ date: Date, _ pattern: String, _ timeZone: TimeZone) -> String {
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
     formatter.timeZone = timeZone
-    formatter.dateFormat = "HH:mm:ss zzz"
+    formatter.dateFormat = pattern
     return formatter.string(from: date)
   }
 

@@ -180,6 +180,16 @@ public final class AccountStore: Sendable {
       arguments: [Timestamp.string(from: date), kind.rawValue, username, usernameKey, detail])
   }
 
+  /// Logs a refused attempt and returns the lock's end when `tally` is locked at `date`.
+  private static func refuseIfLocked(
+    _ db: Database, _ tally: ThrottleState, _ username: String, _ key: String, at date: Date
+  ) throws -> Date? {
+    guard let until = tally.lock(at: date) else { return nil }
+    try insertEvent(
+      db, .loginFailure, at: date, username: username, usernameKey: key, detail: "locked")
+    return until
+  }
+
   private static func throttle(_ db: Database, key: String) throws -> ThrottleState {
     guard
       let row = try Row.fetchOne(
@@ -273,10 +283,7 @@ public final class AccountStore: Sendable {
   ) throws(StoreError) -> LoginFailureOutcome {
     try write { db in
       var tally = try Self.throttle(db, key: usernameKey)
-      if let until = tally.lock(at: date) {
-        try Self.insertEvent(
-          db, .loginFailure, at: date, username: username, usernameKey: usernameKey,
-          detail: "locked")
+      if let until = try Self.refuseIfLocked(db, tally, username, usernameKey, at: date) {
         return .alreadyLocked(until: until)
       }
       tally.failures += 1
@@ -317,10 +324,7 @@ public final class AccountStore: Sendable {
   {
     try write { db in
       let tally = try Self.throttle(db, key: usernameKey)
-      if let until = tally.lock(at: date) {
-        try Self.insertEvent(
-          db, .loginFailure, at: date, username: username, usernameKey: usernameKey,
-          detail: "locked")
+      if let until = try Self.refuseIfLocked(db, tally, username, usernameKey, at: date) {
         return .locked(until: until)
       }
       let previous = try Self.storedUser(db, key: usernameKey)?.lastLoginAt
