@@ -5,6 +5,7 @@ extension AccountsCommand {
   /// `accounts activate`: the Activation Form.
   struct Activate: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "activate",
       abstract: "Activate this device: store its user (the Activation Form).",
       discussion: """
         Asks for User name, Full name, E-mail address, Password and Password again, one line \

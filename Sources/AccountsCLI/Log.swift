@@ -5,6 +5,7 @@ extension AccountsCommand {
   /// `accounts log`: the audit log (administrator).
   struct Log: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "log",
       abstract: "Show what happened: activations, logins, lockouts, unlocks, resets.",
       discussion: """
         Oldest first, times in UTC. Never shows a password or a hash. The log survives reset.

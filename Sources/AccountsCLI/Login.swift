@@ -5,6 +5,7 @@ extension AccountsCommand {
   /// `accounts login`: Login, then Home.
   struct Login: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "login",
       abstract: "Log in and show Home (Welcome back <Full name>!).",
       discussion: """
         Asks for User name and Password. A wrong user name or password gets the same message \

@@ -5,6 +5,7 @@ extension AccountsCommand {
   /// `accounts reset`: back to Public (administrator).
   struct Reset: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "reset",
       abstract: "Make this device Public again and delete its user.",
       discussion: """
         Asks you to type "reset" to confirm. Without a terminal it refuses unless --yes is given. \

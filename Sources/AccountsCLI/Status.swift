@@ -5,6 +5,7 @@ extension AccountsCommand {
   /// `accounts status`: Public or Activated, and where the database is.
   struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "status",
       abstract: "Show whether this device is Public or Activated, and the database path.")
 
     @Flag(name: .customLong("json"), help: "Print one JSON object.")
