@@ -2,6 +2,10 @@ import AccountsCrypto
 import AccountsStore
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What the activation form's flags give; a missing one is asked for.
 public struct ActivationOptions: Equatable, Sendable {
   /// `--username`.
@@ -70,12 +74,28 @@ public struct HomeScreen: Equatable, Sendable {
 enum TimeText {
   /// Like `date`: `Sat Nov 21 23:25:24 UTC 2026`.
   static func long(_ date: Date, timeZone: TimeZone) -> String {
-    format(date, "EEE MMM d HH:mm:ss zzz yyyy", timeZone)
+    format(date, "EEE MMM d HH:mm:ss '\(zone(date, timeZone))' yyyy", timeZone)
   }
 
   /// `23:41:07 UTC`.
   static func clock(_ date: Date, timeZone: TimeZone) -> String {
-    format(date, "HH:mm:ss zzz", timeZone)
+    format(date, "HH:mm:ss '\(zone(date, timeZone))'", timeZone)
+  }
+
+  /// The zone's abbreviation as `date` prints it (`UTC`, `CET`, `EST`).
+  ///
+  /// For the process's own zone the C library's name is used: Foundation on Linux says `GMT`
+  /// for UTC and `GMT+1` for Paris.
+  private static func zone(_ date: Date, _ timeZone: TimeZone) -> String {
+    if timeZone == TimeZone.current {
+      tzset()
+      var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+      var parts = tm()
+      if localtime_r(&seconds, &parts) != nil, let name = parts.tm_zone {
+        return String(cString: name)
+      }
+    }
+    return timeZone.abbreviation(for: date) ?? timeZone.identifier
   }
 
   private static func format(_ date: Date, _ pattern: String, _ timeZone: TimeZone) -> String {

@@ -1,0 +1,199 @@
+"""Shared fixtures for the end-to-end tests of the `accounts` binary.
+
+Every test gets its own `Device`: a temporary HOME, XDG_DATA_HOME and database, TZ=UTC and (unless
+a test asks for the real count) ACCOUNTS_PBKDF2_ITERATIONS=1000 so new hashes are cheap.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pathlib
+import sqlite3
+import subprocess
+from dataclasses import dataclass
+
+import pexpect
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+BIN = os.environ.get("ACCOUNTS_BIN") or str(REPO / ".build" / "debug" / "accounts")
+
+FAST_ITERATIONS = "1000"
+DEFAULT_ITERATIONS = 1_200_000
+
+USERNAME = "alice"
+FULL_NAME = "Alice Liddell"
+EMAIL = "alice@example.org"
+PASSWORD = "correct horse battery staple"
+WRONG_PASSWORD = "incorrect donkey battery staple"
+
+INVALID = "Invalid user name or password!"
+TOO_MANY = "Too many failed attempts"
+NOT_ACTIVATED = "This device is not activated yet. Run `accounts activate` to activate it."
+INPUT_ENDED = "Input ended before all fields were given; nothing was stored."
+
+
+def form(username=USERNAME, full_name=FULL_NAME, email=EMAIL, password=PASSWORD, again=None):
+    """Five lines of standard input for `accounts activate`."""
+    again = password if again is None else again
+    return f"{username}\n{full_name}\n{email}\n{password}\n{again}\n"
+
+
+def screen(child) -> str:
+    """Everything the pty showed so far, with \\r\\n turned into \\n."""
+    return child.logfile_read.getvalue().replace("\r\n", "\n")
+
+
+def finish(child, timeout=15) -> int:
+    """Waits for the spawned process to end and returns its exit status."""
+    child.expect(pexpect.EOF, timeout=timeout)
+    child.close()
+    assert child.signalstatus is None, f"killed by signal {child.signalstatus}"
+    return child.exitstatus
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def out_lines(self):
+        return self.stdout.splitlines()
+
+    @property
+    def err_lines(self):
+        return self.stderr.splitlines()
+
+
+class Device:
+    """One isolated device: its own HOME, XDG_DATA_HOME and database file."""
+
+    def __init__(self, root: pathlib.Path):
+        self.root = root
+        self.home = root / "home"
+        self.xdg = root / "xdg"
+        self.home.mkdir()
+        self.xdg.mkdir()
+        self.db = root / "x" / "accounts.sqlite3"
+
+    def env(self, fast=True, database=True, **extra) -> dict:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ACCOUNTS_")}
+        env.update(
+            HOME=str(self.home), XDG_DATA_HOME=str(self.xdg), TZ="UTC", LC_ALL="C.UTF-8",
+            TERM="dumb")
+        if database:
+            env["ACCOUNTS_DATABASE"] = str(self.db)
+        if fast:
+            env["ACCOUNTS_PBKDF2_ITERATIONS"] = FAST_ITERATIONS
+        for key, value in extra.items():
+            if value is None:
+                env.pop(key, None)
+            else:
+                env[key] = value
+        return env
+
+    def run(self, *args, input=None, fast=True, env=None, cwd=None, umask=None,
+            timeout=60) -> Result:
+        """Runs the binary with `input` on a pipe (no terminal); stdin is /dev/null if None."""
+        preexec = (lambda: os.umask(umask)) if umask is not None else None
+        proc = subprocess.run(
+            [BIN, *args], input=input, stdin=subprocess.DEVNULL if input is None else None,
+            capture_output=True, text=True, env=env if env is not None else self.env(fast=fast),
+            cwd=cwd or str(self.root), timeout=timeout, preexec_fn=preexec)
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    def spawn(self, *args, fast=True, env=None, timeout=10):
+        """Runs the binary on a pseudo-terminal; its whole output is kept in logfile_read."""
+        child = pexpect.spawn(
+            BIN, list(args), env=env if env is not None else self.env(fast=fast),
+            cwd=str(self.root), dimensions=(24, 200), encoding="utf-8", codec_errors="replace",
+            timeout=timeout)
+        child.logfile_read = io.StringIO()
+        return child
+
+    def shell(self, fast=True):
+        """An interactive bash on a pseudo-terminal, prompt `PROMPT$ `."""
+        env = self.env(fast=fast, PS1="PROMPT$ ", PROMPT_COMMAND=None)
+        child = pexpect.spawn(
+            "bash", ["--norc", "--noprofile"], env=env, cwd=str(self.root),
+            dimensions=(24, 200), encoding="utf-8", codec_errors="replace", timeout=10)
+        child.logfile_read = io.StringIO()
+        child.expect_exact("PROMPT$ ")
+        return child
+
+    # Shortcuts over `run`.
+
+    def activate(self, username=USERNAME, full_name=FULL_NAME, email=EMAIL, password=PASSWORD,
+                 fast=True):
+        result = self.run("activate", input=form(username, full_name, email, password),
+                          fast=fast)
+        assert (result.code, result.stdout, result.stderr) == (
+            0, f"Device activated for {username}.\n", ""), result
+        return result
+
+    def login(self, username=USERNAME, password=PASSWORD, fast=True, env=None) -> Result:
+        return self.run("login", input=f"{username}\n{password}\n", fast=fast, env=env)
+
+    def status(self) -> dict:
+        result = self.run("status", "--json")
+        assert result.code == 0, result
+        return json.loads(result.stdout)
+
+    def events(self) -> list:
+        result = self.run("log", "--json")
+        assert result.code == 0, result
+        return [json.loads(line) for line in result.out_lines]
+
+    def stored_hash(self) -> str:
+        with sqlite3.connect(self.db) as db:
+            (value,) = db.execute("SELECT password_hash FROM user").fetchone()
+        return value
+
+    def set_stored_hash(self, value: str):
+        db = sqlite3.connect(self.db)
+        try:
+            db.execute("UPDATE user SET password_hash = ?", (value,))
+            db.commit()
+        finally:
+            db.close()
+
+    def assert_nothing_stored(self):
+        """The device is still Public and no activation was logged."""
+        assert self.status()["state"] == "Public"
+        assert "activation" not in [e["event"] for e in self.events()]
+
+
+@pytest.fixture
+def device(tmp_path) -> Device:
+    return Device(tmp_path)
+
+
+@pytest.fixture
+def activated(device) -> Device:
+    device.activate()
+    return device
+
+
+@pytest.fixture(scope="session")
+def django_hashers():
+    """Django's password hashers, with a minimal settings module."""
+    import django
+    from django.conf import settings
+
+    if not settings.configured:
+        settings.configure(
+            PASSWORD_HASHERS=["django.contrib.auth.hashers.PBKDF2PasswordHasher"],
+            INSTALLED_APPS=[], USE_TZ=True)
+        django.setup()
+    from django.contrib.auth import hashers
+
+    return hashers
+
+
+@pytest.fixture(scope="session", autouse=True)
+def binary_exists():
+    assert os.access(BIN, os.X_OK), f"accounts binary not found at {BIN}; set ACCOUNTS_BIN"

@@ -1,0 +1,156 @@
+"""Command line surface: help, usage errors, storage errors, status and where the database is."""
+
+import json
+import re
+
+import pytest
+
+from conftest import form
+
+ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+
+
+def test_help_lists_administrator_group(device):
+    """`--help` exits 0 and lists reset, unlock and log under an ADMINISTRATOR group."""
+    result = device.run("--help")
+    assert result.code == 0
+    lines = result.stdout.splitlines()
+    headers = [i for i, line in enumerate(lines) if line.startswith("ADMINISTRATOR")]
+    assert len(headers) == 1, result.stdout
+
+    def section(start):
+        names = []
+        for line in lines[start + 1:]:
+            if not line.strip():
+                break
+            if line.startswith("  ") and not line.startswith("   "):
+                names.append(line.split()[0])
+        return names
+
+    assert section(headers[0]) == ["reset", "unlock", "log"]
+    main = lines.index("SUBCOMMANDS:")
+    assert section(main) == ["activate", "login", "status"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--bogus"],
+        ["login", "--nope"],
+        ["activate", "--password", "correct horse battery staple"],
+        ["status", "--yaml"],
+        ["unlock"],
+        ["log", "--limit", "0"],
+        ["log", "--limit", "many"],
+    ],
+    ids=["root-flag", "login-flag", "password-flag", "status-flag", "unlock-no-name",
+         "limit-zero", "limit-text"],
+)
+def test_usage_error_exits_2(device, args):
+    """An unknown flag, missing argument or bad option value exits 2 with a message on stderr."""
+    result = device.run(*args, input="")
+    assert result.code == 2, result
+    assert result.stdout == ""
+    assert result.stderr.strip() != ""
+    assert not device.db.exists()
+
+
+def test_unknown_flag_message(device):
+    """The unknown-flag message names the flag."""
+    result = device.run("--bogus")
+    assert result.code == 2
+    assert "Error: Unknown option '--bogus'" in result.stderr
+
+
+def test_status_missing_database_is_public_and_not_created(device):
+    """status on a missing database says Public with the absolute path and creates nothing."""
+    result = device.run("status")
+    assert (result.code, result.stderr) == (0, "")
+    assert result.stdout == f"State: Public\nDatabase: {device.db}\n"
+    assert not device.db.exists()
+    assert not device.db.parent.exists()
+
+
+def test_status_json_missing_database(device):
+    """status --json on a missing database has exactly the keys state and database."""
+    result = device.run("status", "--json")
+    assert result.code == 0
+    assert json.loads(result.stdout) == {"state": "Public", "database": str(device.db)}
+    assert not device.db.exists()
+
+
+def test_log_on_missing_database_is_empty(device):
+    """log on a missing database prints nothing, exits 0 and creates nothing."""
+    result = device.run("log")
+    assert (result.code, result.stdout, result.stderr) == (0, "", "")
+    assert not device.db.exists()
+
+
+def test_status_after_activation(activated):
+    """After activation status says Activated; JSON adds changedAt as a UTC ISO-8601 time."""
+    result = activated.run("status")
+    assert result.code == 0
+    assert result.stdout == f"State: Activated\nDatabase: {activated.db}\n"
+    data = activated.status()
+    assert set(data) == {"state", "database", "changedAt"}
+    assert data["state"] == "Activated"
+    assert data["database"] == str(activated.db)
+    assert ISO_UTC.match(data["changedAt"]), data
+
+
+def test_database_flag_beats_environment(device):
+    """--database wins over ACCOUNTS_DATABASE, and a relative path is shown absolute."""
+    result = device.run("status", "--database", "rel/accounts.sqlite3")
+    assert result.stdout == f"State: Public\nDatabase: {device.root}/rel/accounts.sqlite3\n"
+
+
+def test_database_from_xdg_data_home(device):
+    """Without flag or ACCOUNTS_DATABASE the database is $XDG_DATA_HOME/accounts/accounts.sqlite3."""
+    env = device.env(database=False)
+    result = device.run("status", env=env)
+    assert result.stdout == f"State: Public\nDatabase: {device.xdg}/accounts/accounts.sqlite3\n"
+    result = device.run("activate", input=form(), env=env)
+    assert result.code == 0
+    assert (device.xdg / "accounts" / "accounts.sqlite3").is_file()
+    assert not device.db.exists()
+
+
+def test_database_from_home_without_xdg(device):
+    """Without XDG_DATA_HOME the database is ~/.local/share/accounts/accounts.sqlite3."""
+    env = device.env(database=False, XDG_DATA_HOME=None)
+    result = device.run("status", env=env)
+    assert result.stdout == (
+        f"State: Public\nDatabase: {device.home}/.local/share/accounts/accounts.sqlite3\n")
+
+
+def test_database_is_a_directory_exits_3(device):
+    """A database path that is a directory is a storage error: exit 3 with one sentence."""
+    folder = device.root / "dir.sqlite3"
+    folder.mkdir()
+    result = device.run("status", "--database", str(folder))
+    assert result.code == 3
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"Cannot use the database {folder}: it is a directory, not a file.\n")
+
+
+def test_database_not_sqlite_exits_3(device):
+    """A database path holding a text file is a storage error (exit 3) and is left untouched."""
+    path = device.root / "notes.txt"
+    path.write_text("hello\n")
+    result = device.run("activate", "--database", str(path), input=form())
+    assert result.code == 3
+    assert result.stderr == (
+        f"Cannot use the database {path}: it is not an SQLite database. Move it aside or "
+        "choose another file with --database.\n")
+    assert path.read_text() == "hello\n"
+
+
+def test_unreadable_blocklist_exits_3(device):
+    """A configured blocklist that cannot be opened is an environment error: exit 3."""
+    missing = device.root / "no-such-blocklist.txt"
+    env = device.env(ACCOUNTS_PASSWORD_BLOCKLIST=str(missing))
+    result = device.run("activate", input=form(), env=env)
+    assert result.code == 3
+    assert result.stderr == f"Cannot read the password blocklist {missing}: it cannot be opened.\n"
+    assert device.status()["state"] == "Public"
