@@ -44,8 +44,13 @@ struct AccountsCommand: ParsableCommand {
     umask(0o077)
     let status: ExitStatus
     do {
-      var command = try parseAsRoot()
-      try command.run()
+      let arguments = Array(CommandLine.arguments.dropFirst())
+      if let fast = Status.fastPath(arguments) {
+        try Status.show(json: fast.json, database: fast.database)
+      } else {
+        var command = try parseAsRoot(arguments)
+        try command.run()
+      }
       status = .success
     } catch let error as AccountsError {
       StandardStreams.error(error.description)

@@ -16,6 +16,11 @@ struct GlobalOptions: ParsableArguments {
 
   /// The live context: the terminal, the database path, the policies from the environment.
   func makeContext() throws(AccountsError) -> CommandContext {
+    try Self.makeContext(database: database)
+  }
+
+  /// The live context for a `--database` value (nil when not given).
+  static func makeContext(database: String?) throws(AccountsError) -> CommandContext {
     let variables = ProcessInfo.processInfo.environment
     let path = try DatabaseLocation.resolve(flag: database, environment: variables)
     var hasher = PasswordHasher()

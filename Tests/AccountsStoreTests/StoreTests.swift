@@ -1,7 +1,8 @@
-import AccountsStore
 import Foundation
 import GRDB
 import Testing
+
+@testable import AccountsStore
 
 /// A fresh temporary folder, removed by the caller.
 func temporaryFolder() throws -> URL {
@@ -40,6 +41,11 @@ struct SchemaTests {
     let expected = try reference.read { try Row.fetchAll($0, sql: query) }
     #expect(created.count == 6)
     #expect(created == expected)
+  }
+
+  /// The list reads check against is exactly the migrator's.
+  @Test func knownMigrationsMatchMigrator() {
+    #expect(AccountStore.knownMigrations == AccountStore.migrator.migrations)
   }
 
   /// Every table is STRICT: a wrong type is refused, not converted.
