@@ -1,0 +1,44 @@
+"""`accounts status` answers its plain forms without the argument parser (a start-up
+optimization); these tests pin that both paths say exactly the same."""
+
+import pytest
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]], ids=["text", "json"])
+def test_fast_and_parsed_paths_agree(activated, json_flag):
+    """`status [--json] --database P` (fast) equals `--database P status [--json]` (parsed)."""
+    db = str(activated.db)
+    env = activated.env(database=False)
+    fast = activated.run("status", *json_flag, "--database", db, env=env)
+    fast_equals = activated.run("status", *json_flag, f"--database={db}", env=env)
+    parsed = activated.run("--database", db, "status", *json_flag, env=env)
+    assert fast.code == parsed.code == fast_equals.code == 0
+    assert fast.stdout == parsed.stdout == fast_equals.stdout
+    assert fast.stderr == parsed.stderr == ""
+    if json_flag:
+        assert '"state":"Activated"' in fast.stdout
+    else:
+        assert fast.stdout.splitlines() == ["State: Activated", f"Database: {db}"]
+
+
+@pytest.mark.parametrize("args,code", [
+    (["status", "--bogus"], 2),
+    (["status", "--database"], 2),
+    (["status", "--help"], 0),
+], ids=["unknown-flag", "missing-value", "help"])
+def test_anything_else_goes_through_the_parser(device, args, code):
+    """Unusual forms fall back to the argument parser: its usage errors and help."""
+    result = device.run(*args)
+    assert result.code == code
+    if code == 0:
+        assert "USAGE: accounts status" in result.stdout
+    else:
+        assert result.stderr.startswith("Error:")
+        assert "Usage: accounts" in result.stderr
+
+
+def test_repeated_flag_is_parsed_like_the_parser_does(device):
+    """A repeated --json is left to the parser, which accepts it: same answer as one --json."""
+    once = device.run("status", "--json")
+    twice = device.run("status", "--json", "--json")
+    assert (once.code, once.stdout) == (twice.code, twice.stdout) == (0, once.stdout)
