@@ -76,7 +76,17 @@ public final class AccountStore: Sendable {
     // file as immutable, which needs neither.
     let writable = FileSystem.isWritable(path) && FileSystem.isWritable(FileSystem.folder(of: path))
     if access == .readWrite && !writable { throw .readOnly(path: path) }
-    let openPath = writable ? path : FileSystem.immutableURI(for: path)
+    do {
+      return try connect(path: path, access: access, immutable: !writable, busyTimeout: busyTimeout)
+    } catch let error where access == .readOnly && writable && error.isDiskFullOrIO {
+      // A full disk leaves no room for the -shm file even to read: read it as immutable.
+      return try connect(path: path, access: access, immutable: true, busyTimeout: busyTimeout)
+    }
+  }
+
+  private static func connect(path: String, access: Access, immutable: Bool, busyTimeout: Double)
+    throws(StoreError) -> AccountStore
+  {
     do {
       var config = Configuration()
       config.readonly = access == .readOnly
@@ -87,6 +97,7 @@ public final class AccountStore: Sendable {
           try db.execute(sql: "PRAGMA synchronous = FULL")
         }
       }
+      let openPath = immutable ? FileSystem.immutableURI(for: path) : path
       let queue = try DatabaseQueue(path: openPath, configuration: config)
       let store = AccountStore(path: path, busyTimeout: busyTimeout, writer: queue)
       try store.checkOwnership()

@@ -29,6 +29,13 @@ enum FileSystem {
     return folder.isEmpty ? "." : folder
   }
 
+  /// True when the file system holding `folder` has less than 64 KiB left for this user.
+  static func isNearlyFull(_ folder: String) -> Bool {
+    var info = statvfs()
+    guard statvfs(folder, &info) == 0 else { return false }
+    return UInt64(info.f_bavail) * UInt64(info.f_frsize) < 64 * 1024
+  }
+
   /// True when this process may write `path` (false on a read-only file system too).
   static func isWritable(_ path: String) -> Bool {
     access(path, W_OK) == 0

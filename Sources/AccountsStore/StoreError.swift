@@ -36,6 +36,10 @@ public enum StoreError: Error, Equatable, Sendable {
     guard let dbError = error as? DatabaseError else {
       return .failure(path: path, reason: String(describing: error))
     }
+    let failedIO = [.SQLITE_IOERR, .SQLITE_FULL, .SQLITE_CANTOPEN].contains(dbError.resultCode)
+    if failedIO && FileSystem.isNearlyFull(FileSystem.folder(of: path)) {
+      return .diskFull(path: path)
+    }
     switch dbError.resultCode {
     case .SQLITE_BUSY, .SQLITE_LOCKED:
       return .busy(path: path, seconds: busyTimeout)
@@ -55,6 +59,16 @@ public enum StoreError: Error, Equatable, Sendable {
       return .cannotOpen(path: path, reason: "reading or writing it failed (I/O error)")
     default:
       return .failure(path: path, reason: dbError.message ?? "an unexpected database error")
+    }
+  }
+}
+
+extension StoreError {
+  /// True for failures a full disk causes (no room for the -wal or -shm file).
+  var isDiskFullOrIO: Bool {
+    switch self {
+    case .diskFull, .cannotOpen: return true
+    default: return false
     }
   }
 }
