@@ -137,18 +137,35 @@ public final class AccountStore: Sendable {
 
   /// Puts the file in WAL mode and runs pending migrations, one process at a time.
   private func prepareForWriting() throws {
-    let mode = try writer.writeWithoutTransaction { db in
-      try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+    let ready = try writer.read { db in
+      try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" && Self.isMigrated(db)
     }
-    guard mode == "wal" else {
-      throw StoreError.failure(path: path, reason: "it cannot be put in WAL mode")
-    }
-    let upToDate = try writer.read { db in try Self.isMigrated(db) }
-    if upToDate { return }
-    // Migrations run in transactions of their own; an advisory lock on the file keeps two
-    // processes that open a new file at once from both creating the tables.
+    if ready { return }
+    // A new file: switch it to WAL and create the tables. An advisory lock on the file keeps two
+    // `accounts` processes from doing it at once; switching the journal mode needs SQLite's
+    // exclusive lock, which the busy timeout does not wait for, so it is retried until then.
     try FileSystem.withExclusiveLock(on: path) {
+      try switchToWAL()
       try Self.migrator.migrate(writer)
+    }
+  }
+
+  private func switchToWAL() throws {
+    let deadline = Date().addingTimeInterval(busyTimeout)
+    while true {
+      do {
+        let mode = try writer.writeWithoutTransaction { db in
+          try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+        }
+        guard mode == "wal" else {
+          throw StoreError.failure(path: path, reason: "it cannot be put in WAL mode")
+        }
+        return
+      } catch let error as DatabaseError
+        where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) && Date() < deadline
+      {
+        usleep(20_000)
+      }
     }
   }
 
