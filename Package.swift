@@ -14,7 +14,7 @@ let package = Package(
   targets: [
     .systemLibrary(
       name: "COpenSSL",
-      pkgConfig: "openssl",
+      pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]
     ),
     .target(name: "AccountsCrypto", dependencies: ["COpenSSL"]),
