@@ -32,6 +32,12 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    .testTarget(
+      name: "AccountsCLITests",
+      dependencies: [
+        "AccountsCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
     .testTarget(name: "AccountsCryptoTests", dependencies: ["AccountsCrypto"]),
     .testTarget(
       name: "AccountsStoreTests",

@@ -1,0 +1,76 @@
+import ArgumentParser
+import Testing
+
+@testable import AccountsCLI
+
+@Suite("Command line")
+struct CommandLineTests {
+  /// Each subcommand parses its flags; passwords have no flag at all.
+  @Test func parsesSubcommands() throws {
+    let activate = try #require(
+      try AccountsCommand.parseAsRoot([
+        "activate", "--username", "alice", "--full-name", "Alice Liddell", "--email",
+        "alice@example.org", "--password-stdin", "--database", "/tmp/x.sqlite3",
+      ]) as? AccountsCommand.Activate)
+    #expect(activate.username == "alice")
+    #expect(activate.fullName == "Alice Liddell")
+    #expect(activate.email == "alice@example.org")
+    #expect(activate.passwordStdin)
+    #expect(activate.global.database == "/tmp/x.sqlite3")
+
+    let log = try #require(
+      try AccountsCommand.parseAsRoot(["log", "--limit", "3", "--json"]) as? AccountsCommand.Log)
+    #expect(log.limit == 3 && log.json)
+    let unlock = try #require(
+      try AccountsCommand.parseAsRoot(["unlock", "Alice"]) as? AccountsCommand.Unlock)
+    #expect(unlock.username == "Alice")
+    let reset = try #require(
+      try AccountsCommand.parseAsRoot(["reset", "-y"]) as? AccountsCommand.Reset)
+    #expect(reset.yes)
+  }
+
+  /// A password flag does not exist: secrets never go on the command line.
+  @Test func noPasswordFlag() {
+    #expect(throws: (any Error).self) {
+      try AccountsCommand.parseAsRoot(["login", "--password", "hunter2hunter2hunter2"])
+    }
+    #expect(throws: (any Error).self) { try AccountsCommand.parseAsRoot(["log", "--limit", "0"]) }
+  }
+
+  /// The fast path takes exactly the plain status forms and leaves the rest to the parser.
+  @Test func statusFastPath() {
+    #expect(AccountsCommand.Status.fastPath(["status"])! == (false, nil))
+    #expect(AccountsCommand.Status.fastPath(["status", "--json"])! == (true, nil))
+    #expect(
+      AccountsCommand.Status.fastPath(["status", "--database", "/d", "--json"])! == (true, "/d"))
+    #expect(AccountsCommand.Status.fastPath(["status", "--database=/d"])! == (false, "/d"))
+    for other in [
+      ["status", "--help"], ["status", "--json", "--json"], ["status", "--database"],
+      ["status", "--database", "--json"], ["status", "--database="], ["login"], [],
+      ["--database", "/d", "status"], ["status", "extra"],
+    ] {
+      #expect(AccountsCommand.Status.fastPath(other) == nil, "\(other)")
+    }
+  }
+
+  /// The database is --database, else $ACCOUNTS_DATABASE, else XDG, else ~/.local/share.
+  @Test func databaseLocation() throws {
+    let env = [
+      "ACCOUNTS_DATABASE": "/env/a.sqlite3", "XDG_DATA_HOME": "/xdg", "HOME": "/home/alice",
+    ]
+    #expect(
+      try DatabaseLocation.resolve(flag: "/flag.sqlite3", environment: env) == "/flag.sqlite3")
+    #expect(try DatabaseLocation.resolve(flag: nil, environment: env) == "/env/a.sqlite3")
+    var noVariable = env
+    noVariable["ACCOUNTS_DATABASE"] = nil
+    #expect(
+      try DatabaseLocation.resolve(flag: nil, environment: noVariable)
+        == "/xdg/accounts/accounts.sqlite3")
+    noVariable["XDG_DATA_HOME"] = "relative/ignored"
+    #expect(
+      try DatabaseLocation.resolve(flag: nil, environment: noVariable)
+        == "/home/alice/.local/share/accounts/accounts.sqlite3")
+    let relative = try DatabaseLocation.resolve(flag: "rel.sqlite3", environment: env)
+    #expect(relative.hasPrefix("/") && relative.hasSuffix("/rel.sqlite3"))
+  }
+}
