@@ -21,7 +21,14 @@ struct GlobalOptions: ParsableArguments {
 
   /// The live context for a `--database` value (nil when not given).
   static func makeContext(database: String?) throws(AccountsError) -> CommandContext {
-    let variables = ProcessInfo.processInfo.environment
+    // Only the variables `accounts` reads: copying the whole environment costs more than needed.
+    var variables: [String: String] = [:]
+    for name in [
+      "ACCOUNTS_DATABASE", "XDG_DATA_HOME", "HOME", "ACCOUNTS_PBKDF2_ITERATIONS",
+      "ACCOUNTS_PASSWORD_BLOCKLIST",
+    ] {
+      if let value = getenv(name) { variables[name] = String(cString: value) }
+    }
     let path = try DatabaseLocation.resolve(flag: database, environment: variables)
     var hasher = PasswordHasher()
     if let text = variables["ACCOUNTS_PBKDF2_ITERATIONS"], let count = Int(text),

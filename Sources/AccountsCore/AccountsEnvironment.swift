@@ -16,7 +16,10 @@ public struct AccountsEnvironment {
   /// The current time.
   public var now: () -> Date
   /// The time zone Home shows times in.
-  public var timeZone: TimeZone
+  public var timeZone: TimeZone { fixedTimeZone ?? .current }
+  /// The zone given at creation; nil for the process's own, looked up only when a time is shown
+  /// (reading it costs more than the rest of `accounts status`).
+  private var fixedTimeZone: TimeZone?
   /// Makes and checks password hashes.
   public var hasher: PasswordHasher
   /// When failed logins lock a name.
@@ -28,7 +31,7 @@ public struct AccountsEnvironment {
   public init(
     console: any Console, databasePath: String,
     openStore: @escaping (AccountStore.Access) throws(StoreError) -> AccountStore?,
-    now: @escaping () -> Date = Date.init, timeZone: TimeZone = .current,
+    now: @escaping () -> Date = Date.init, timeZone: TimeZone? = nil,
     hasher: PasswordHasher = PasswordHasher(), lockout: LockoutPolicy = .standard,
     blocklist: PasswordBlocklist? = nil
   ) {
@@ -36,7 +39,7 @@ public struct AccountsEnvironment {
     self.databasePath = databasePath
     self.openStore = openStore
     self.now = now
-    self.timeZone = timeZone
+    self.fixedTimeZone = timeZone
     self.hasher = hasher
     self.lockout = lockout
     self.blocklist = blocklist

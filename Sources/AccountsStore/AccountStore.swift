@@ -127,7 +127,7 @@ public final class AccountStore: Sendable {
       if try !Self.appliedMigrations(db).isSubset(of: Self.knownMigrations) {
         throw StoreError.newerSchema(path: path)
       }
-      let migrated = try db.tableExists("grdb_migrations")
+      let migrated = try Self.hasMigrationTable(db)
       let tableCount =
         try Int.fetchOne(
           db, sql: "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'") ?? 0
@@ -198,9 +198,17 @@ public final class AccountStore: Sendable {
     }
   }
 
+  /// True when GRDB's migration table exists (a plain query: GRDB's `tableExists` loads its
+  /// schema cache, which costs more than the rest of a `status`).
+  private static func hasMigrationTable(_ db: Database) throws -> Bool {
+    try Bool.fetchOne(
+      db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'")
+      ?? false
+  }
+
   /// The migrations recorded in the file (none in a new file).
   private static func appliedMigrations(_ db: Database) throws -> Set<String> {
-    guard try db.tableExists("grdb_migrations") else { return [] }
+    guard try hasMigrationTable(db) else { return [] }
     return Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
   }
 
