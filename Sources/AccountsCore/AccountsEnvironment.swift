@@ -66,6 +66,15 @@ public struct AccountsEnvironment {
     return opened
   }
 
+  /// True when the database exists and says Activated; creates nothing.
+  ///
+  /// The read connection is closed before returning, so that a writing connection opened next
+  /// is the last to close and leaves the file checkpointed (no data left in the -wal file).
+  func isActivated() throws(AccountsError) -> Bool {
+    guard let store = try readableStore() else { return false }
+    return try storing { () throws(StoreError) in try store.status() }.state == .activated
+  }
+
   /// Opens the database for reading; nil when nothing was ever stored.
   func readableStore() throws(AccountsError) -> AccountStore? {
     try storing { () throws(StoreError) in try openStore(.readOnly) }

@@ -206,9 +206,7 @@ public enum LoginFlow {
   public static func run(_ env: AccountsEnvironment, options: LoginOptions)
     throws(AccountsError) -> HomeScreen
   {
-    guard let existing = try env.readableStore(),
-      try storing({ () throws(StoreError) in try existing.status() }).state == .activated
-    else { throw .notActivated }
+    guard try env.isActivated() else { throw .notActivated }
     let store = try env.writableStore()
     let reader = FieldReader(console: env.console)
     let usernameField = try reader.read(Messages.usernamePrompt, flag: options.username)
@@ -296,10 +294,7 @@ public enum AppFlow {
 
   /// Walks the screens from wherever the device is; returns Home.
   public static func run(_ env: AccountsEnvironment) throws(AccountsError) -> HomeScreen {
-    let status = try env.readableStore().map { store throws(AccountsError) in
-      try storing { () throws(StoreError) in try store.status() }
-    }
-    if status?.state != .activated {
+    if try !env.isActivated() {
       env.console.message(Messages.notActivatedYet)
       try askToActivate(env)
       try ActivationFlow.run(env, options: ActivationOptions())
@@ -339,9 +334,7 @@ public enum AppFlow {
 public enum ResetFlow {
   /// Returns the device to Public and deletes its user, after confirmation unless `confirmed`.
   public static func run(_ env: AccountsEnvironment, confirmed: Bool) throws(AccountsError) {
-    guard let existing = try env.readableStore(),
-      try storing({ () throws(StoreError) in try existing.status() }).state == .activated
-    else {
+    guard try env.isActivated() else {
       env.console.output(Messages.alreadyPublic)
       return
     }

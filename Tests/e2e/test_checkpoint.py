@@ -1,0 +1,36 @@
+"""After every writing command the database file alone holds every change: copying just
+`accounts.sqlite3` (as a backup would) loses nothing, whatever read came before."""
+
+import shutil
+import sqlite3
+
+from conftest import PASSWORD, form
+
+
+def events_in_copy(device, tmp_path):
+    copy = tmp_path / "backup.sqlite3"
+    shutil.copyfile(device.db, copy)  # the main file only, no -wal
+    with sqlite3.connect(copy) as db:
+        return [row[0] for row in db.execute("SELECT kind FROM audit_event ORDER BY id")]
+
+
+def wal_is_empty(device):
+    wal = device.db.parent / (device.db.name + "-wal")
+    return not wal.exists() or wal.stat().st_size == 0
+
+
+def test_single_file_holds_every_change(device, tmp_path):
+    """activate, status, login, bare flow, reset: after each write the copy is complete."""
+    assert device.run("activate", input=form()).code == 0
+    assert wal_is_empty(device)
+    assert device.run("status").code == 0
+    assert device.run("login", "--username", "alice", "--password-stdin",
+                      input=PASSWORD + "\n").code == 0
+    assert wal_is_empty(device)
+    assert events_in_copy(device, tmp_path) == ["activation", "login_success"]
+    assert device.run(input=f"alice\n{PASSWORD}\n").code == 0
+    assert wal_is_empty(device)
+    assert device.run("reset", "--yes").code == 0
+    assert wal_is_empty(device)
+    assert events_in_copy(device, tmp_path) == [
+        "activation", "login_success", "login_success", "reset"]
