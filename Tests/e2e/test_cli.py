@@ -154,3 +154,20 @@ def test_unreadable_blocklist_exits_3(device):
     assert result.code == 3
     assert result.stderr == f"Cannot read the password blocklist {missing}: it cannot be opened.\n"
     assert device.status()["state"] == "Public"
+
+
+def test_version(device):
+    """--version prints the version on stdout, exit 0."""
+    result = device.run("--version")
+    assert (result.code, result.stdout, result.stderr) == (0, "1.0.0\n", "")
+
+
+@pytest.mark.parametrize("shell,marker", [("bash", "-F _accounts accounts"), ("zsh", "#compdef accounts"),
+                                          ("fish", "complete -c 'accounts'")])
+def test_shell_completions(device, shell, marker):
+    """Shell completion scripts are generated for bash, zsh and fish and name every command."""
+    result = device.run("--generate-completion-script", shell)
+    assert result.code == 0
+    assert marker in result.stdout
+    for command in ("activate", "login", "status", "reset", "unlock", "log"):
+        assert command in result.stdout
