@@ -281,6 +281,8 @@ public final class AccountStore: Sendable {
   public func activate(_ user: NewUser, at date: Date) throws(StoreError) {
     try write { db in
       let state = try String.fetchOne(db, sql: "SELECT state FROM activation WHERE id = 1")
+      // The row is made by the first migration; without it the file was edited by hand.
+      guard let state else { throw StoreError.inconsistent(path: path) }
       guard state == ActivationState.publicState.rawValue else {
         throw StoreError.alreadyActivated
       }
