@@ -233,14 +233,20 @@ def test_echo_probe_detects_echo_off(device):
     assert shell_echo_works(sh)
 
 
-def test_echo_restored_after_ctrl_c(activated):
-    """After Ctrl-C at the password prompt (exit 130) the shell's terminal echoes again."""
-    sh = activated.shell()
+def shell_at_login_password(device):
+    """A shell on a pty running `accounts login`, waiting at the password prompt with echo off."""
+    sh = device.shell()
     run_in_shell(sh, "login")
     sh.expect_exact("User name: ")
     sh.sendline(USERNAME)
     sh.expect_exact("Password: ")
     assert sh.waitnoecho(timeout=5)
+    return sh
+
+
+def test_echo_restored_after_ctrl_c(activated):
+    """After Ctrl-C at the password prompt (exit 130) the shell's terminal echoes again."""
+    sh = shell_at_login_password(activated)
     sh.sendintr()
     sh.expect_exact("RC=130")
     sh.expect_exact("PROMPT$ ")
@@ -249,12 +255,7 @@ def test_echo_restored_after_ctrl_c(activated):
 
 def test_echo_restored_after_normal_run(activated):
     """After a successful login the shell's terminal echoes again."""
-    sh = activated.shell()
-    run_in_shell(sh, "login")
-    sh.expect_exact("User name: ")
-    sh.sendline(USERNAME)
-    sh.expect_exact("Password: ")
-    assert sh.waitnoecho(timeout=5)
+    sh = shell_at_login_password(activated)
     sh.sendline(PASSWORD)
     sh.expect_exact(WELCOME)
     sh.expect_exact("RC=0")
