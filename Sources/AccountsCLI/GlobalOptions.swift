@@ -32,7 +32,7 @@ struct GlobalOptions: ParsableArguments {
     let path = try DatabaseLocation.resolve(flag: database, environment: variables)
     var hasher = PasswordHasher()
     if let text = variables["ACCOUNTS_PBKDF2_ITERATIONS"], let count = Int(text),
-      count >= 1000, count <= 100_000_000
+      PasswordHasher.configurableIterations.contains(count)
     {
       hasher = PasswordHasher(iterations: count)
     }

@@ -75,6 +75,9 @@ public final class WorkMeter: Sendable {
 public struct PasswordHasher: Sendable {
   /// Django 6.0's iteration count; OWASP's floor is 600,000.
   public static let defaultIterations = 1_200_000
+  /// The counts `ACCOUNTS_PBKDF2_ITERATIONS` may set for new hashes (low ones are for tests and
+  /// benchmarks); a value outside is ignored.
+  public static let configurableIterations = 1000...100_000_000
   /// Django's salt alphabet (`RANDOM_STRING_CHARS`).
   public static let saltAlphabet = Array(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")

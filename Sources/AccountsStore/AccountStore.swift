@@ -34,13 +34,15 @@ public final class AccountStore: Sendable {
     self.writer = writer
   }
 
+  /// The identifiers of the migrations this build knows, in order.
+  ///
+  /// Reads compare the file's `grdb_migrations` rows against this list with one query, instead of
+  /// GRDB's checks, which load its schema cache.
+  static let knownMigrations = migrator.migrations
+
   /// The migrations, in order.
   ///
   /// Never edit one once shipped: append a new one.
-  /// The identifiers of the migrations this build knows, in order; a test checks they are the
-  /// migrator's. Reads compare against this list with one query instead of building the migrator.
-  static let knownMigrations = ["v1"]
-
   static var migrator: DatabaseMigrator {
     var migrator = DatabaseMigrator()
     migrator.registerMigration("v1") { db in
@@ -281,8 +283,8 @@ public final class AccountStore: Sendable {
   public func activate(_ user: NewUser, at date: Date) throws(StoreError) {
     try write { db in
       let state = try String.fetchOne(db, sql: "SELECT state FROM activation WHERE id = 1")
-      // The row is made by the first migration; without it the file was edited by hand.
-      guard let state else { throw StoreError.inconsistent(path: path) }
+      // The row is made by the first migration; without it the file is damaged.
+      guard let state else { throw StoreError.corrupt(path: path) }
       guard state == ActivationState.publicState.rawValue else {
         throw StoreError.alreadyActivated
       }

@@ -59,8 +59,7 @@ enum FileSystem {
 
   /// Creates the folder that holds `path`, and any missing parents, mode 0700.
   static func createPrivateFolder(for path: String) throws(StoreError) {
-    let folder = (path as NSString).deletingLastPathComponent
-    if folder.isEmpty { return }
+    let folder = Self.folder(of: path)
     var missing: [String] = []
     var current = folder
     while !current.isEmpty, current != "/", kind(of: current) == nil {

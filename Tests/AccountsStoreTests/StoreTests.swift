@@ -43,9 +43,17 @@ struct SchemaTests {
     #expect(created == expected)
   }
 
-  /// The list reads check against is exactly the migrator's.
-  @Test func knownMigrationsMatchMigrator() {
-    #expect(AccountStore.knownMigrations == AccountStore.migrator.migrations)
+  /// The list reads check against is exactly what migrating a new file records.
+  @Test func knownMigrationsAreWhatMigratingRecords() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("a.sqlite3").path
+    _ = try AccountStore.open(path: path, access: .readWrite)
+    let recorded = try DatabaseQueue(path: path).read {
+      try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+    }
+    #expect(recorded == AccountStore.knownMigrations)
+    #expect(recorded == ["v1"])
   }
 
   /// Every table is STRICT: a wrong type is refused, not converted.
