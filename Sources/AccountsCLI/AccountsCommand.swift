@@ -20,8 +20,9 @@ struct AccountsCommand: ParsableCommand {
       input; never from the command line.
 
       Exit codes: 0 success; 1 refused (invalid form, wrong user name or password, wrong state, \
-      cancelled); 2 usage error; 3 storage or environment error; 4 locked after too many failed \
-      logins; 130 interrupted.
+      cancelled); 2 usage error (or an unusable setting); 3 storage or environment error; 4 \
+      locked after too many failed logins; 128+N killed by signal N (130 Ctrl-C, 143 SIGTERM, \
+      129 SIGHUP).
       """,
     version: version,
     subcommands: [Activate.self, Login.self, Status.self],
@@ -58,7 +59,9 @@ struct AccountsCommand: ParsableCommand {
     } catch {
       let message = fullMessage(for: error)
       if exitCode(for: error) == .success {
-        if !message.isEmpty { StandardStreams.output(message) }
+        // Help, version and completion scripts: our own text, printed as it is (a completion
+        // script may hold tabs that escaping would break).
+        if !message.isEmpty { StandardStreams.write(message + "\n", to: STDOUT_FILENO) }
         status = .success
       } else {
         StandardStreams.error(message)

@@ -31,9 +31,13 @@ struct GlobalOptions: ParsableArguments {
     }
     let path = try DatabaseLocation.resolve(flag: database, environment: variables)
     var hasher = PasswordHasher()
-    if let text = variables["ACCOUNTS_PBKDF2_ITERATIONS"], let count = Int(text),
-      PasswordHasher.configurableIterations.contains(count)
-    {
+    if let text = variables["ACCOUNTS_PBKDF2_ITERATIONS"], !text.isEmpty {
+      let range = PasswordHasher.configurableIterations
+      guard let count = Int(text), range.contains(count) else {
+        throw .invalidSetting(
+          name: "ACCOUNTS_PBKDF2_ITERATIONS", value: text,
+          expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
+      }
       hasher = PasswordHasher(iterations: count)
     }
     let blocklist = variables["ACCOUNTS_PASSWORD_BLOCKLIST"].flatMap {
@@ -63,7 +67,10 @@ struct CommandContext {
 
 /// Where the database lives when `--database` does not say.
 enum DatabaseLocation {
-  /// `--database`, else `$ACCOUNTS_DATABASE`, else the XDG data folder; always absolute.
+  /// `--database`, else `$ACCOUNTS_DATABASE`, else the XDG data folder.
+  ///
+  /// Always absolute, so SQLite never takes it for a `file:` URI. A `HOME` that is not absolute is not used: the
+  /// home folder then comes from the user database.
   static func resolve(flag: String?, environment: [String: String]) throws(AccountsError)
     -> String
   {
@@ -72,7 +79,8 @@ enum DatabaseLocation {
     if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
       return (data as NSString).appendingPathComponent("accounts/accounts.sqlite3")
     }
-    guard let home = environment["HOME"].flatMap({ $0.isEmpty ? nil : $0 }) ?? homeFromPasswd()
+    guard
+      let home = environment["HOME"].flatMap({ $0.hasPrefix("/") ? $0 : nil }) ?? homeFromPasswd()
     else {
       throw .storage(
         .cannotOpen(
@@ -84,7 +92,7 @@ enum DatabaseLocation {
 
   private static func absolute(_ path: String) -> String {
     if path.hasPrefix("/") { return path }
-    let expanded = (path as NSString).expandingTildeInPath
+    let expanded = path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : path
     if expanded.hasPrefix("/") { return expanded }
     return (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
   }

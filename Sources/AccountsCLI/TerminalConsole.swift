@@ -3,13 +3,24 @@ import CTerminal
 import Foundation
 
 /// Writes whole lines to standard output and standard error, unbuffered.
+///
+/// Everything `accounts` prints passes here, and here every line is escaped
+/// (`Escaping.visible`): text from the database, from input or from a path can never move the
+/// cursor, set the window title or hide itself.
 enum StandardStreams {
-  /// A line on standard output.
-  static func output(_ line: String) { write(line + "\n", to: STDOUT_FILENO) }
-  /// A line on standard error.
-  static func error(_ line: String) { write(line + "\n", to: STDERR_FILENO) }
+  /// Lines on standard output (one per `\n` in `text`).
+  static func output(_ text: String) { writeLines(text, to: STDOUT_FILENO) }
+  /// Lines on standard error (one per `\n` in `text`).
+  static func error(_ text: String) { writeLines(text, to: STDERR_FILENO) }
+  /// A prompt on standard error, escaped, with no line end.
+  static func prompt(_ text: String) { write(Escaping.visible(text), to: STDERR_FILENO) }
 
-  /// Writes all of `text` to `fd`.
+  private static func writeLines(_ text: String, to fd: Int32) {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    write(lines.map { Escaping.visible(String($0)) + "\n" }.joined(), to: fd)
+  }
+
+  /// Writes all of `text` to `fd`, as it is.
   static func write(_ text: String, to fd: Int32) {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
@@ -37,19 +48,22 @@ final class TerminalConsole: Console {
   func message(_ line: String) { StandardStreams.error(line) }
 
   func readLine(prompt: String) -> ConsoleLine {
-    if isInteractive { StandardStreams.write(prompt, to: STDERR_FILENO) }
-    return reader.next()
+    guard isInteractive else { return reader.next() }
+    StandardStreams.prompt(prompt)
+    let line = reader.next()
+    // Ctrl-D leaves the cursor after the prompt: what is said next starts a line of its own.
+    if line == .endOfInput { StandardStreams.write("\n", to: STDERR_FILENO) }
+    return line
   }
 
   func readSecret(prompt: String) -> ConsoleLine {
     guard isInteractive else { return reader.next() }
-    let quiet = accounts_terminal_echo_off(STDIN_FILENO, prompt) == 0
-    StandardStreams.write(prompt, to: STDERR_FILENO)
+    let shown = Escaping.visible(prompt)
+    let quiet = accounts_terminal_echo_off(STDIN_FILENO, shown) == 0
+    StandardStreams.prompt(shown)
     let line = reader.next()
-    if quiet {
-      accounts_terminal_restore()
-      StandardStreams.write("\n", to: STDERR_FILENO)
-    }
+    if quiet { accounts_terminal_restore() }
+    StandardStreams.write("\n", to: STDERR_FILENO)
     return line
   }
 }

@@ -18,10 +18,27 @@ public enum ExitStatus: Int32, Sendable {
   case interrupted = 130
 }
 
-/// Everything a command can refuse or fail with; each prints as one sentence.
+/// Where input ended, which says what was (and was not) done.
+public enum InputStage: Equatable, Sendable {
+  /// At the bare command's "Activate now?" question.
+  case activationQuestion
+  /// In the Activation Form.
+  case form
+  /// At the login prompts.
+  case login
+  /// At the login prompts, right after activating `username` in the bare command.
+  case loginAfterActivation(username: String)
+  /// At the reset confirmation.
+  case resetConfirmation
+}
+
+/// Everything a command can refuse or fail with; each prints as one sentence (a refused form
+/// may add a line naming the fields).
 public enum AccountsError: Error, Equatable, CustomStringConvertible {
   /// The form failed a rule; the associated text is the fixed message.
   case invalidForm(String)
+  /// Fields were left empty: `Please fill all fields!`, then which.
+  case incompleteForm(empty: [String])
   /// Login failed: wrong user name or password (never says which).
   case invalidCredentials
   /// The name is locked until the date; `message` says when.
@@ -30,14 +47,18 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case notActivated
   /// Activation on an Activated device.
   case alreadyActivated
-  /// Input ended before the form was complete.
-  case inputEnded
+  /// Input ended at the given stage; nothing more was done.
+  case inputEnded(InputStage)
   /// The person declined (activation question or reset confirmation).
   case declined(String)
   /// Reset with no terminal and no `--yes`.
   case confirmationRequired
   /// The password blocklist is configured but cannot be read.
   case blocklistUnreadable(path: String, reason: String)
+  /// A setting from the environment has a value `accounts` cannot use.
+  case invalidSetting(name: String, value: String, expected: String)
+  /// An administrator command named a database that does not exist.
+  case noDatabase(path: String)
   /// The database failed.
   case storage(StoreError)
   /// The system's cryptography failed.
@@ -46,27 +67,46 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   /// The exit code this error ends the process with.
   public var exitStatus: ExitStatus {
     switch self {
-    case .invalidForm, .invalidCredentials, .notActivated, .alreadyActivated, .inputEnded,
-      .declined, .confirmationRequired:
+    case .invalidForm, .incompleteForm, .invalidCredentials, .notActivated, .alreadyActivated,
+      .inputEnded, .declined, .confirmationRequired, .noDatabase:
       return .refused
+    case .invalidSetting: return .usage
     case .locked: return .locked
     case .blocklistUnreadable, .storage, .crypto: return .storage
     }
+  }
+
+  /// True for a form that failed its rules (which a terminal asks again).
+  public var isFormProblem: Bool {
+    switch self {
+    case .invalidForm, .incompleteForm: return true
+    default: return false
+    }
+  }
+
+  /// The lines `description` prints.
+  public var lines: [String] {
+    description.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
   }
 
   /// One sentence: what is wrong and what to do.
   public var description: String {
     switch self {
     case .invalidForm(let message): return message
+    case .incompleteForm(let empty):
+      return Messages.fillAllFields + "\n" + Messages.emptyFields(empty)
     case .invalidCredentials: return Messages.invalidCredentials
     case .locked(_, let message): return message
     case .notActivated: return Messages.runActivateFirst
     case .alreadyActivated: return Messages.alreadyActivated
-    case .inputEnded: return Messages.inputEnded
+    case .inputEnded(let stage): return Messages.inputEnded(stage)
     case .declined(let message): return message
     case .confirmationRequired: return Messages.resetNeedsConfirmation
     case .blocklistUnreadable(let path, let reason):
       return "Cannot read the password blocklist \(path): \(reason)."
+    case .invalidSetting(let name, let value, let expected):
+      return Messages.invalidSetting(name, value: value, expected: expected)
+    case .noDatabase(let path): return Messages.noDatabase(path)
     case .storage(let error): return Self.describe(error)
     case .crypto(let error): return error.description
     }
@@ -111,6 +151,23 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
         + "changed."
     case .failure(let path, let reason):
       return "The database \(path) failed: \(reason)."
+    case .symlink(let path, let file):
+      let what = file == path ? "it is" : "\(file) is"
+      return "Cannot use the database \(path): \(what) a symbolic link, which accounts does not "
+        + "follow. Name the file itself with --database (links to folders are fine)."
+    case .notOurs(let path, let file, let owner, let me):
+      return "Cannot use the database \(path): \(file) belongs to the user \(owner), not to you "
+        + "(\(me)). If it is yours, run `chown \(me) \(file)`; otherwise use it as \(owner)."
+    case .notPrivate(let path, let file, let mode):
+      return "Cannot use the database \(path): other users may read or write \(file) (mode "
+        + "\(String(mode, radix: 8))). Run `chmod 600 \(file)` to make it private."
+    case .unsafeFolder(let path, let folder, .ownedBy(let owner)):
+      return "Cannot use the database \(path): its folder \(folder) belongs to the user "
+        + "\(owner), who could replace the file. Choose a folder of your own with --database."
+    case .unsafeFolder(let path, let folder, .writableByOthers(let mode)):
+      return "Cannot use the database \(path): other users may write its folder \(folder) "
+        + "(mode \(String(mode, radix: 8)), not sticky) and replace the file. Run "
+        + "`chmod go-w \(folder)` or choose a private folder with --database."
     }
   }
 }

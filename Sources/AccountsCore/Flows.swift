@@ -43,81 +43,11 @@ public struct LoginOptions: Equatable, Sendable {
   }
 }
 
-/// Home, after a successful login.
-public struct HomeScreen: Equatable, Sendable {
-  /// The user's full name.
-  public var fullName: String
-  /// The login before this one, if any.
-  public var previousLogin: Date?
-  /// Failed attempts since that login (or since activation).
-  public var failuresSince: Int
-
-  /// Creates a Home screen.
-  public init(fullName: String, previousLogin: Date?, failuresSince: Int) {
-    self.fullName = fullName
-    self.previousLogin = previousLogin
-    self.failuresSince = failuresSince
-  }
-
-  /// The lines Home prints: welcome, last login, failures.
-  public func lines(timeZone: TimeZone) -> [String] {
-    var lines = [Messages.welcomeBack(fullName)]
-    if let previousLogin {
-      lines.append(Messages.lastLogin(TimeText.long(previousLogin, timeZone: timeZone)))
-    }
-    if failuresSince > 0 { lines.append(Messages.failedAttemptsSince(failuresSince)) }
-    return lines
-  }
-}
-
-/// Dates and durations as a person reads them.
-enum TimeText {
-  /// Like `date`: `Sat Nov 21 23:25:24 UTC 2026`.
-  static func long(_ date: Date, timeZone: TimeZone) -> String {
-    format(date, "EEE MMM d HH:mm:ss '\(zone(date, timeZone))' yyyy", timeZone)
-  }
-
-  /// `23:41:07 UTC`.
-  static func clock(_ date: Date, timeZone: TimeZone) -> String {
-    format(date, "HH:mm:ss '\(zone(date, timeZone))'", timeZone)
-  }
-
-  /// The zone's abbreviation as `date` prints it (`UTC`, `CET`, `EST`).
-  ///
-  /// For the process's own zone the C library's name is used: Foundation on Linux says `GMT`
-  /// for UTC and `GMT+1` for Paris.
-  private static func zone(_ date: Date, _ timeZone: TimeZone) -> String {
-    if timeZone == TimeZone.current {
-      tzset()
-      var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-      var parts = tm()
-      if localtime_r(&seconds, &parts) != nil, let name = parts.tm_zone {
-        return String(cString: name)
-      }
-    }
-    return timeZone.abbreviation(for: date) ?? timeZone.identifier
-  }
-
-  private static func format(_ date: Date, _ pattern: String, _ timeZone: TimeZone) -> String {
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = timeZone
-    formatter.dateFormat = pattern
-    return formatter.string(from: date)
-  }
-
-  /// `1 minute`, `45 seconds`, `2 minutes` (rounded up).
-  static func duration(_ seconds: TimeInterval) -> String {
-    let whole = max(1, Int(seconds.rounded(.up)))
-    if whole < 60 { return whole == 1 ? "1 second" : "\(whole) seconds" }
-    let minutes = (whole + 59) / 60
-    return minutes == 1 ? "1 minute" : "\(minutes) minutes"
-  }
-}
-
 /// Reading form fields: from a flag, else from the console.
 struct FieldReader {
   let console: any Console
+  /// What end of input at this reader's prompts means.
+  let stage: InputStage
 
   /// A field's value: the flag's if given, else a line (with `fallback` offered as default).
   func read(_ label: String, flag: String?, fallback: String? = nil, secret: Bool = false)
@@ -133,7 +63,7 @@ struct FieldReader {
     let prompt = shownDefault.map { "\(label) [\($0)]: " } ?? "\(label): "
     let line = secret ? console.readSecret(prompt: prompt) : console.readLine(prompt: prompt)
     switch line {
-    case .endOfInput: throw .inputEnded
+    case .endOfInput: throw .inputEnded(stage)
     case .tooLong: return .tooLong
     case .bytes(let bytes):
       if bytes.isEmpty, let shownDefault { return .text(shownDefault) }
@@ -146,17 +76,18 @@ struct FieldReader {
 public enum ActivationFlow {
   /// Asks for the form, stores the user and activates; returns the user name.
   ///
-  /// Re-asks at a terminal when the form fails; the store writes in one transaction.
+  /// Re-asks at a terminal when the form fails. Nothing is created or written until the form
+  /// passes; the store then writes in one transaction.
   @discardableResult
   public static func run(_ env: AccountsEnvironment, options: ActivationOptions)
     throws(AccountsError) -> String
   {
-    let store = try env.writableStore()
-    if try storing({ () throws(StoreError) in try store.status() }).state == .activated {
-      throw .alreadyActivated
-    }
-    let reader = FieldReader(console: env.console)
-    let mayAskAgain = env.console.isInteractive && !options.passwordFromStandardInput
+    if try env.isActivated() { throw .alreadyActivated }
+    // An unusable blocklist is found before anyone types a form it would refuse.
+    try env.blocklist?.checkReadable()
+    let reader = FieldReader(console: env.console, stage: .form)
+    let interactive = env.console.isInteractive
+    let mayAskAgain = interactive && !options.passwordFromStandardInput
     var previous: (username: String, fullName: String, email: String)?
     while true {
       let username = try reader.read(
@@ -168,6 +99,9 @@ public enum ActivationFlow {
       let email = try reader.read(
         Messages.emailPrompt, flag: previous == nil ? options.email : nil,
         fallback: previous?.email ?? options.email)
+      if interactive && !options.passwordFromStandardInput && previous == nil {
+        env.console.message(Messages.passwordRules)
+      }
       let password = try reader.read(Messages.passwordPrompt, flag: nil, secret: true)
       let passwordAgain =
         options.passwordFromStandardInput
@@ -179,8 +113,8 @@ public enum ActivationFlow {
       do {
         valid = try form.validate(blocklist: env.blocklist)
       } catch {
-        guard mayAskAgain, case .invalidForm(let message) = error else { throw error }
-        env.console.message(message)
+        guard mayAskAgain, error.isFormProblem else { throw error }
+        for line in error.lines { env.console.message(line) }
         previous = (username.textOrEmpty, fullName.textOrEmpty, email.textOrEmpty)
         continue
       }
@@ -190,6 +124,7 @@ public enum ActivationFlow {
       let user = NewUser(
         username: valid.username, usernameKey: valid.usernameKey, fullName: valid.fullName,
         email: valid.email, passwordHash: hash.description)
+      let store = try env.writableStore()
       try storing { () throws(StoreError) in try store.activate(user, at: env.now()) }
       env.console.output(Messages.activated(valid.username))
       return valid.username
@@ -202,18 +137,36 @@ public enum LoginFlow {
   /// Asks for the user name and password and checks them; returns Home.
   ///
   /// Unknown names cost the same work and get the same answers as known ones. A name with too
-  /// many failures is refused without checking the password.
+  /// many failures is refused as soon as it is typed, without asking for or checking the
+  /// password.
   public static func run(_ env: AccountsEnvironment, options: LoginOptions)
+    throws(AccountsError) -> HomeScreen
+  {
+    try run(env, options: options, stage: .login)
+  }
+
+  static func run(_ env: AccountsEnvironment, options: LoginOptions, stage: InputStage)
     throws(AccountsError) -> HomeScreen
   {
     guard try env.isActivated() else { throw .notActivated }
     let store = try env.writableStore()
-    let reader = FieldReader(console: env.console)
+    let authenticator = Authenticator(env: env, store: store)
+    let reader = FieldReader(console: env.console, stage: stage)
     let usernameField = try reader.read(Messages.usernamePrompt, flag: options.username)
-    let passwordField = try reader.read(Messages.passwordPrompt, flag: nil, secret: true)
-    if usernameField.isBlank || passwordField.isBlank {
-      throw .invalidForm(Messages.fillAllFields)
+    if !usernameField.isBlank,
+      TextRules.problem(usernameField, field: Messages.usernamePrompt) == nil
+    {
+      let name = TextRules.trimmed(usernameField.textOrEmpty)
+      if let key = UsernameRules.key(for: name) {
+        try authenticator.refuseIfLocked(username: name, key: key)
+      }
     }
+    let passwordField = try reader.read(Messages.passwordPrompt, flag: nil, secret: true)
+    let empty = [
+      (Messages.usernamePrompt, usernameField), (Messages.passwordPrompt, passwordField),
+    ]
+    .filter { $0.1.isBlank }.map(\.0)
+    if !empty.isEmpty { throw .incompleteForm(empty: empty) }
     if let problem = TextRules.problem(usernameField, field: Messages.usernamePrompt) {
       throw .invalidForm(problem)
     }
@@ -222,61 +175,9 @@ public enum LoginFlow {
     {
       throw .invalidForm(problem)
     }
-    let username = TextRules.trimmed(usernameField.textOrEmpty)
-    let key = UsernameRules.lookupKey(for: username)
-    let password = PasswordRules.normalized(passwordField.textOrEmpty)
-
-    let (user, tally) = try storing { () throws(StoreError) in
-      try store.loginRecord(usernameKey: key)
-    }
-    if tally.lock(at: env.now()) != nil {
-      return try fail(env, store: store, username: username, key: key)
-    }
-    let verification = try hashing { () throws(CryptoError) -> PasswordVerification in
-      if let user, let stored = EncodedPasswordHash(parsing: user.passwordHash),
-        password.unicodeScalars.count <= PasswordRules.maximumLength
-      {
-        return try env.hasher.verify(password: password, against: stored)
-      }
-      return try env.hasher.verifyAgainstDummy(password: password)
-    }
-    guard verification.isValid, let user else {
-      return try fail(env, store: store, username: username, key: key)
-    }
-    let outcome = try storing { () throws(StoreError) in
-      try store.recordLoginSuccess(username: username, usernameKey: key, at: env.now())
-    }
-    switch outcome {
-    case .locked(let until):
-      throw lockedError(env, until: until)
-    case .loggedIn(let previousLogin, let failuresSince):
-      if verification.needsRehash {
-        // A stronger hash is a bonus: failing to write it never fails the login.
-        if let fresh = try? env.hasher.hash(password: password) {
-          try? store.updatePasswordHash(usernameKey: key, to: fresh.description, at: env.now())
-        }
-      }
-      return HomeScreen(
-        fullName: user.fullName, previousLogin: previousLogin, failuresSince: failuresSince)
-    }
-  }
-
-  private static func fail(
-    _ env: AccountsEnvironment, store: AccountStore, username: String, key: String
-  ) throws(AccountsError) -> HomeScreen {
-    let outcome = try storing { () throws(StoreError) in
-      try store.recordLoginFailure(
-        username: username, usernameKey: key, at: env.now(), policy: env.lockout)
-    }
-    switch outcome {
-    case .counted:
-      throw .invalidCredentials
-    case .lockedNow(let until):
-      env.console.message(Messages.invalidCredentials)
-      throw lockedError(env, until: until)
-    case .alreadyLocked(let until):
-      throw lockedError(env, until: until)
-    }
+    return try authenticator.logIn(
+      username: TextRules.trimmed(usernameField.textOrEmpty),
+      password: PasswordRules.normalized(passwordField.textOrEmpty))
   }
 
   static func lockedError(_ env: AccountsEnvironment, until: Date) -> AccountsError {
@@ -294,17 +195,19 @@ public enum AppFlow {
 
   /// Walks the screens from wherever the device is; returns Home.
   public static func run(_ env: AccountsEnvironment) throws(AccountsError) -> HomeScreen {
+    var stage = InputStage.login
     if try !env.isActivated() {
       env.console.message(Messages.notActivatedYet)
       try askToActivate(env)
-      try ActivationFlow.run(env, options: ActivationOptions())
+      let username = try ActivationFlow.run(env, options: ActivationOptions())
       env.console.message(Messages.logInToContinue)
+      stage = .loginAfterActivation(username: username)
     }
     let attempts = env.console.isInteractive ? interactiveLoginAttempts : 1
     var attempt = 1
     while true {
       do {
-        return try LoginFlow.run(env, options: LoginOptions())
+        return try LoginFlow.run(env, options: LoginOptions(), stage: stage)
       } catch .invalidCredentials where attempt < attempts {
         env.console.message(Messages.invalidCredentials)
         attempt += 1
@@ -316,7 +219,7 @@ public enum AppFlow {
     while true {
       switch env.console.readLine(prompt: Messages.activateNowPrompt) {
       case .endOfInput:
-        throw .inputEnded
+        throw .inputEnded(.activationQuestion)
       case .tooLong:
         throw .declined(Messages.activationDeclined)
       case .bytes(let bytes):
@@ -347,6 +250,8 @@ public enum ResetFlow {
       case .bytes(let bytes)
       where TextRules.trimmed(String(decoding: bytes, as: UTF8.self)) == Messages.resetWord:
         break
+      case .endOfInput:
+        throw .inputEnded(.resetConfirmation)
       default:
         throw .declined(Messages.resetCancelled)
       }
@@ -359,6 +264,9 @@ public enum ResetFlow {
 /// The administrator's unlock: `accounts unlock NAME`.
 public enum UnlockFlow {
   /// Clears the failed-login count and lock of `username`; returns the sentence said.
+  ///
+  /// Refuses a name that breaks the naming rules, and a database that does not exist (a
+  /// mistyped `--database` creates nothing).
   @discardableResult
   public static func run(_ env: AccountsEnvironment, username: String) throws(AccountsError)
     -> String
@@ -367,11 +275,14 @@ public enum UnlockFlow {
       throw .invalidForm(problem)
     }
     let name = TextRules.trimmed(username)
-    if name.isEmpty { throw .invalidForm(Messages.fillAllFields) }
+    if name.isEmpty { throw .incompleteForm(empty: [Messages.usernamePrompt]) }
+    guard let key = UsernameRules.key(for: name) else {
+      throw .invalidForm(Messages.usernameRule)
+    }
+    guard try env.readableStore() != nil else { throw .noDatabase(path: env.databasePath) }
     let store = try env.writableStore()
     let tally = try storing { () throws(StoreError) in
-      try store.unlock(
-        username: name, usernameKey: UsernameRules.lookupKey(for: name), at: env.now())
+      try store.unlock(username: name, usernameKey: key, at: env.now())
     }
     let sentence = Messages.unlocked(
       name, failures: tally.failures, wasLocked: tally.lock(at: env.now()) != nil)
@@ -380,28 +291,42 @@ public enum UnlockFlow {
   }
 }
 
+/// What `accounts status` reports.
+public struct StatusReport: Equatable, Sendable {
+  /// Public or Activated.
+  public var state: ActivationState
+  /// When the state last changed; nil when nothing was ever stored.
+  public var changedAt: Date?
+  /// False when no database exists at the path (nothing was ever stored there).
+  public var databaseExists: Bool
+}
+
 /// `accounts status`.
 public enum StatusQuery {
-  /// The device's state and the database path.
-  public static func run(_ env: AccountsEnvironment) throws(AccountsError) -> DeviceStatus {
+  /// The device's state, and whether a database exists at all.
+  public static func run(_ env: AccountsEnvironment) throws(AccountsError) -> StatusReport {
     guard let store = try env.readableStore() else {
-      return DeviceStatus(state: .publicState, changedAt: nil)
+      return StatusReport(state: .publicState, changedAt: nil, databaseExists: false)
     }
-    return try storing { () throws(StoreError) in try store.status() }
+    let status = try storing { () throws(StoreError) in try store.status() }
+    return StatusReport(state: status.state, changedAt: status.changedAt, databaseExists: true)
   }
 
   /// `State: …` and `Database: …` lines.
-  public static func lines(_ status: DeviceStatus, path: String) -> [String] {
-    ["State: \(status.state.rawValue)", "Database: \(path)"]
+  public static func lines(_ report: StatusReport, path: String) -> [String] {
+    [
+      "State: \(report.state.rawValue)",
+      report.databaseExists ? "Database: \(path)" : Messages.databaseMissing(path),
+    ]
   }
 
-  /// One JSON object.
-  public static func json(_ status: DeviceStatus, path: String) -> String {
-    var fields = [("state", JSON.string(status.state.rawValue)), ("database", JSON.string(path))]
-    if let changedAt = status.changedAt {
-      fields.append(("changedAt", JSON.string(Timestamp.string(from: changedAt))))
-    }
-    return JSON.object(fields)
+  /// One JSON object; every key always present.
+  public static func json(_ report: StatusReport, path: String) -> String {
+    JSON.object([
+      ("state", JSON.string(report.state.rawValue)), ("database", JSON.string(path)),
+      ("exists", report.databaseExists ? "true" : "false"),
+      ("changedAt", JSON.string(report.changedAt.map(Timestamp.string(from:)))),
+    ])
   }
 }
 
@@ -415,72 +340,22 @@ public enum AuditLogQuery {
     return try storing { () throws(StoreError) in try store.auditEvents(limit: limit) }
   }
 
-  /// One line of text: time, event, user name (escaped), detail.
+  /// One line of text: time, event, user name, detail (escaped unambiguously).
   public static func line(_ event: AuditEvent) -> String {
     var line = "\(Timestamp.string(from: event.occurredAt))  "
     line += event.kind.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)
-    line += "  \(event.username.map(Escaping.visible) ?? "-")"
-    if let detail = event.detail { line += "  (\(Escaping.visible(detail)))" }
+    line += "  \(event.username.map(Escaping.unambiguous) ?? "-")"
+    if let detail = event.detail { line += "  (\(Escaping.unambiguous(detail)))" }
     return line
   }
 
-  /// One JSON object.
+  /// One JSON object; every key always present (`null` when absent).
   public static func json(_ event: AuditEvent) -> String {
-    var fields = [
+    JSON.object([
       ("time", JSON.string(Timestamp.string(from: event.occurredAt))),
       ("event", JSON.string(event.kind.rawValue)),
-      ("user", event.username.map(JSON.string) ?? "null"),
-    ]
-    if let detail = event.detail { fields.append(("detail", JSON.string(detail))) }
-    return JSON.object(fields)
-  }
-}
-
-/// Text made safe to print: control and format characters become `\u{…}`.
-public enum Escaping {
-  /// `text` with every control, format or separator character written as an escape.
-  public static func visible(_ text: String) -> String {
-    var result = ""
-    for scalar in text.unicodeScalars {
-      switch scalar.properties.generalCategory {
-      case .control, .format, .lineSeparator, .paragraphSeparator, .unassigned, .surrogate,
-        .privateUse:
-        result += "\\u{\(String(scalar.value, radix: 16))}"
-      default:
-        if scalar == "\\" { result += "\\\\" } else { result.unicodeScalars.append(scalar) }
-      }
-    }
-    return result
-  }
-}
-
-/// Minimal JSON writing with every key in a fixed order.
-enum JSON {
-  /// A JSON string literal.
-  static func string(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\r": result += "\\r"
-      case "\t": result += "\\t"
-      default:
-        if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
-          || scalar.value == 0x2028 || scalar.value == 0x2029
-        {
-          result += String(format: "\\u%04x", scalar.value)
-        } else {
-          result.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return result + "\""
-  }
-
-  /// A JSON object from already-encoded values, keys in the order given.
-  static func object(_ fields: [(String, String)]) -> String {
-    "{" + fields.map { "\(string($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+      ("user", JSON.string(event.username)),
+      ("detail", JSON.string(event.detail)),
+    ])
   }
 }

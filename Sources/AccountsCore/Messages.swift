@@ -29,8 +29,31 @@ public enum Messages {
   }
   /// Between activation and login in the bare command.
   public static let logInToContinue = "Log in to continue."
-  /// Input ended before the form was complete.
-  public static let inputEnded = "Input ended before all fields were given; nothing was stored."
+  /// What end of input meant, at each place it can happen.
+  public static func inputEnded(_ stage: InputStage) -> String {
+    switch stage {
+    case .activationQuestion:
+      return "Input ended at the activation question; nothing was stored."
+    case .form:
+      return "Input ended before all fields were given; nothing was stored."
+    case .login:
+      return "Input ended before the login was complete; you are not logged in."
+    case .loginAfterActivation(let username):
+      return "Input ended before the login; the device stays activated for \(username). "
+        + "Run `accounts login` to log in."
+    case .resetConfirmation:
+      return "Input ended before the reset was confirmed; nothing was changed."
+    }
+  }
+  /// After `Please fill all fields!`: which fields were empty.
+  public static func emptyFields(_ fields: [String]) -> String {
+    "Empty: \(fields.joined(separator: ", "))."
+  }
+  /// Said at a terminal before the password is asked.
+  public static let passwordRules =
+    "Choose a password of 15 to 1,024 characters (a few unrelated words work well); not your "
+    + "user name, name or e-mail, not one character repeated or a run like 12345, not on the "
+    + "administrator's list."
   /// The person answered no to a question.
   public static let activationDeclined = "Activation cancelled; nothing was stored."
 
@@ -51,12 +74,17 @@ public enum Messages {
   }
   /// Home's second line.
   public static func lastLogin(_ when: String) -> String { "Last login: \(when)" }
-  /// Home's third line, when there were failures.
-  public static func failedAttemptsSince(_ count: Int) -> String {
-    count == 1
-      ? "1 failed attempt since your last login"
-      : "\(count) failed attempts since your last login"
+  /// Home's third line, when there were failures: since the last login, or since activation
+  /// when there was none.
+  public static func failedAttemptsSince(_ count: Int, sinceActivation: Bool) -> String {
+    let since = sinceActivation ? "since activation" : "since your last login"
+    return count == 1 ? "1 failed attempt \(since)" : "\(count) failed attempts \(since)"
   }
+  /// The audit log's word for a failed login.
+  public static let detailInvalidCredentials = "invalid user name or password"
+  /// The audit log's word for a login refused because the stored hash cannot be used.
+  public static let detailDamagedHash =
+    "the stored password hash is damaged (unreadable, or more iterations than the ceiling)"
 
   /// Reset: the word to type.
   public static let resetWord = "reset"
@@ -78,6 +106,19 @@ public enum Messages {
   /// Reset without a terminal and without `--yes`.
   public static let resetNeedsConfirmation =
     "Refusing to reset without confirmation: run it at a terminal or pass --yes."
+
+  /// `status` where no database exists: the second line.
+  public static func databaseMissing(_ path: String) -> String {
+    "Database: \(path) (no database exists at this path)"
+  }
+  /// An administrator command on a database that does not exist.
+  public static func noDatabase(_ path: String) -> String {
+    "No database exists at \(path); nothing was changed. Check --database or ACCOUNTS_DATABASE."
+  }
+  /// A setting from the environment that cannot be used.
+  public static func invalidSetting(_ name: String, value: String, expected: String) -> String {
+    "\(name) must be \(expected), not \"\(value)\"."
+  }
 
   /// Unlock done.
   public static func unlocked(_ username: String, failures: Int, wasLocked: Bool) -> String {

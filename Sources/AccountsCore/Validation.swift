@@ -306,8 +306,13 @@ public struct ActivationForm: Equatable, Sendable {
 
   /// Checks the rules in order (fill, match, then each field) and returns the valid form.
   public func validate(blocklist: PasswordBlocklist?) throws(AccountsError) -> Valid {
-    let fields = [username, fullName, email, password, passwordAgain]
-    if fields.contains(where: \.isBlank) { throw .invalidForm(Messages.fillAllFields) }
+    let fields = [
+      (Messages.usernamePrompt, username), (Messages.fullNamePrompt, fullName),
+      (Messages.emailPrompt, email), (Messages.passwordPrompt, password),
+      (Messages.passwordAgainPrompt, passwordAgain),
+    ]
+    let empty = fields.filter { $0.1.isBlank }.map(\.0)
+    if !empty.isEmpty { throw .incompleteForm(empty: empty) }
     switch (password, passwordAgain) {
     case (.text(let first), .text(let second)):
       if PasswordRules.normalized(first) != PasswordRules.normalized(second) {

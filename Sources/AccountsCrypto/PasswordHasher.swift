@@ -20,11 +20,14 @@ public struct EncodedPasswordHash: Equatable, Sendable, CustomStringConvertible 
     self.key = key
   }
 
-  /// Parses Django's encoded form; nil when `encoded` is not a well-formed pbkdf2_sha256 hash.
+  /// Parses Django's encoded form; nil when `encoded` is not a well-formed pbkdf2_sha256 hash,
+  /// including one whose iteration count is above `PasswordHasher.maximumIterations` (a damaged
+  /// or planted hash that would stall every login).
   public init?(parsing encoded: String) {
     let parts = encoded.split(separator: "$", omittingEmptySubsequences: false)
     guard parts.count == 4, parts[0] == Self.algorithm,
-      let iterations = Int(parts[1]), iterations >= 1, iterations <= Int(Int32.max),
+      let iterations = Int(parts[1]), iterations >= 1,
+      iterations <= PasswordHasher.maximumIterations,
       String(iterations) == parts[1],
       !parts[2].isEmpty,
       let key = Data(base64Encoded: String(parts[3])), key.count == SHA256.byteCount
@@ -75,9 +78,13 @@ public final class WorkMeter: Sendable {
 public struct PasswordHasher: Sendable {
   /// Django 6.0's iteration count; OWASP's floor is 600,000.
   public static let defaultIterations = 1_200_000
+  /// The most iterations a stored hash may have (about 80 seconds of work here).
+  ///
+  /// A count above it marks the hash as damaged (no login spends minutes on one attempt).
+  public static let maximumIterations = 100_000_000
   /// The counts `ACCOUNTS_PBKDF2_ITERATIONS` may set for new hashes (low ones are for tests and
-  /// benchmarks); a value outside is ignored.
-  public static let configurableIterations = 1000...100_000_000
+  /// benchmarks); a value outside is refused.
+  public static let configurableIterations = 1000...maximumIterations
   /// Django's salt alphabet (`RANDOM_STRING_CHARS`).
   public static let saltAlphabet = Array(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
@@ -126,26 +133,31 @@ public struct PasswordHasher: Sendable {
 
   /// Checks `password` against `stored`, with the iteration count written in the hash.
   ///
-  /// A hash with fewer iterations than the policy costs the difference in extra work when the
-  /// password is wrong, so that a failure takes as long as one against a current hash.
-  public func verify(password: String, against stored: EncodedPasswordHash) throws(CryptoError)
-    -> PasswordVerification
+  /// A wrong password costs at least `workTarget` iterations (the cost an unknown name is
+  /// charged), so that a failure takes as long whatever was wrong.
+  public func verify(password: String, against stored: EncodedPasswordHash, workTarget: Int)
+    throws(CryptoError) -> PasswordVerification
   {
     let candidate = try hash(password: password, salt: stored.salt, iterations: stored.iterations)
     let isValid = ConstantTime.equals(candidate.key, stored.key)
     let weaker = stored.iterations < iterations || stored.saltEntropyBits < Self.saltEntropy
-    if !isValid && stored.iterations < iterations {
-      _ = try derive(password, salt: stored.salt, iterations: iterations - stored.iterations)
+    if !isValid && stored.iterations < workTarget {
+      _ = try derive(password, salt: stored.salt, iterations: workTarget - stored.iterations)
     }
     return PasswordVerification(isValid: isValid, needsRehash: isValid && weaker)
   }
 
-  /// Spends the same work as checking a password against a current hash, and always fails.
+  /// Spends `iterations` of work, as checking a password against a stored hash of that cost
+  /// would, and always fails.
   ///
   /// Used for unknown user names so that they cannot be told apart by timing (Django does the
-  /// same in `ModelBackend.authenticate`).
-  public func verifyAgainstDummy(password: String) throws(CryptoError) -> PasswordVerification {
-    _ = try hash(password: password)
+  /// same in `ModelBackend.authenticate`). The cost comes from the stored hashes, never from
+  /// the count configured for new ones.
+  public func verifyAgainstDummy(password: String, iterations: Int) throws(CryptoError)
+    -> PasswordVerification
+  {
+    let count = min(max(iterations, 1), Self.maximumIterations)
+    _ = try hash(password: password, salt: Self.makeSalt(), iterations: count)
     return PasswordVerification(isValid: false, needsRehash: false)
   }
 }

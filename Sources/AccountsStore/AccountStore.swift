@@ -26,10 +26,13 @@ public final class AccountStore: Sendable {
   public let path: String
   /// How long a write waits for another process before failing, in seconds.
   public let busyTimeout: Double
+  /// The file itself, its folder resolved (what SQLite opens and `flock` locks).
+  private let lockPath: String
   private let writer: DatabaseQueue
 
-  private init(path: String, busyTimeout: Double, writer: DatabaseQueue) {
+  private init(path: String, lockPath: String, busyTimeout: Double, writer: DatabaseQueue) {
     self.path = path
+    self.lockPath = lockPath
     self.busyTimeout = busyTimeout
     self.writer = writer
   }
@@ -55,53 +58,102 @@ public final class AccountStore: Sendable {
     return migrator
   }
 
-  /// Opens the database at `path`.
+  /// Opens the database at `path` (absolute).
   ///
   /// With `.readOnly` access a missing file gives nil (nothing was ever stored). With `.readWrite`
-  /// a missing folder is created mode 0700 and a missing file mode 0600, and migrations run.
-  /// A file written by a newer version, or that is not an `accounts` database, is left untouched.
+  /// a missing folder is created mode 0700 and a missing file mode 0600, and migrations run; if
+  /// opening then fails, what this call created is removed again. A file written by a newer
+  /// version, that is not an `accounts` database, or that is not safely ours (see `FileSafety`)
+  /// is left untouched. The path is never taken as an SQLite URI.
   public static func open(path: String, access: Access, busyTimeout: Double = 5) throws(StoreError)
     -> AccountStore?
   {
-    if let kind = FileSystem.kind(of: path) {
-      if kind == .directory { throw .isDirectory(path: path) }
-    } else {
-      guard access == .readWrite else { return nil }
-      try FileSystem.createPrivateFolder(for: path)
-      try FileSystem.createPrivateFile(at: path)
+    guard path.hasPrefix("/") else {
+      throw .cannotOpen(path: path, reason: "it is not an absolute path")
     }
-    guard FileSystem.kind(of: path) == .regular else {
-      throw .cannotOpen(path: path, reason: "it is not a regular file")
+    guard NoFollowVFS.isInstalled else {
+      throw .failure(path: path, reason: "SQLite has no file layer to open it with")
     }
-    // SQLite in WAL mode writes -wal and -shm files beside the database, even to read. Where we
-    // cannot write, writing commands stop before touching anything, and reading commands open the
-    // file as immutable, which needs neither.
-    let writable = FileSystem.isWritable(path) && FileSystem.isWritable(FileSystem.folder(of: path))
-    if access == .readWrite && !writable { throw .readOnly(path: path) }
+    var createdFolders: [String] = []
+    let exists = FileSystem.info(path) != nil
+    if !exists {
+      switch errno {
+      case ENOENT:
+        guard access == .readWrite else { return nil }
+        createdFolders = try FileSystem.createPrivateFolder(for: path)
+      case ENOTDIR where access == .readWrite:
+        try FileSystem.createPrivateFolder(for: path)  // throws, naming what is in the way
+        throw .cannotOpen(path: path, reason: "its folder cannot be created")
+      case ENOTDIR:
+        let blocker = FileSystem.blockingAncestor(of: path) ?? FileSystem.folder(of: path)
+        throw .cannotOpen(path: path, reason: "\(blocker) is not a folder")
+      case EACCES:
+        throw .cannotOpen(path: path, reason: "permission to reach it is denied")
+      default:
+        throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+      }
+    }
+    guard let real = FileSystem.canonical(path) else {
+      throw .cannotOpen(path: path, reason: "its folder cannot be resolved")
+    }
+    var createdFile = false
     do {
-      return try connect(path: path, access: access, immutable: !writable, busyTimeout: busyTimeout)
-    } catch let error where access == .readOnly && writable && error.isDiskFullOrIO {
-      // A full disk leaves no room for the -shm file even to read: read it as immutable.
-      return try connect(path: path, access: access, immutable: true, busyTimeout: busyTimeout)
+      try FileSafety.checkFolders(of: FileSystem.folder(of: real), database: path)
+      if !exists { createdFile = try FileSystem.createPrivateFile(at: real) }
+      try FileSafety.checkFiles(database: real, reportedAs: path, mayFix: access == .readWrite)
+      let store = try openChecked(
+        path: path, real: real, access: access, busyTimeout: busyTimeout)
+      // SQLite made or opened the -wal and -shm files meanwhile: they must be ours too (in a
+      // sticky shared folder another user could have raced to make them first).
+      try FileSafety.checkFiles(database: real, reportedAs: path, mayFix: false)
+      return store
+    } catch {
+      if createdFile {
+        // Only what this process made: a companion planted by someone else stays as evidence.
+        for file in [real] + FileSafety.companionSuffixes.map({ real + $0 })
+        where FileSystem.info(file)?.owner == geteuid() {
+          unlink(file)
+        }
+        for folder in createdFolders.reversed() { rmdir(folder) }
+      }
+      throw error
     }
   }
 
-  private static func connect(path: String, access: Access, immutable: Bool, busyTimeout: Double)
+  /// Opens a file that passed the safety checks: as immutable where it cannot be written.
+  private static func openChecked(path: String, real: String, access: Access, busyTimeout: Double)
     throws(StoreError) -> AccountStore
   {
+    // SQLite in WAL mode writes -wal and -shm files beside the database, even to read. Where we
+    // cannot write, writing commands stop before touching anything, and reading commands open the
+    // file as immutable, which needs neither.
+    let writable = FileSystem.isWritable(real) && FileSystem.isWritable(FileSystem.folder(of: real))
+    if access == .readWrite && !writable { throw .readOnly(path: path) }
+    do {
+      return try connect(
+        path: path, real: real, access: access, immutable: !writable, busyTimeout: busyTimeout)
+    } catch let error where access == .readOnly && writable && error.isDiskFullOrIO {
+      // A full disk leaves no room for the -shm file even to read: read it as immutable.
+      return try connect(
+        path: path, real: real, access: access, immutable: true, busyTimeout: busyTimeout)
+    }
+  }
+
+  private static func connect(
+    path: String, real: String, access: Access, immutable: Bool, busyTimeout: Double
+  ) throws(StoreError) -> AccountStore {
     do {
       var config = Configuration()
       config.readonly = access == .readOnly
       config.busyMode = .timeout(busyTimeout)
       config.label = "accounts"
       config.prepareDatabase { db in
-        if !db.configuration.readonly {
-          try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
+        if !db.configuration.readonly { try prepareWriter(db) }
       }
-      let openPath = immutable ? FileSystem.immutableURI(for: path) : path
+      let openPath = immutable ? FileSystem.immutableURI(for: real) : real
       let queue = try DatabaseQueue(path: openPath, configuration: config)
-      let store = AccountStore(path: path, busyTimeout: busyTimeout, writer: queue)
+      let store = AccountStore(
+        path: path, lockPath: real, busyTimeout: busyTimeout, writer: queue)
       try store.checkOwnership()
       if access == .readWrite {
         try store.prepareForWriting()
@@ -117,10 +169,17 @@ public final class AccountStore: Sendable {
     do {
       let queue = try DatabaseQueue()
       try migrator.migrate(queue)
-      return AccountStore(path: ":memory:", busyTimeout: 0, writer: queue)
+      return AccountStore(path: ":memory:", lockPath: ":memory:", busyTimeout: 0, writer: queue)
     } catch {
       throw StoreError.translating(error, path: ":memory:", busyTimeout: 0)
     }
+  }
+
+  /// Settings of every writing connection: durable commits, and deleted rows (a reset user's
+  /// hash) overwritten rather than left in free pages, whatever SQLite's build defaults to.
+  static func prepareWriter(_ db: Database) throws {
+    try db.execute(sql: "PRAGMA synchronous = FULL")
+    try db.execute(sql: "PRAGMA secure_delete = ON")
   }
 
   /// Refuses a file written by a newer version, or an SQLite database that is not ours.
@@ -146,7 +205,7 @@ public final class AccountStore: Sendable {
     // A new file: switch it to WAL and create the tables. An advisory lock on the file keeps two
     // `accounts` processes from doing it at once; switching the journal mode needs SQLite's
     // exclusive lock, which the busy timeout does not wait for, so it is retried until then.
-    try FileSystem.withExclusiveLock(on: path) {
+    try FileSystem.withExclusiveLock(on: lockPath) {
       try switchToWAL()
       try Self.migrator.migrate(writer)
     }
@@ -328,27 +387,28 @@ public final class AccountStore: Sendable {
     }
   }
 
-  /// Counts a failed login for `usernameKey`, locking it when the policy says so.
+  /// Counts a failed login for `usernameKey`, locking it when the policy says so; `detail`
+  /// says why in the audit log (never a secret).
   ///
-  /// A name already locked is not counted again; the attempt is logged as refused.
+  /// A name already locked is not counted again; the attempt is logged as refused. Tallies of
+  /// every name that have seen no failure for `policy.forgetAfter`, and hold no lock, are
+  /// forgotten first.
   public func recordLoginFailure(
-    username: String, usernameKey: String, at date: Date, policy: LockoutPolicy
+    username: String, usernameKey: String, at date: Date, policy: LockoutPolicy,
+    detail: String = "invalid user name or password"
   ) throws(StoreError) -> LoginFailureOutcome {
     try write { db in
-      var tally = try Self.throttle(db, key: usernameKey)
+      try Self.forgetOldTallies(db, at: date, policy: policy)
+      let tally = try Self.throttle(db, key: usernameKey)
       if let until = try Self.refuseIfLocked(db, tally, username, usernameKey, at: date) {
         return .alreadyLocked(until: until)
       }
-      tally.failures += 1
-      var outcome = LoginFailureOutcome.counted(failures: tally.failures)
+      let (next, lockedUntil) = policy.tally(afterFailure: tally, at: date)
       try Self.insertEvent(
         db, .loginFailure, at: date, username: username, usernameKey: usernameKey,
-        detail: "invalid user name or password")
-      if tally.failures >= policy.threshold {
-        tally.lockouts += 1
-        tally.failures = 0
-        let until = date.addingTimeInterval(policy.duration(ofLock: tally.lockouts))
-        tally.lockedUntil = until
+        detail: detail)
+      var outcome = LoginFailureOutcome.counted(failures: next.failures)
+      if let until = lockedUntil {
         outcome = .lockedNow(until: until)
         try Self.insertEvent(
           db, .lockout, at: date, username: username, usernameKey: usernameKey,
@@ -362,10 +422,35 @@ public final class AccountStore: Sendable {
           SET failures = ?2, lockouts = ?3, locked_until = ?4, updated_at = ?5
           """,
         arguments: [
-          usernameKey, tally.failures, tally.lockouts,
-          tally.lockedUntil.map(Timestamp.string(from:)), Timestamp.string(from: date),
+          usernameKey, next.failures, next.lockouts,
+          next.lockedUntil.map(Timestamp.string(from:)), Timestamp.string(from: date),
         ])
       return outcome
+    }
+  }
+
+  private static func forgetOldTallies(_ db: Database, at date: Date, policy: LockoutPolicy)
+    throws
+  {
+    try db.execute(
+      sql: """
+        DELETE FROM login_throttle
+        WHERE updated_at < ?1 AND (locked_until IS NULL OR locked_until <= ?2)
+        """,
+      arguments: [
+        Timestamp.string(from: date.addingTimeInterval(-policy.forgetAfter)),
+        Timestamp.string(from: date),
+      ])
+  }
+
+  /// Logs a refused attempt and returns the lock's end when `usernameKey` is locked at `date`;
+  /// writes nothing and returns nil otherwise.
+  public func recordRefusalIfLocked(username: String, usernameKey: String, at date: Date)
+    throws(StoreError) -> Date?
+  {
+    try write { db in
+      let tally = try Self.throttle(db, key: usernameKey)
+      return try Self.refuseIfLocked(db, tally, username, usernameKey, at: date)
     }
   }
 
@@ -452,11 +537,17 @@ public final class AccountStore: Sendable {
     }
   }
 
-  /// The user whose key is `usernameKey` (nil if none) and that key's tally, read together.
-  public func loginRecord(usernameKey: String) throws(StoreError) -> (StoredUser?, ThrottleState) {
+  /// The account whose key is `usernameKey` (nil if none), that key's tally and the device's
+  /// stored hash, read together.
+  public func loginRecord(usernameKey: String) throws(StoreError) -> LoginRecord {
     try read { db in
-      guard try Self.isMigrated(db) else { return (nil, .clear) }
-      return (try Self.storedUser(db, key: usernameKey), try Self.throttle(db, key: usernameKey))
+      guard try Self.isMigrated(db) else {
+        return LoginRecord(user: nil, tally: .clear, referenceHash: nil)
+      }
+      return LoginRecord(
+        user: try Self.storedUser(db, key: usernameKey),
+        tally: try Self.throttle(db, key: usernameKey),
+        referenceHash: try Self.storedUser(db, key: nil)?.passwordHash)
     }
   }
 

@@ -10,13 +10,37 @@ import Darwin
 
 /// The few file operations the store needs, with private permissions.
 enum FileSystem {
-  enum Kind { case regular, directory, other }
+  enum Kind { case regular, directory, symlink, other }
+
+  /// What `lstat` says of a path: its kind, owner, permission bits and size.
+  struct Info {
+    var kind: Kind
+    var owner: uid_t
+    var mode: mode_t
+    var size: Int64
+  }
+
+  /// What is at `path` without following a final link; nil (with `errno` set) when nothing is.
+  static func info(_ path: String) -> Info? {
+    var status = stat()
+    guard lstat(path, &status) == 0 else { return nil }
+    let kind: Kind
+    switch status.st_mode & S_IFMT {
+    case S_IFREG: kind = .regular
+    case S_IFDIR: kind = .directory
+    case S_IFLNK: kind = .symlink
+    default: kind = .other
+    }
+    return Info(
+      kind: kind, owner: status.st_uid, mode: status.st_mode & 0o7777,
+      size: Int64(status.st_size))
+  }
 
   /// What is at `path` (following links), or nil when nothing is.
   static func kind(of path: String) -> Kind? {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
-    switch info.st_mode & S_IFMT {
+    var status = stat()
+    guard stat(path, &status) == 0 else { return nil }
+    switch status.st_mode & S_IFMT {
     case S_IFREG: return .regular
     case S_IFDIR: return .directory
     default: return .other
@@ -27,6 +51,35 @@ enum FileSystem {
   static func folder(of path: String) -> String {
     let folder = (path as NSString).deletingLastPathComponent
     return folder.isEmpty ? "." : folder
+  }
+
+  /// The last component of `path`.
+  static func name(of path: String) -> String {
+    (path as NSString).lastPathComponent
+  }
+
+  /// `path` with its folder resolved to the real one (links to folders followed), so that only
+  /// the last component can still be a link; nil when the folder does not exist.
+  static func canonical(_ path: String) -> String? {
+    guard let resolved = realpath(folder(of: path), nil) else { return nil }
+    defer { free(resolved) }
+    let folder = String(cString: resolved)
+    return folder == "/" ? "/" + name(of: path) : folder + "/" + name(of: path)
+  }
+
+  /// The first of `path`'s ancestors that exists and is not a folder (why `path` cannot exist).
+  static func blockingAncestor(of path: String) -> String? {
+    var ancestors: [String] = []
+    var current = folder(of: path)
+    while current != "/" && current != "." && !current.isEmpty {
+      ancestors.append(current)
+      current = folder(of: current)
+    }
+    for ancestor in ancestors.reversed() {
+      guard let kind = kind(of: ancestor) else { return nil }
+      if kind != .directory { return ancestor }
+    }
+    return nil
   }
 
   /// True when the file system holding `folder` has less than 64 KiB left for this user.
@@ -57,8 +110,10 @@ enum FileSystem {
     return "file:\(encoded)?mode=ro&immutable=1"
   }
 
-  /// Creates the folder that holds `path`, and any missing parents, mode 0700.
-  static func createPrivateFolder(for path: String) throws(StoreError) {
+  /// Creates the folder that holds `path`, and any missing parents, mode 0700; returns the
+  /// folders it created, outermost first.
+  @discardableResult
+  static func createPrivateFolder(for path: String) throws(StoreError) -> [String] {
     let folder = Self.folder(of: path)
     var missing: [String] = []
     var current = folder
@@ -69,38 +124,118 @@ enum FileSystem {
     if !current.isEmpty, let existing = kind(of: current), existing != .directory {
       throw .cannotCreateFolder(path: folder, reason: "\(current) is not a folder")
     }
+    var created: [String] = []
     for directory in missing.reversed() {
-      if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+      if mkdir(directory, 0o700) == 0 {
+        created.append(directory)
+      } else if errno != EEXIST {
         throw .cannotCreateFolder(path: folder, reason: String(cString: strerror(errno)))
       }
     }
     if kind(of: folder) != .directory {
       throw .cannotCreateFolder(path: folder, reason: "it is not a folder")
     }
+    return created
   }
 
-  /// Creates an empty file at `path`, mode 0600, unless something is there already.
-  static func createPrivateFile(at path: String) throws(StoreError) {
+  /// Creates an empty file at `path`, mode 0600, unless something is there already; true when
+  /// this call created it.
+  static func createPrivateFile(at path: String) throws(StoreError) -> Bool {
     let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
     if fd >= 0 {
       close(fd)
-      return
+      return true
     }
     let error = errno
-    if error == EEXIST { return }
+    if error == EEXIST { return false }
     if error == EACCES || error == EROFS || error == EPERM { throw .readOnly(path: path) }
     throw .cannotOpen(path: path, reason: String(cString: strerror(error)))
+  }
+
+  /// Makes an existing file of ours private (mode 0600), without following a link.
+  static func makePrivate(_ path: String) -> Bool {
+    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    return fchmod(fd, 0o600) == 0
+  }
+
+  /// The name of the user with id `uid`, or the number when it has none.
+  static func userName(_ uid: uid_t) -> String {
+    guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return "\(uid)" }
+    return String(cString: name)
   }
 
   /// Runs `body` holding an exclusive advisory `flock` on `path`.
   ///
   /// SQLite's own locks are POSIX record locks, which `flock` does not interfere with on Linux.
   static func withExclusiveLock<T>(on path: String, _ body: () throws -> T) throws -> T {
-    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
     guard fd >= 0 else { return try body() }
     defer { close(fd) }
     while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
     defer { flock(fd, LOCK_UN) }
     return try body()
+  }
+}
+
+/// The checks OpenSSH makes of a private key, made of the database, its companions and the
+/// folders that hold them: ours, private, and in folders nobody else can replace them in.
+enum FileSafety {
+  /// The files SQLite keeps beside the database.
+  static let companionSuffixes = ["-wal", "-shm", "-journal"]
+
+  /// Refuses `folder` (canonical) or any folder above it that another user owns (root aside)
+  /// or that others may write without the sticky bit: they could replace the database.
+  static func checkFolders(of folder: String, database path: String) throws(StoreError) {
+    let me = geteuid()
+    var current = folder
+    while true {
+      guard let info = FileSystem.info(current) else {
+        throw .cannotOpen(path: path, reason: "its folder \(current) cannot be examined")
+      }
+      if info.owner != me && info.owner != 0 {
+        throw .unsafeFolder(
+          path: path, folder: current,
+          reason: .ownedBy(FileSystem.userName(info.owner)))
+      }
+      if info.mode & 0o022 != 0 && info.mode & S_ISVTX == 0 {
+        throw .unsafeFolder(path: path, folder: current, reason: .writableByOthers(info.mode))
+      }
+      if current == "/" { return }
+      current = FileSystem.folder(of: current)
+    }
+  }
+
+  /// Refuses `file` (the database or a companion of `path`) when it is a link, not ours, or
+  /// readable or writable by others; an empty file of ours is made private when `mayFix`.
+  static func checkFile(_ file: String, isDatabase: Bool, reportedAs path: String, mayFix: Bool)
+    throws(StoreError)
+  {
+    guard let info = FileSystem.info(file) else { return }
+    if info.kind == .symlink { throw .symlink(path: path, file: file) }
+    if info.kind == .directory && isDatabase { throw .isDirectory(path: path) }
+    if info.kind != .regular {
+      throw .cannotOpen(path: path, reason: "\(file) is not a regular file")
+    }
+    if info.owner != geteuid() {
+      throw .notOurs(
+        path: path, file: file, owner: FileSystem.userName(info.owner),
+        me: FileSystem.userName(geteuid()))
+    }
+    guard info.mode & 0o077 != 0 else { return }
+    // An empty file holds nothing to protect yet (e.g. made by `touch` under umask 022).
+    if info.size == 0 && (!mayFix || FileSystem.makePrivate(file)) { return }
+    throw .notPrivate(path: path, file: file, mode: info.mode)
+  }
+
+  /// Checks the database file `real` and every companion that exists; errors name `path`.
+  static func checkFiles(database real: String, reportedAs path: String, mayFix: Bool)
+    throws(StoreError)
+  {
+    try checkFile(real, isDatabase: true, reportedAs: path, mayFix: mayFix)
+    for suffix in companionSuffixes {
+      try checkFile(real + suffix, isDatabase: false, reportedAs: path, mayFix: mayFix)
+    }
   }
 }

@@ -99,22 +99,64 @@ public struct LockoutPolicy: Equatable, Sendable {
   public var firstLock: TimeInterval
   /// The longest lock in seconds.
   public var longestLock: TimeInterval
+  /// How long a name's count and lock history is kept after its last failure once no lock is
+  /// in force, in seconds; the same for every name, known or not, so that it reveals nothing.
+  public var forgetAfter: TimeInterval
 
-  /// Five failures, one minute doubling up to one hour.
-  public static let standard = LockoutPolicy(threshold: 5, firstLock: 60, longestLock: 3600)
+  /// Five failures, one minute doubling up to one hour; forgotten after a day without failures.
+  public static let standard = LockoutPolicy(
+    threshold: 5, firstLock: 60, longestLock: 3600, forgetAfter: 86_400)
 
   /// Creates a policy.
-  public init(threshold: Int, firstLock: TimeInterval, longestLock: TimeInterval) {
+  public init(
+    threshold: Int, firstLock: TimeInterval, longestLock: TimeInterval,
+    forgetAfter: TimeInterval = 86_400
+  ) {
     self.threshold = threshold
     self.firstLock = firstLock
     self.longestLock = longestLock
+    self.forgetAfter = forgetAfter
   }
 
-  /// The length of the `count`-th lock (1-based).
+  /// The length of the `count`-th lock (1-based); any stored count, however absurd, gives a
+  /// length between the first and the longest lock.
   public func duration(ofLock count: Int) -> TimeInterval {
-    let doublings = min(max(count - 1, 0), 30)
+    let doublings = count <= 1 ? 0 : min(count - 1, 30)
     return min(firstLock * Double(1 << doublings), longestLock)
   }
+
+  /// The tally after one more failure at `date`: counts saturate instead of overflowing (a
+  /// damaged or tampered count still counts the attempt), and the threshold earns a lock.
+  public func tally(afterFailure tally: ThrottleState, at date: Date) -> (ThrottleState, Date?) {
+    var next = tally
+    next.lockouts = max(tally.lockouts, 0)
+    next.failures = max(tally.failures, 0).addingSaturating(1)
+    guard next.failures >= threshold else { return (next, nil) }
+    next.lockouts = next.lockouts.addingSaturating(1)
+    next.failures = 0
+    let until = date.addingTimeInterval(duration(ofLock: next.lockouts))
+    next.lockedUntil = until
+    return (next, until)
+  }
+}
+
+extension Int {
+  /// `self + other`, or `Int.max` where that would overflow.
+  func addingSaturating(_ other: Int) -> Int {
+    let (sum, overflow) = addingReportingOverflow(other)
+    return overflow ? .max : sum
+  }
+}
+
+/// What login needs to read in one go: the account (if any), the name's tally, and a stored
+/// hash whose cost an unknown name must match.
+public struct LoginRecord: Equatable, Sendable {
+  /// The account with the name's key, if any.
+  public var user: StoredUser?
+  /// The name's failed-login tally.
+  public var tally: ThrottleState
+  /// The password hash of the device's account (whatever name was typed), nil on a Public device.
+  public var referenceHash: String?
 }
 
 /// The kinds of event in the audit log.

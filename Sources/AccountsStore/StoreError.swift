@@ -29,6 +29,22 @@ public enum StoreError: Error, Equatable, Sendable {
   case inconsistent(path: String)
   /// Any other failure of SQLite, described in words.
   case failure(path: String, reason: String)
+  /// The database, or `file` beside it, is a symbolic link.
+  case symlink(path: String, file: String)
+  /// The database, or `file` beside it, belongs to another user.
+  case notOurs(path: String, file: String, owner: String, me: String)
+  /// The database, or `file` beside it, may be read or written by other users.
+  case notPrivate(path: String, file: String, mode: UInt32)
+  /// A folder holding the database lets another user replace it.
+  case unsafeFolder(path: String, folder: String, reason: FolderProblem)
+
+  /// Why a folder is not safe to keep the database in.
+  public enum FolderProblem: Equatable, Sendable {
+    /// Another user (not root) owns it.
+    case ownedBy(String)
+    /// Group or others may write it, and it is not sticky; the mode is given.
+    case writableByOthers(UInt32)
+  }
 
   /// Translates a GRDB or SQLite error into a store error about `path`.
   static func translating(_ error: any Error, path: String, busyTimeout: Double) -> StoreError {
@@ -39,6 +55,9 @@ public enum StoreError: Error, Equatable, Sendable {
     let failedIO = [.SQLITE_IOERR, .SQLITE_FULL, .SQLITE_CANTOPEN].contains(dbError.resultCode)
     if failedIO && FileSystem.isNearlyFull(FileSystem.folder(of: path)) {
       return .diskFull(path: path)
+    }
+    if dbError.extendedResultCode.rawValue == sqliteCantOpenSymlink {
+      return .symlink(path: path, file: path)
     }
     switch dbError.resultCode {
     case .SQLITE_BUSY, .SQLITE_LOCKED:
@@ -62,6 +81,9 @@ public enum StoreError: Error, Equatable, Sendable {
     }
   }
 }
+
+/// `SQLITE_CANTOPEN_SYMLINK`: SQLite refused a path that goes through a symbolic link.
+private let sqliteCantOpenSymlink: Int32 = 14 | (6 << 8)
 
 extension StoreError {
   /// True for failures a full disk causes (no room for the -wal or -shm file).

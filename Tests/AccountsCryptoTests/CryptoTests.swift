@@ -114,9 +114,11 @@ struct PasswordHasherTests {
   @Test func verifiesDjangoHash() throws {
     let stored = try #require(EncodedPasswordHash(parsing: Self.djangoAtCurrentCount))
     let hasher = PasswordHasher()
-    let right = try hasher.verify(password: "correct horse battery staple", against: stored)
+    let right = try hasher.verify(
+      password: "correct horse battery staple", against: stored, workTarget: stored.iterations)
     #expect(right == PasswordVerification(isValid: true, needsRehash: false))
-    let wrong = try hasher.verify(password: "correct horse battery stapler", against: stored)
+    let wrong = try hasher.verify(
+      password: "correct horse battery stapler", against: stored, workTarget: stored.iterations)
     #expect(!wrong.isValid)
   }
 
@@ -139,14 +141,15 @@ struct PasswordHasherTests {
   @Test func shortSaltNeedsRehash() throws {
     let hasher = PasswordHasher(iterations: 1000)
     let weak = try hasher.hash(password: "p", salt: "DjangoSaltValue123456", iterations: 1000)
-    #expect(try hasher.verify(password: "p", against: weak).needsRehash)
+    #expect(
+      try hasher.verify(password: "p", against: weak, workTarget: weak.iterations).needsRehash)
   }
 
   /// A Django hash at 100,000 iterations verifies and asks to be replaced.
   @Test func olderCountNeedsRehash() throws {
     let stored = try #require(EncodedPasswordHash(parsing: Self.djangoAt100k))
     let result = try PasswordHasher().verify(
-      password: "correct horse battery staple", against: stored)
+      password: "correct horse battery staple", against: stored, workTarget: stored.iterations)
     #expect(result == PasswordVerification(isValid: true, needsRehash: true))
   }
 
@@ -159,7 +162,10 @@ struct PasswordHasherTests {
     #expect(first.salt != second.salt)
     #expect(first.description.hasPrefix("pbkdf2_sha256$2000$"))
     let parsed = try #require(EncodedPasswordHash(parsing: first.description))
-    #expect(try hasher.verify(password: "a long enough passphrase", against: parsed).isValid)
+    #expect(
+      try hasher.verify(
+        password: "a long enough passphrase", against: parsed, workTarget: parsed.iterations
+      ).isValid)
   }
 
   /// The default count is Django 6.0's 1,200,000.
@@ -179,8 +185,35 @@ struct PasswordHasherTests {
     #expect(EncodedPasswordHash(parsing: encoded) == nil)
   }
 
-  /// Unknown users cost the same PBKDF2 work as a wrong password (Django's dummy hash).
+  /// Unknown users cost the same PBKDF2 work as a wrong password (Django's dummy hash): the
+  /// count asked for, not the count configured for new hashes.
   @Test func dummyVerificationFails() throws {
-    #expect(try !PasswordHasher(iterations: 1000).verifyAgainstDummy(password: "x").isValid)
+    let meter = WorkMeter()
+    let hasher = PasswordHasher(iterations: 1000, meter: meter)
+    #expect(try !hasher.verifyAgainstDummy(password: "x", iterations: 7000).isValid)
+    #expect(meter.iterations == 7000)
+  }
+
+  /// A wrong password against a cheaper stored hash is topped up to the work target.
+  @Test func wrongPasswordCostsTheWorkTarget() throws {
+    let meter = WorkMeter()
+    let hasher = PasswordHasher(iterations: 1000, meter: meter)
+    let stored = try hasher.hash(
+      password: "right", salt: "abcdefghijklmnopqrstuv", iterations: 2000)
+    let before = meter.iterations
+    #expect(try !hasher.verify(password: "wrong", against: stored, workTarget: 9000).isValid)
+    #expect(meter.iterations - before == 9000)
+    let afterWrong = meter.iterations
+    #expect(try hasher.verify(password: "right", against: stored, workTarget: 9000).isValid)
+    #expect(meter.iterations - afterWrong == 2000)
+  }
+
+  /// A stored count above the ceiling (100,000,000) is a damaged hash: it does not parse, so
+  /// no login spends minutes on it (issue 8 §7).
+  @Test func countAboveCeilingIsDamaged() {
+    let key = "3Q6E4Qp/G0I5J9J2R4mJJrIndvJqPudUFstuQzBTD5E="
+    #expect(EncodedPasswordHash(parsing: "pbkdf2_sha256$100000000$salt$\(key)") != nil)
+    #expect(EncodedPasswordHash(parsing: "pbkdf2_sha256$100000001$salt$\(key)") == nil)
+    #expect(EncodedPasswordHash(parsing: "pbkdf2_sha256$2147483647$salt$\(key)") == nil)
   }
 }

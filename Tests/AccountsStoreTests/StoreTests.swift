@@ -169,7 +169,7 @@ struct StoreBehaviourTests {
     #expect(try store.reset(at: noon))
     #expect(try store.status().state == .publicState)
     #expect(try store.user() == nil)
-    #expect(try store.loginRecord(usernameKey: "alice").1 == .clear)
+    #expect(try store.loginRecord(usernameKey: "alice").tally == .clear)
     #expect(try !store.reset(at: noon))
     #expect(
       try store.auditEvents(limit: nil).map(\.kind) == [.activation, .loginFailure, .reset])
@@ -194,7 +194,7 @@ struct StoreBehaviourTests {
     let success = try store.recordLoginSuccess(
       username: "alice", usernameKey: "alice", at: afterwards)
     #expect(success == .loggedIn(previousLogin: nil, failuresSince: 11))
-    #expect(try store.loginRecord(usernameKey: "alice").1 == .clear)
+    #expect(try store.loginRecord(usernameKey: "alice").tally == .clear)
   }
 
   /// Locks grow 1, 2, 4, … minutes up to one hour.
@@ -284,6 +284,7 @@ struct FileTests {
     let text = folder.appendingPathComponent("notes.txt").path
     let garbage = Data(repeating: 0x41, count: 5000)
     try garbage.write(to: URL(fileURLWithPath: text))
+    chmod(text, 0o600)
     #expect(throws: StoreError.notADatabase(path: text)) {
       try AccountStore.open(path: text, access: .readWrite)
     }
@@ -294,6 +295,7 @@ struct FileTests {
 
     let foreign = folder.appendingPathComponent("foreign.sqlite3").path
     try DatabaseQueue(path: foreign).write { try $0.execute(sql: "CREATE TABLE t (x)") }
+    chmod(foreign, 0o600)
     let foreignBytes = try Data(contentsOf: URL(fileURLWithPath: foreign))
     #expect(throws: StoreError.foreignDatabase(path: foreign)) {
       try AccountStore.open(path: foreign, access: .readWrite)

@@ -84,11 +84,13 @@ def test_password_stdin_policy_failure_exits_1(device):
 
 BAD_FORMS = [
     # Fill first, then match, then fields, then the password policy.
-    ("empty-full-name", form(full_name=""), FILL),
-    ("blank-user-name", form(username="   "), FILL),
-    ("tab-email", form(email="\t"), FILL),
-    ("empty-password", form(password="", again=""), FILL),
-    ("empty-beats-mismatch", form(full_name="", again="something else entirely"), FILL),
+    # `Please fill all fields!` is followed by a line naming the empty fields (issue 8 §20).
+    ("empty-full-name", form(full_name=""), FILL + "\nEmpty: Full name."),
+    ("blank-user-name", form(username="   "), FILL + "\nEmpty: User name."),
+    ("tab-email", form(email="\t"), FILL + "\nEmpty: E-mail address."),
+    ("empty-password", form(password="", again=""), FILL + "\nEmpty: Password, Password again."),
+    ("empty-beats-mismatch", form(full_name="", again="something else entirely"),
+     FILL + "\nEmpty: Full name."),
     ("mismatch", form(again=PASSWORD + "!"), MATCH),
     ("mismatch-beats-bad-name", form(username="al ice", again="x" + PASSWORD), MATCH),
     ("name-with-space", form(username="al ice"), USERNAME_RULE),

@@ -72,12 +72,14 @@ def test_reset_at_terminal_confirmed(activated):
 
 
 def test_reset_at_terminal_end_of_input(activated):
-    """At a terminal, Ctrl-D at the reset question cancels: exit 1, still Activated."""
+    """At a terminal, Ctrl-D at the reset question cancels: exit 1, still Activated, and the
+    sentence starts a line of its own (issue 8 §12)."""
     child = activated.spawn("reset")
     child.expect_exact('Type "reset" to confirm: ')
     child.sendeof()
     assert finish(child) == 1
-    assert "Reset cancelled; nothing was changed." in screen(child)
+    assert ('Type "reset" to confirm: \n'
+            "Input ended before the reset was confirmed; nothing was changed.\n") in screen(child)
     assert activated.status()["state"] == "Activated"
 
 

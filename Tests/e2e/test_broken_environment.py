@@ -97,13 +97,10 @@ def test_folder_cannot_be_created(tmp_path, args):
     blocker.write_bytes(b"not a folder\n")
     target = blocker / "sub" / "db.sqlite3"
     code, out, err = run(args, target, PASSWORD)
-    if args[0] == "status":
-        # Reading commands create nothing: a missing database is simply Public.
-        assert code == 0 and out.splitlines()[0] == "State: Public"
-    else:
-        assert code == STORAGE
-        assert one_sentence(err) == (
-            f"Cannot create the folder {blocker}/sub for the database: {blocker} is not a folder.")
+    # Reading commands create nothing, and a path that cannot exist is an error, not a Public
+    # device (issue 8 §16); activate finds it when it first reads the state.
+    assert code == STORAGE
+    assert one_sentence(err) == f"Cannot open the database {target}: {blocker} is not a folder."
     assert blocker.read_bytes() == b"not a folder\n"
 
 
@@ -112,6 +109,7 @@ def test_not_a_database(tmp_path, args):
     """A file that is not SQLite: named, exit 3, byte for byte unchanged, no companions."""
     target = tmp_path / "db.sqlite3"
     target.write_bytes(os.urandom(5000))
+    target.chmod(0o600)
     before = digest(target)
     code, out, err = run(args, target, PASSWORD)
     assert code == STORAGE
@@ -161,6 +159,7 @@ def test_foreign_database(tmp_path):
     with sqlite3.connect(target) as db:
         db.execute("CREATE TABLE notes (body TEXT)")
     db.close()
+    target.chmod(0o600)
     before = digest(target)
     code, _, err = run(WRITING[0], target, PASSWORD)
     assert code == STORAGE
@@ -169,15 +168,17 @@ def test_foreign_database(tmp_path):
 
 
 def read_only_setup(tmp_path, what):
-    # pytest's own temporary folders are private to root; `nobody` needs a way in.
+    # A private folder of `nobody`'s own (a folder others may write is refused), holding a
+    # private database; then the file or the folder is made read-only, still private.
     folder = pathlib.Path(tempfile.mkdtemp(prefix="accounts-ro-", dir="/tmp"))
-    os.chmod(folder, 0o777)
+    os.chown(folder, 65534, 65534)
+    os.chmod(folder, 0o700)
     target = folder / "db.sqlite3"
     activate(target, as_nobody=True)
     if what == "file":
-        os.chmod(target, 0o444)
+        os.chmod(target, 0o400)
     else:
-        os.chmod(folder, 0o555)
+        os.chmod(folder, 0o500)
     return folder, target
 
 
@@ -190,7 +191,12 @@ def test_read_only(tmp_path, what, args):
     try:
         before = digest(target)
         code, out, err = run(args, target, PASSWORD, as_nobody=True)
-        if args in READING:
+        if args == WRITING[0]:
+            # Activating an Activated device is refused for that, before anything is opened
+            # for writing.
+            assert code == 1
+            assert one_sentence(err).startswith("This device is already activated.")
+        elif args in READING:
             assert code == 0, err
             if args == ["status"]:
                 assert out.splitlines() == ["State: Activated", f"Database: {target}"]
@@ -203,6 +209,6 @@ def test_read_only(tmp_path, what, args):
         assert digest(target) == before
         assert listing(folder) == ["db.sqlite3"]
     finally:
-        os.chmod(folder, 0o777)
-        os.chmod(target, 0o644)
+        os.chmod(folder, 0o700)
+        os.chmod(target, 0o600)
         shutil.rmtree(folder, ignore_errors=True)

@@ -63,19 +63,21 @@ def test_unknown_flag_message(device):
 
 
 def test_status_missing_database_is_public_and_not_created(device):
-    """status on a missing database says Public with the absolute path and creates nothing."""
+    """status on a missing database says Public, with the absolute path and that no database
+    exists there (a mistyped --database must not read as a reset device); creates nothing."""
     result = device.run("status")
     assert (result.code, result.stderr) == (0, "")
-    assert result.stdout == f"State: Public\nDatabase: {device.db}\n"
+    assert result.stdout == f"State: Public\nDatabase: {device.db} (no database exists at this path)\n"
     assert not device.db.exists()
     assert not device.db.parent.exists()
 
 
 def test_status_json_missing_database(device):
-    """status --json on a missing database has exactly the keys state and database."""
+    """status --json on a missing database: every key present, exists false, changedAt null."""
     result = device.run("status", "--json")
     assert result.code == 0
-    assert json.loads(result.stdout) == {"state": "Public", "database": str(device.db)}
+    assert json.loads(result.stdout) == {
+        "state": "Public", "database": str(device.db), "exists": False, "changedAt": None}
     assert not device.db.exists()
 
 
@@ -92,7 +94,8 @@ def test_status_after_activation(activated):
     assert result.code == 0
     assert result.stdout == f"State: Activated\nDatabase: {activated.db}\n"
     data = activated.status()
-    assert set(data) == {"state", "database", "changedAt"}
+    assert set(data) == {"state", "database", "exists", "changedAt"}
+    assert data["exists"] is True
     assert data["state"] == "Activated"
     assert data["database"] == str(activated.db)
     assert ISO_UTC.match(data["changedAt"]), data
@@ -101,14 +104,15 @@ def test_status_after_activation(activated):
 def test_database_flag_beats_environment(device):
     """--database wins over ACCOUNTS_DATABASE, and a relative path is shown absolute."""
     result = device.run("status", "--database", "rel/accounts.sqlite3")
-    assert result.stdout == f"State: Public\nDatabase: {device.root}/rel/accounts.sqlite3\n"
+    assert result.stdout == f"State: Public\nDatabase: {device.root}/rel/accounts.sqlite3 (no database exists at this path)\n"
 
 
 def test_database_from_xdg_data_home(device):
     """Without flag or ACCOUNTS_DATABASE the database is $XDG_DATA_HOME/accounts/accounts.sqlite3."""
     env = device.env(database=False)
     result = device.run("status", env=env)
-    assert result.stdout == f"State: Public\nDatabase: {device.xdg}/accounts/accounts.sqlite3\n"
+    assert result.stdout == (
+        f"State: Public\nDatabase: {device.xdg}/accounts/accounts.sqlite3 (no database exists at this path)\n")
     result = device.run("activate", input=form(), env=env)
     assert result.code == 0
     assert (device.xdg / "accounts" / "accounts.sqlite3").is_file()
@@ -120,7 +124,7 @@ def test_database_from_home_without_xdg(device):
     env = device.env(database=False, XDG_DATA_HOME=None)
     result = device.run("status", env=env)
     assert result.stdout == (
-        f"State: Public\nDatabase: {device.home}/.local/share/accounts/accounts.sqlite3\n")
+        f"State: Public\nDatabase: {device.home}/.local/share/accounts/accounts.sqlite3 (no database exists at this path)\n")
 
 
 def test_database_is_a_directory_exits_3(device):
@@ -138,6 +142,7 @@ def test_database_not_sqlite_exits_3(device):
     """A database path holding a text file is a storage error (exit 3) and is left untouched."""
     path = device.root / "notes.txt"
     path.write_text("hello\n")
+    path.chmod(0o600)
     result = device.run("activate", "--database", str(path), input=form())
     assert result.code == 3
     assert result.stderr == (
@@ -154,6 +159,8 @@ def test_unreadable_blocklist_exits_3(device):
     assert result.code == 3
     assert result.stderr == f"Cannot read the password blocklist {missing}: it cannot be opened.\n"
     assert device.status()["state"] == "Public"
+    # A command that fails creates nothing (issue 8 §17): no empty database is left behind.
+    assert not device.db.exists() and not device.db.parent.exists()
 
 
 def test_version(device):

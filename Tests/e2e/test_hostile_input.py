@@ -49,10 +49,15 @@ def activation_lines(**override):
     ) + b"\n"
 
 
+FILL = "Please fill all fields!"
+EMPTY_LINE = {"username": "Empty: User name.", "full_name": "Empty: Full name.",
+              "email": "Empty: E-mail address.", "password": "Empty: Password, Password again."}
+
+
 # (case name, bad bytes, expected sentence for a non-password field; {field} is its name)
 BAD_LINES = [
-    ("empty", b"", "Please fill all fields!"),
-    ("whitespace", b" \t  ", "Please fill all fields!"),
+    ("empty", b"", FILL),
+    ("whitespace", b" \t  ", FILL),
     ("nul", b"al\x00ice", "{field} must not contain control or invisible formatting characters!"),
     ("invalid-utf8", b"al\xff\xfeice", "{field} must be valid UTF-8 text!"),
     ("escape-sequence", b"\x1b[2J\x1b]0;pwned\x07ali",
@@ -66,6 +71,8 @@ BAD_LINES = [
 
 
 def expected_for(field, case, template):
+    if template == FILL:
+        return FILL + "\n" + EMPTY_LINE[field]
     if field == "username" and case in ("escape-sequence",):
         return template.format(field=FIELD_NAMES[field])
     if field == "password":
@@ -98,8 +105,8 @@ def test_bad_line_at_each_prompt(tmp_path, field, case, bad, template):
 @pytest.mark.parametrize("flag,field", [
     ("--username", "User name"), ("--full-name", "Full name"), ("--email", "E-mail address")])
 @pytest.mark.parametrize("case,bad,message", [
-    ("empty", b"", "Please fill all fields!"),
-    ("whitespace", b"   ", "Please fill all fields!"),
+    ("empty", b"", "Please fill all fields!\nEmpty: {field}."),
+    ("whitespace", b"   ", "Please fill all fields!\nEmpty: {field}."),
     ("invalid-utf8", b"al\xffice", "{field} must be valid UTF-8 text!"),
     ("escape-sequence", b"a\x1b[31mb", "{field} must not contain control or invisible formatting characters!"),
     ("right-to-left-override", "a\u202eb".encode(), "{field} must not contain control or invisible formatting characters!"),
@@ -126,7 +133,7 @@ def test_bad_flag_values(tmp_path, flag, field, case, bad, message):
             "E-mail address": "E-mail address must look like name@example.org, with no spaces!",
         }
         assert text == long_messages[field]
-    assert len(text.splitlines()) == 1
+    assert len(text.splitlines()) == (2 if case in ("empty", "whitespace") else 1)
     assert b"\x1b" not in err
     assert status(db) == "State: Public"
 
@@ -164,7 +171,7 @@ def test_right_to_left_letters_are_fine(tmp_path):
      "Password must not contain control or invisible formatting characters!"),
     ("invalid-utf8-name", b"al\xffice", GOOD["password"], "User name must be valid UTF-8 text!"),
     ("8-MiB-password", b"alice", MIB8, "Password is too long!"),
-    ("empty-name", b"", GOOD["password"], "Please fill all fields!"),
+    ("empty-name", b"", GOOD["password"], "Please fill all fields!\nEmpty: User name."),
 ], ids=["escape-in-name", "nul-in-password", "invalid-utf8-name", "8-MiB-password", "empty-name"])
 def test_bad_login_input(tmp_path, case, user, password, message):
     """Bad login input: one sentence, exit 1, and nothing recorded (no failure, no lock)."""

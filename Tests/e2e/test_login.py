@@ -98,14 +98,15 @@ def test_login_on_public_device(device):
 def test_login_blank_password(activated):
     """An empty password line is refused as an unfilled field, exit 1."""
     result = activated.login("alice", "")
-    assert (result.code, result.stderr) == (1, "Please fill all fields!\n")
+    assert (result.code, result.stderr) == (1, "Please fill all fields!\nEmpty: Password.\n")
 
 
 def test_login_input_ends_early(activated):
-    """login with only the user name on stdin ends early: exit 1."""
+    """login with only the user name on stdin ends early: exit 1, and says what really
+    happened (nobody is logged in; nothing about a form being stored)."""
     result = activated.run("login", input="alice\n")
     assert (result.code, result.stdout, result.stderr) == (
-        1, "", "Input ended before all fields were given; nothing was stored.\n")
+        1, "", "Input ended before the login was complete; you are not logged in.\n")
 
 
 def test_home_failed_attempt_lines(activated):
