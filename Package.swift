@@ -7,6 +7,12 @@ import PackageDescription
 /// gives the fast-starting program with no extra flag. The Swift runtime, Foundation and ICU are linked in statically (a program with the
 /// shared Swift libraries takes twice as long to start); the system's libsqlite3 and libcrypto
 /// stay shared, so their security updates need no rebuild.
+/// The flag goes to the compiler as well as the linker: compiled with it, Foundation's
+/// autolink entries name the static libraries it needs (CoreFoundation, ICU).
+let releaseSwiftSettings: [SwiftSetting] = [
+  .unsafeFlags(["-static-stdlib"], .when(configuration: .release))
+]
+/// See `releaseSwiftSettings`.
 let releaseLinkerSettings: [LinkerSetting] = [
   .unsafeFlags(["-static-stdlib"], .when(configuration: .release))
 ]
@@ -44,6 +50,7 @@ let package = Package(
         "CTerminal",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
+      swiftSettings: releaseSwiftSettings,
       linkerSettings: releaseLinkerSettings
     ),
     .testTarget(

@@ -54,7 +54,7 @@ struct AccountsCommand: ParsableCommand {
       }
       status = .success
     } catch let error as AccountsError {
-      StandardStreams.error(error.description)
+      for line in error.lines { StandardStreams.error(line) }
       status = error.exitStatus
     } catch {
       let message = fullMessage(for: error)
@@ -64,7 +64,10 @@ struct AccountsCommand: ParsableCommand {
         if !message.isEmpty { StandardStreams.write(message + "\n", to: STDOUT_FILENO) }
         status = .success
       } else {
-        StandardStreams.error(message)
+        // The parser's own text, which may quote the arguments: each of its lines escaped.
+        for line in message.split(separator: "\n", omittingEmptySubsequences: false) {
+          StandardStreams.error(String(line))
+        }
         status = .usage
       }
     }

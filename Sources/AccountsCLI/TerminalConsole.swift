@@ -8,17 +8,12 @@ import Foundation
 /// (`Escaping.visible`): text from the database, from input or from a path can never move the
 /// cursor, set the window title or hide itself.
 enum StandardStreams {
-  /// Lines on standard output (one per `\n` in `text`).
-  static func output(_ text: String) { writeLines(text, to: STDOUT_FILENO) }
-  /// Lines on standard error (one per `\n` in `text`).
-  static func error(_ text: String) { writeLines(text, to: STDERR_FILENO) }
+  /// One line on standard output; a newline inside it is shown escaped.
+  static func output(_ line: String) { write(Escaping.visible(line) + "\n", to: STDOUT_FILENO) }
+  /// One line on standard error; a newline inside it is shown escaped.
+  static func error(_ line: String) { write(Escaping.visible(line) + "\n", to: STDERR_FILENO) }
   /// A prompt on standard error, escaped, with no line end.
   static func prompt(_ text: String) { write(Escaping.visible(text), to: STDERR_FILENO) }
-
-  private static func writeLines(_ text: String, to fd: Int32) {
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-    write(lines.map { Escaping.visible(String($0)) + "\n" }.joined(), to: fd)
-  }
 
   /// Writes all of `text` to `fd`, as it is.
   static func write(_ text: String, to fd: Int32) {

@@ -84,9 +84,13 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     }
   }
 
-  /// The lines `description` prints.
+  /// The lines it prints: one sentence, and for an incomplete form a second line naming the
+  /// empty fields. (Text inside a sentence, such as a path, never makes a line of its own.)
   public var lines: [String] {
-    description.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    if case .incompleteForm(let empty) = self {
+      return [Messages.fillAllFields, Messages.emptyFields(empty)]
+    }
+    return [description]
   }
 
   /// One sentence: what is wrong and what to do.

@@ -10,8 +10,10 @@ import io
 import json
 import os
 import pathlib
+import shutil
 import sqlite3
 import subprocess
+import tempfile
 from dataclasses import dataclass
 
 import pexpect
@@ -33,6 +35,26 @@ INVALID = "Invalid user name or password!"
 TOO_MANY = "Too many failed attempts"
 NOT_ACTIVATED = "This device is not activated yet. Run `accounts activate` to activate it."
 INPUT_ENDED = "Input ended before all fields were given; nothing was stored."
+
+
+AS_ROOT = os.geteuid() == 0
+# A second OS user: as root, permissions do not stop root, so such cases run as `nobody`.
+NOBODY_UID = 65534
+NOBODY = ["setpriv", f"--reuid={NOBODY_UID}", f"--regid={NOBODY_UID}", "--clear-groups"] \
+    if AS_ROOT else []
+_NOBODY_BIN = []
+
+
+def nobody_binary():
+    """A copy of the binary that `nobody` can run, whatever the checkout's permissions."""
+    if not _NOBODY_BIN:
+        folder = tempfile.mkdtemp(prefix="accounts-bin-", dir="/tmp")
+        os.chmod(folder, 0o755)
+        copy = os.path.join(folder, "accounts")
+        shutil.copy2(BIN, copy)
+        os.chmod(copy, 0o755)
+        _NOBODY_BIN.append(copy)
+    return _NOBODY_BIN[0]
 
 
 def form(username=USERNAME, full_name=FULL_NAME, email=EMAIL, password=PASSWORD, again=None):
@@ -149,8 +171,11 @@ class Device:
         return [json.loads(line) for line in result.out_lines]
 
     def stored_hash(self) -> str:
-        with sqlite3.connect(self.db) as db:
+        db = sqlite3.connect(self.db)
+        try:
             (value,) = db.execute("SELECT password_hash FROM user").fetchone()
+        finally:
+            db.close()  # `with` alone would leave it open, and keep the -wal from checkpointing
         return value
 
     def set_stored_hash(self, value: str):

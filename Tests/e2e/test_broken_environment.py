@@ -15,24 +15,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("ACCOUNTS_BIN", str(ROOT / ".build" / "debug" / "accounts"))
 PASSWORD = b"correct horse battery staple\n"
 STORAGE = 3
-AS_ROOT = os.geteuid() == 0
-# As root, permissions do not stop writes; read-only cases run the binary as `nobody`.
-NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if AS_ROOT else []
-
-
-_NOBODY_BIN = []
-
-
-def nobody_binary():
-    """A copy of the binary that `nobody` can run, whatever the checkout's permissions."""
-    if not _NOBODY_BIN:
-        folder = tempfile.mkdtemp(prefix="accounts-bin-", dir="/tmp")
-        os.chmod(folder, 0o755)
-        copy = os.path.join(folder, "accounts")
-        shutil.copy2(BIN, copy)
-        os.chmod(copy, 0o755)
-        _NOBODY_BIN.append(copy)
-    return _NOBODY_BIN[0]
+from conftest import AS_ROOT, NOBODY, nobody_binary
 
 
 def run(args, db, stdin=b"", as_nobody=False):

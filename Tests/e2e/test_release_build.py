@@ -1,0 +1,33 @@
+"""Issue 8 §22: the plain `swift build -c release` is the fast-starting program (the Swift
+runtime, Foundation and ICU linked in statically; the settings live in Package.swift), and it is
+still a position-independent executable (address-space randomisation). Scripts/test builds it
+and names it in ACCOUNTS_RELEASE_BIN."""
+
+import os
+import subprocess
+
+RELEASE = os.environ.get("ACCOUNTS_RELEASE_BIN", "")
+
+
+def test_release_binary_is_named():
+    assert RELEASE and os.access(RELEASE, os.X_OK), \
+        "ACCOUNTS_RELEASE_BIN must name the binary `swift build -c release` made"
+
+
+def test_swift_runtime_is_linked_in():
+    libraries = subprocess.run(["ldd", RELEASE], capture_output=True, text=True,
+                               check=True).stdout
+    assert "libswiftCore" not in libraries and "libFoundation" not in libraries, libraries
+    assert "libsqlite3" in libraries and "libcrypto" in libraries  # system libraries stay shared
+
+
+def test_still_position_independent():
+    header = subprocess.run(["readelf", "-h", RELEASE], capture_output=True, text=True,
+                            check=True).stdout
+    assert "DYN (Position-Independent Executable file)" in header or "DYN (Shared" in header
+
+
+def test_it_runs(tmp_path):
+    result = subprocess.run([RELEASE, "status", "--database", str(tmp_path / "db")],
+                            capture_output=True, text=True)
+    assert (result.returncode, result.stdout.splitlines()[0]) == (0, "State: Public")
