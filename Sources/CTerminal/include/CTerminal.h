@@ -7,6 +7,11 @@
 /// back as it was before exiting (128 + signal number) or stopping. Call once, early.
 void accounts_terminal_install_signal_handlers(void);
 
+/// Keeps secrets in memory from leaving the process: no core file (RLIMIT_CORE 0, soft and
+/// hard) and not dumpable (no core even through a core_pattern pipe; no ptrace or
+/// /proc/PID/mem by other processes of the same user). Call once, first thing in main.
+void accounts_process_harden(void);
+
 /// Turns echo off on `fd` (a terminal), remembering how it was and the prompt to show again
 /// after a stop and continue. Returns 0 on success, -1 if `fd` is not a terminal.
 int accounts_terminal_echo_off(int fd, const char *prompt);
