@@ -3,8 +3,10 @@
 
 #include <stddef.h>
 
-/// Installs handlers for SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGTSTP that put the terminal
-/// back as it was before exiting (128 + signal number) or stopping. Call once, early.
+/// Installs handlers that put the terminal back as it was on every signal that can be caught
+/// and would end or stop the process: they exit 128 + the signal number (SEGV, BUS, FPE and
+/// ILL die by the signal itself), or stop and turn echo off again on SIGCONT (TSTP, TTIN,
+/// TTOU). Signals ignored at start stay ignored. Call once, early.
 void accounts_terminal_install_signal_handlers(void);
 
 /// Keeps secrets in memory from leaving the process: no core file (RLIMIT_CORE 0, soft and
