@@ -14,3 +14,9 @@ void accounts_process_harden(void) {
   // ptrace and /proc/PID/mem, environ and the like are closed to other processes of the user.
   (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
+
+void accounts_secure_zero(void *bytes, size_t count) {
+  if (bytes != NULL && count > 0) {
+    explicit_bzero(bytes, count);
+  }
+}

@@ -14,6 +14,10 @@ void accounts_terminal_install_signal_handlers(void);
 /// /proc/PID/mem by other processes of the same user). Call once, first thing in main.
 void accounts_process_harden(void);
 
+/// Sets `count` bytes at `bytes` to zero, with a write the compiler may not remove as dead
+/// (`explicit_bzero`): for wiping copies of a secret before their memory is reused or freed.
+void accounts_secure_zero(void *bytes, size_t count);
+
 /// Turns echo off on `fd` (a terminal), remembering how it was and the prompt to show again
 /// after a stop and continue. Returns 0 on success, -1 if `fd` is not a terminal.
 int accounts_terminal_echo_off(int fd, const char *prompt);
