@@ -135,12 +135,6 @@ static void ensure_alternate_stack(void) {
 }
 
 static void install(int signo, enum signal_kind kind) {
-  struct sigaction current;
-  // A signal ignored when the program starts (nohup, a parent that ignores SIGPIPE) stays
-  // ignored: it cannot end the process, so it cannot leave the terminal behind either.
-  if (sigaction(signo, NULL, &current) != 0 || current.sa_handler == SIG_IGN) {
-    return;
-  }
   struct sigaction action;
   memset(&action, 0, sizeof action);
   switch (kind) {
@@ -159,17 +153,29 @@ static void install(int signo, enum signal_kind kind) {
     action.sa_flags = SA_RESTART;
     break;
   }
-  (void)sigaction(signo, &action, NULL);
+  // A signal ignored when the program starts (nohup, a parent that ignores SIGPIPE) stays
+  // ignored: it cannot end the process, so it cannot leave the terminal behind either. Setting
+  // and then, rarely, undoing costs one system call per signal where asking first costs two.
+  struct sigaction previous;
+  if (sigaction(signo, &action, &previous) == 0 && previous.sa_handler == SIG_IGN) {
+    (void)sigaction(signo, &previous, NULL);
+  }
 }
 
 void accounts_terminal_install_signal_handlers(void) {
   ensure_alternate_stack();
+  // Blocked meanwhile, so a signal ignored at start that arrives before its disposition is put
+  // back stays pending and is then ignored, not handled.
+  sigset_t all, before;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &before);
   for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) {
     install(handled_signals[i].signo, handled_signals[i].kind);
   }
   for (int signo = SIGRTMIN; signo <= SIGRTMAX; signo++) {
     install(signo, SIGNAL_EXITS);
   }
+  sigprocmask(SIG_SETMASK, &before, NULL);
 }
 
 int accounts_terminal_echo_off(int fd, const char *prompt) {
