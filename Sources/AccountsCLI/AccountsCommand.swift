@@ -41,6 +41,7 @@ struct AccountsCommand: ParsableCommand {
 
   /// Parses, runs, and turns every failure into one sentence and a documented exit code.
   static func main() {
+    accounts_process_harden()
     accounts_terminal_install_signal_handlers()
     umask(0o077)
     let status: ExitStatus

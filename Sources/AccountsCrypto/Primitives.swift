@@ -35,13 +35,15 @@ public enum PBKDF2 {
       throw .invalidParameter("input length")
     }
     var key = [UInt8](repeating: 0, count: keyLength)
-    let passwordChars = password.map { CChar(bitPattern: $0) }
-    let ok = passwordChars.withUnsafeBufferPointer { pass in
-      salt.withUnsafeBufferPointer { saltBytes in
-        key.withUnsafeMutableBufferPointer { output in
-          PKCS5_PBKDF2_HMAC(
-            pass.baseAddress, Int32(pass.count), saltBytes.baseAddress, Int32(saltBytes.count),
-            Int32(iterations), EVP_sha256(), Int32(keyLength), output.baseAddress)
+    // The password's own bytes, viewed as C chars: no copy of it is made, so none is left behind.
+    let ok = password.withUnsafeBufferPointer { passwordBytes in
+      passwordBytes.withMemoryRebound(to: CChar.self) { pass in
+        salt.withUnsafeBufferPointer { saltBytes in
+          key.withUnsafeMutableBufferPointer { output in
+            PKCS5_PBKDF2_HMAC(
+              pass.baseAddress, Int32(pass.count), saltBytes.baseAddress, Int32(saltBytes.count),
+              Int32(iterations), EVP_sha256(), Int32(keyLength), output.baseAddress)
+          }
         }
       }
     }

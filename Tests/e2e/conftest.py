@@ -128,12 +128,13 @@ class Device:
             cwd=cwd or str(self.root), timeout=timeout, preexec_fn=preexec)
         return Result(proc.returncode, proc.stdout, proc.stderr)
 
-    def spawn(self, *args, fast=True, env=None, timeout=10):
-        """Runs the binary on a pseudo-terminal; its whole output is kept in logfile_read."""
+    def spawn(self, *args, fast=True, env=None, timeout=10, preexec_fn=None):
+        """Runs the binary on a pseudo-terminal; its whole output is kept in logfile_read.
+        `preexec_fn` runs in the child before exec (e.g. to set signal dispositions)."""
         child = pexpect.spawn(
             BIN, list(args), env=env if env is not None else self.env(fast=fast),
             cwd=str(self.root), dimensions=(24, 200), encoding="utf-8", codec_errors="replace",
-            timeout=timeout)
+            timeout=timeout, preexec_fn=preexec_fn)
         child.logfile_read = io.StringIO()
         return child
 
