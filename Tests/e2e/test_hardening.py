@@ -9,26 +9,13 @@ import tempfile
 
 import pexpect
 import pytest
-from conftest import BIN, EMAIL, FULL_NAME, USERNAME
-
-# As root, the program and the probe run as `nobody`, an ordinary user like any other.
-AS_ROOT = os.geteuid() == 0
-NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if AS_ROOT else []
+from conftest import AS_ROOT, BIN, EMAIL, FULL_NAME, NOBODY, USERNAME, nobody_binary
 
 
 @pytest.fixture(scope="module")
 def binary():
     """The binary, copied where `nobody` can run it when the tests run as root."""
-    if not AS_ROOT:
-        yield BIN
-        return
-    folder = tempfile.mkdtemp(prefix="accounts-bin-", dir="/tmp")
-    os.chmod(folder, 0o755)
-    copy = os.path.join(folder, "accounts")
-    shutil.copy2(BIN, copy)
-    os.chmod(copy, 0o755)
-    yield copy
-    shutil.rmtree(folder)
+    return nobody_binary() if AS_ROOT else BIN
 
 
 @pytest.fixture
