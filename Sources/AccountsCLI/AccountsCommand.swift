@@ -13,6 +13,8 @@ struct AccountsCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "accounts",
     abstract: "Activate this device once, then log in: a persistent account manager.",
+    // The subcommand is optional: the bare command is the app's whole flow.
+    usage: "accounts [--database <path>] [<subcommand>]",
     discussion: """
       With no subcommand, walks the screens an app would: Activation (on a Public device), the \
       Activation Form, Login, Home. Prompts and errors go to standard error, results to standard \

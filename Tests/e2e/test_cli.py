@@ -178,3 +178,10 @@ def test_shell_completions(device, shell, marker):
     assert marker in result.stdout
     for command in ("activate", "login", "status", "reset", "unlock", "log"):
         assert command in result.stdout
+
+
+def test_root_usage_shows_the_subcommand_as_optional(device):
+    """Issue 8 §21: a bare `accounts` is the whole flow, so the usage line says [<subcommand>]."""
+    result = device.run("--help")
+    assert result.code == 0
+    assert "USAGE: accounts [--database <path>] [<subcommand>]\n" in result.stdout
