@@ -47,6 +47,7 @@ struct GlobalOptions: ParsableArguments {
     let environment = AccountsEnvironment(
       console: console, databasePath: path,
       openStore: { access throws(StoreError) in try AccountStore.open(path: path, access: access) },
+      readStatus: { () throws(StoreError) in try StatusReader.read(path: path) },
       hasher: hasher, blocklist: blocklist)
     return CommandContext(environment: environment, console: console)
   }

@@ -13,6 +13,10 @@ public struct AccountsEnvironment {
   public var databasePath: String
   /// Opens the database; nil (for reading) when it does not exist yet.
   public var openStore: (AccountStore.Access) throws(StoreError) -> AccountStore?
+  /// Reads the device's state; nil when no database exists.
+  ///
+  /// The CLI reads it with `StatusReader` (plain SQLite calls, the same checks and answers), tests through the store.
+  public var readStatus: () throws(StoreError) -> DeviceStatus?
   /// The current time.
   public var now: () -> Date
   /// The time zone Home shows times in.
@@ -31,6 +35,7 @@ public struct AccountsEnvironment {
   public init(
     console: any Console, databasePath: String,
     openStore: @escaping (AccountStore.Access) throws(StoreError) -> AccountStore?,
+    readStatus: (() throws(StoreError) -> DeviceStatus?)? = nil,
     now: @escaping () -> Date = Date.init, timeZone: TimeZone? = nil,
     hasher: PasswordHasher = PasswordHasher(), lockout: LockoutPolicy = .standard,
     blocklist: PasswordBlocklist? = nil
@@ -38,6 +43,7 @@ public struct AccountsEnvironment {
     self.console = console
     self.databasePath = databasePath
     self.openStore = openStore
+    self.readStatus = readStatus ?? Self.statusThroughStore(openStore)
     self.now = now
     self.fixedTimeZone = timeZone
     self.hasher = hasher
@@ -57,6 +63,16 @@ public struct AccountsEnvironment {
       timeZone: timeZone, hasher: hasher, lockout: lockout, blocklist: blocklist)
   }
 
+  /// Reads the state by opening the store (what tests and in-memory stores use).
+  private static func statusThroughStore(
+    _ openStore: @escaping (AccountStore.Access) throws(StoreError) -> AccountStore?
+  ) -> () throws(StoreError) -> DeviceStatus? {
+    { () throws(StoreError) -> DeviceStatus? in
+      guard let store = try openStore(.readOnly) else { return nil }
+      return try store.status()
+    }
+  }
+
   /// Opens the database for writing (it always exists afterwards).
   func writableStore() throws(AccountsError) -> AccountStore {
     let opened = try storing { () throws(StoreError) in try openStore(.readWrite) }
@@ -71,8 +87,7 @@ public struct AccountsEnvironment {
   /// The read connection is closed before returning, so that a writing connection opened next
   /// is the last to close and leaves the file checkpointed (no data left in the -wal file).
   func isActivated() throws(AccountsError) -> Bool {
-    guard let store = try readableStore() else { return false }
-    return try storing { () throws(StoreError) in try store.status() }.state == .activated
+    try storing { () throws(StoreError) in try readStatus() }?.state == .activated
   }
 
   /// Opens the database for reading; nil when nothing was ever stored.

@@ -305,10 +305,9 @@ public struct StatusReport: Equatable, Sendable {
 public enum StatusQuery {
   /// The device's state, and whether a database exists at all.
   public static func run(_ env: AccountsEnvironment) throws(AccountsError) -> StatusReport {
-    guard let store = try env.readableStore() else {
+    guard let status = try storing({ () throws(StoreError) in try env.readStatus() }) else {
       return StatusReport(state: .publicState, changedAt: nil, databaseExists: false)
     }
-    let status = try storing { () throws(StoreError) in try store.status() }
     return StatusReport(state: status.state, changedAt: status.changedAt, databaseExists: true)
   }
 

@@ -37,23 +37,34 @@ public final class AccountStore: Sendable {
     self.writer = writer
   }
 
+  /// The migrations, in order: the one list both the GRDB migrator and the plain status reader
+  /// (`StatusReader`) read their identifiers from.
+  ///
+  /// Never edit one once shipped: append a new one.
+  static let migrations: [(identifier: String, migrate: @Sendable (Database) throws -> Void)] = [
+    (
+      "v1",
+      { db in
+        try db.execute(sql: schemaV1)
+        try db.execute(
+          sql:
+            "INSERT INTO activation (id, state, user_id, changed_at) VALUES (1, 'Public', NULL, ?)",
+          arguments: [Timestamp.string(from: Date())])
+      }
+    )
+  ]
+
   /// The identifiers of the migrations this build knows, in order.
   ///
   /// Reads compare the file's `grdb_migrations` rows against this list with one query, instead of
   /// GRDB's checks, which load its schema cache.
-  static let knownMigrations = migrator.migrations
+  static let knownMigrations = migrations.map(\.identifier)
 
-  /// The migrations, in order.
-  ///
-  /// Never edit one once shipped: append a new one.
+  /// GRDB's migrator over `migrations`.
   static var migrator: DatabaseMigrator {
     var migrator = DatabaseMigrator()
-    migrator.registerMigration("v1") { db in
-      try db.execute(sql: schemaV1)
-      try db.execute(
-        sql:
-          "INSERT INTO activation (id, state, user_id, changed_at) VALUES (1, 'Public', NULL, ?)",
-        arguments: [Timestamp.string(from: Date())])
+    for migration in migrations {
+      migrator.registerMigration(migration.identifier, migrate: migration.migrate)
     }
     return migrator
   }
@@ -68,11 +79,48 @@ public final class AccountStore: Sendable {
   public static func open(path: String, access: Access, busyTimeout: Double = 5) throws(StoreError)
     -> AccountStore?
   {
-    guard path.hasPrefix("/") else {
-      throw .cannotOpen(path: path, reason: "it is not an absolute path")
-    }
     guard NoFollowVFS.isInstalled else {
       throw .failure(path: path, reason: "SQLite has no file layer to open it with")
+    }
+    guard let located = try locate(path: path, access: access) else { return nil }
+    let (real, exists, createdFolders) = (located.real, located.exists, located.createdFolders)
+    var createdFile = false
+    do {
+      if !exists { createdFile = try FileSystem.createPrivateFile(at: real) }
+      try FileSafety.checkFiles(database: real, reportedAs: path, mayFix: access == .readWrite)
+      let store = try openChecked(
+        path: path, real: real, access: access, busyTimeout: busyTimeout)
+      // SQLite made or opened the -wal and -shm files meanwhile: they must be ours too (in a
+      // sticky shared folder another user could have raced to make them first).
+      try FileSafety.checkFiles(database: real, reportedAs: path, mayFix: false)
+      return store
+    } catch {
+      if createdFile {
+        // Only what this process made: a companion planted by someone else stays as evidence.
+        for file in [real] + FileSafety.companionSuffixes.map({ real + $0 })
+        where FileSystem.info(file)?.owner == geteuid() {
+          unlink(file)
+        }
+        for folder in createdFolders.reversed() { rmdir(folder) }
+      }
+      throw error
+    }
+  }
+
+  /// Where a database path leads, once checked: the file itself (folders resolved), whether it
+  /// exists, and the folders this call created for it.
+  struct Located {
+    var real: String
+    var exists: Bool
+    var createdFolders: [String]
+  }
+
+  /// The checks before any open, shared by every way of opening: an absolute path, what is
+  /// there (nil for a missing file when reading), a missing folder created when writing, the
+  /// folders resolved and safe (`FileSafety.checkFolders`).
+  static func locate(path: String, access: Access) throws(StoreError) -> Located? {
+    guard path.hasPrefix("/") else {
+      throw .cannotOpen(path: path, reason: "it is not an absolute path")
     }
     var createdFolders: [String] = []
     let exists = FileSystem.info(path) != nil
@@ -93,29 +141,14 @@ public final class AccountStore: Sendable {
         throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
       }
     }
-    guard let real = FileSystem.canonical(path) else {
-      throw .cannotOpen(path: path, reason: "its folder cannot be resolved")
-    }
-    var createdFile = false
-    do {
-      try FileSafety.checkFolders(of: FileSystem.folder(of: real), database: path)
-      if !exists { createdFile = try FileSystem.createPrivateFile(at: real) }
-      try FileSafety.checkFiles(database: real, reportedAs: path, mayFix: access == .readWrite)
-      let store = try openChecked(
-        path: path, real: real, access: access, busyTimeout: busyTimeout)
-      // SQLite made or opened the -wal and -shm files meanwhile: they must be ours too (in a
-      // sticky shared folder another user could have raced to make them first).
-      try FileSafety.checkFiles(database: real, reportedAs: path, mayFix: false)
-      return store
-    } catch {
-      if createdFile {
-        // Only what this process made: a companion planted by someone else stays as evidence.
-        for file in [real] + FileSafety.companionSuffixes.map({ real + $0 })
-        where FileSystem.info(file)?.owner == geteuid() {
-          unlink(file)
-        }
-        for folder in createdFolders.reversed() { rmdir(folder) }
+    do throws(StoreError) {
+      guard let real = FileSystem.canonical(path) else {
+        throw StoreError.cannotOpen(path: path, reason: "its folder cannot be resolved")
       }
+      try FileSafety.checkFolders(of: FileSystem.folder(of: real), database: path)
+      return Located(real: real, exists: exists, createdFolders: createdFolders)
+    } catch {
+      for folder in createdFolders.reversed() { rmdir(folder) }
       throw error
     }
   }
