@@ -21,17 +21,12 @@ struct GlobalOptions: ParsableArguments {
 
   /// The live context for a `--database` value (nil when not given).
   static func makeContext(database: String?) throws(AccountsError) -> CommandContext {
-    // Only the variables `accounts` reads: copying the whole environment costs more than needed.
-    var variables: [String: String] = [:]
-    for name in [
-      "ACCOUNTS_DATABASE", "XDG_DATA_HOME", "HOME", "ACCOUNTS_PBKDF2_ITERATIONS",
-      "ACCOUNTS_PASSWORD_BLOCKLIST",
-    ] {
-      if let value = getenv(name) { variables[name] = String(cString: value) }
-    }
-    let path = try DatabaseLocation.resolve(flag: database, environment: variables)
+    // Read one variable at a time: even a small dictionary of them costs more at start-up (its
+    // generic type is instantiated at run time) than the rest of `accounts status`.
+    let variable = { (name: String) -> String? in getenv(name).map { String(cString: $0) } }
+    let path = try DatabaseLocation.resolve(flag: database, variable: variable)
     var hasher = PasswordHasher()
-    if let text = variables["ACCOUNTS_PBKDF2_ITERATIONS"], !text.isEmpty {
+    if let text = variable("ACCOUNTS_PBKDF2_ITERATIONS"), !text.isEmpty {
       let range = PasswordHasher.configurableIterations
       guard let count = Int(text), range.contains(count) else {
         throw .invalidSetting(
@@ -40,7 +35,7 @@ struct GlobalOptions: ParsableArguments {
       }
       hasher = PasswordHasher(iterations: count)
     }
-    let blocklist = variables["ACCOUNTS_PASSWORD_BLOCKLIST"].flatMap {
+    let blocklist = variable("ACCOUNTS_PASSWORD_BLOCKLIST").flatMap {
       $0.isEmpty ? nil : PasswordBlocklist(path: $0)
     }
     let console = TerminalConsole()
@@ -75,13 +70,20 @@ enum DatabaseLocation {
   static func resolve(flag: String?, environment: [String: String]) throws(AccountsError)
     -> String
   {
+    try resolve(flag: flag, variable: { environment[$0] })
+  }
+
+  /// The same, reading each variable through `variable`.
+  static func resolve(flag: String?, variable: (String) -> String?) throws(AccountsError)
+    -> String
+  {
     if let flag, !flag.isEmpty { return absolute(flag) }
-    if let path = environment["ACCOUNTS_DATABASE"], !path.isEmpty { return absolute(path) }
-    if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+    if let path = variable("ACCOUNTS_DATABASE"), !path.isEmpty { return absolute(path) }
+    if let data = variable("XDG_DATA_HOME"), data.hasPrefix("/") {
       return (data as NSString).appendingPathComponent("accounts/accounts.sqlite3")
     }
     guard
-      let home = environment["HOME"].flatMap({ $0.hasPrefix("/") ? $0 : nil }) ?? homeFromPasswd()
+      let home = variable("HOME").flatMap({ $0.hasPrefix("/") ? $0 : nil }) ?? homeFromPasswd()
     else {
       throw .storage(
         .cannotOpen(

@@ -40,14 +40,20 @@ public enum StatusReader {
     defer { connection.close() }
     try connection.execute("BEGIN")
     defer { try? connection.execute("COMMIT") }
-    let hasMigrationTable = try !connection.strings(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'"
-    ).isEmpty
-    let applied =
-      hasMigrationTable
-      ? Set(try connection.strings("SELECT identifier FROM grdb_migrations")) : []
+    // Two statements in the usual case: the migrations, then the state. A file without the
+    // migration table (new, or not ours) fails the first one and is looked at more closely.
+    let recorded: [String]?
+    do {
+      recorded = try connection.strings("SELECT identifier FROM grdb_migrations")
+    } catch {
+      guard case .failure(_, let reason) = error, reason.hasPrefix("no such table") else {
+        throw error
+      }
+      recorded = nil
+    }
+    let applied = Set(recorded ?? [])
     if !applied.isSubset(of: AccountStore.knownMigrations) { throw .newerSchema(path: path) }
-    if !hasMigrationTable {
+    if recorded == nil {
       let tables = try connection.strings(
         "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
       if !tables.isEmpty { throw .foreignDatabase(path: path) }

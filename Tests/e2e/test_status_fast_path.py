@@ -42,3 +42,12 @@ def test_repeated_flag_is_parsed_like_the_parser_does(device):
     once = device.run("status", "--json")
     twice = device.run("status", "--json", "--json")
     assert (once.code, once.stdout) == (twice.code, twice.stdout) == (0, once.stdout)
+
+
+def test_version_fast_path_answers_as_the_parser(device):
+    """`accounts --version` skips the argument parser; with another option it goes through the
+    parser: the same output and exit code either way (issue 9)."""
+    fast = device.run("--version")
+    parsed = device.run("--database", str(device.db), "--version")
+    assert (fast.code, fast.stdout, fast.stderr) == (parsed.code, parsed.stdout, parsed.stderr)
+    assert fast.stdout == "1.0.0\n"
