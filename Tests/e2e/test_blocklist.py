@@ -13,28 +13,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from conftest import BIN, EMAIL, FULL_NAME, PASSWORD, USERNAME
+from conftest import BIN, EMAIL, FULL_NAME, PASSWORD, REAPER, USERNAME
 
 BLOCKED = "Password is on the administrator's list of forbidden passwords!"
 ACTIVATED = "Device activated for alice.\n"
 MIB = 1 << 20
-
-# Runs a command, then writes its exit code, CPU seconds and peak RSS (KiB) as JSON to a file.
-# It is a small process of its own because on Linux a child's peak RSS starts at its parent's
-# high-water mark when it execs, and pytest's can exceed what `accounts` itself uses.
-REAPER = r"""
-import json, os, subprocess, sys, threading
-timeout, report, *command = sys.argv[1:]
-proc = subprocess.Popen(command)
-watchdog = threading.Timer(float(timeout), proc.kill)
-watchdog.start()
-_, status, usage = os.wait4(proc.pid, 0)
-watchdog.cancel()
-proc.returncode = os.waitstatus_to_exitcode(status)
-with open(report, "w") as f:
-    json.dump({"code": proc.returncode, "cpu": usage.ru_utime + usage.ru_stime,
-               "rss_kib": usage.ru_maxrss}, f)
-"""
 
 
 @dataclass
