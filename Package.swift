@@ -28,11 +28,10 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
   ],
   targets: [
-    .systemLibrary(
-      name: "COpenSSL",
-      pkgConfig: "libcrypto",
-      providers: [.apt(["libssl-dev"])]
-    ),
+    // OpenSSL's headers only (from libssl-dev, in /usr/include): libcrypto is not linked but
+    // opened at first use (AccountsCrypto's LibCrypto.swift). No `pkgConfig: "libcrypto"`, as
+    // SwiftPM would add libcrypto.pc's `-lcrypto` to the link.
+    .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
     .target(name: "AccountsCrypto", dependencies: ["COpenSSL"]),
     .target(name: "CTerminal"),
     .target(
