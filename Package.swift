@@ -12,9 +12,14 @@ import PackageDescription
 let releaseSwiftSettings: [SwiftSetting] = [
   .unsafeFlags(["-static-stdlib"], .when(configuration: .release))
 ]
-/// See `releaseSwiftSettings`.
+/// See `releaseSwiftSettings`. At link time, also:
+/// - `-L Linker`: the Swift runtime's C++ library (libstdc++) is linked in statically too, through
+///   the linker script `Linker/libstdc++.so` (why and how: in that file). The toolchain's
+///   `-static-libstdc++` cannot do it, as the `-lstdc++` comes from the toolchain's own list.
 let releaseLinkerSettings: [LinkerSetting] = [
-  .unsafeFlags(["-static-stdlib"], .when(configuration: .release))
+  .unsafeFlags(
+    ["-static-stdlib", "-L", Context.packageDirectory + "/Linker"],
+    .when(configuration: .release))
 ]
 
 let package = Package(

@@ -1,7 +1,7 @@
 """Issue 8 §22: the plain `swift build -c release` is the fast-starting program (the Swift
-runtime, Foundation and ICU linked in statically; the settings live in Package.swift), and it is
-still a position-independent executable (address-space randomisation). Scripts/test builds it
-and names it in ACCOUNTS_RELEASE_BIN."""
+runtime, Foundation, ICU and, since issue 9, libstdc++ linked in statically; the settings live in
+Package.swift), and it is still a position-independent executable (address-space randomisation).
+Scripts/test builds it and names it in ACCOUNTS_RELEASE_BIN."""
 
 import os
 import subprocess
@@ -18,6 +18,8 @@ def test_swift_runtime_is_linked_in():
     libraries = subprocess.run(["ldd", RELEASE], capture_output=True, text=True,
                                check=True).stdout
     assert "libswiftCore" not in libraries and "libFoundation" not in libraries, libraries
+    # The runtime's C++ library too (Linker/libstdc++.so): nothing to open and bind at start.
+    assert "libstdc++" not in libraries, libraries
     # The system's libraries stay shared: libsqlite3 linked, libcrypto opened at first use
     # (test_startup.py).
     assert "libsqlite3" in libraries, libraries
