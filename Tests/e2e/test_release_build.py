@@ -35,3 +35,13 @@ def test_it_runs(tmp_path):
     result = subprocess.run([RELEASE, "status", "--database", str(tmp_path / "db")],
                             capture_output=True, text=True)
     assert (result.returncode, result.stdout.splitlines()[0]) == (0, "State: Public")
+
+
+def test_exports_no_symbols_of_its_own():
+    """--no-export-dynamic: the dynamic symbol table holds what the program imports, not its own
+    Swift symbols (thousands, which the runtime's start-up dladdr would scan one by one)."""
+    table = subprocess.run(["readelf", "--dyn-syms", "-W", RELEASE], capture_output=True,
+                           text=True, check=True).stdout
+    defined = [fields[7] for fields in (line.split() for line in table.splitlines())
+               if len(fields) >= 8 and fields[0].endswith(":") and fields[6] != "UND"]
+    assert not [name for name in defined if name.startswith("$s")], defined[:20]
