@@ -2,6 +2,8 @@
 public enum CryptoError: Error, Equatable, CustomStringConvertible {
   /// OpenSSL reported a failure in the named operation.
   case openSSLFailure(String)
+  /// OpenSSL's libcrypto could not be opened when first needed, or lacks a function accounts calls.
+  case openSSLUnavailable(library: String, reason: String)
   /// A parameter is outside what the primitive accepts.
   case invalidParameter(String)
 
@@ -9,6 +11,10 @@ public enum CryptoError: Error, Equatable, CustomStringConvertible {
     switch self {
     case .openSSLFailure(let operation):
       return "The system's OpenSSL library failed in \(operation)."
+    case .openSSLUnavailable(let library, let reason):
+      return
+        "OpenSSL's \(library) is needed for passwords but could not be loaded (\(reason)); "
+        + "install OpenSSL 3 (the libssl3 package on Debian and Ubuntu) and try again."
     case .invalidParameter(let what):
       return "Invalid cryptographic parameter: \(what)."
     }

@@ -139,7 +139,7 @@ public struct PasswordHasher: Sendable {
     throws(CryptoError) -> PasswordVerification
   {
     let candidate = try hash(password: password, salt: stored.salt, iterations: stored.iterations)
-    let isValid = ConstantTime.equals(candidate.key, stored.key)
+    let isValid = try ConstantTime.equals(candidate.key, stored.key)
     let weaker = stored.iterations < iterations || stored.saltEntropyBits < Self.saltEntropy
     if !isValid && stored.iterations < workTarget {
       _ = try derive(password, salt: stored.salt, iterations: workTarget - stored.iterations)

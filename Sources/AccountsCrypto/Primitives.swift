@@ -1,5 +1,3 @@
-import COpenSSL
-
 /// SHA-256 through OpenSSL's EVP interface.
 public enum SHA256 {
   /// The digest length in bytes.
@@ -7,11 +5,13 @@ public enum SHA256 {
 
   /// Returns the 32-byte SHA-256 digest of `bytes`.
   public static func hash(_ bytes: [UInt8]) throws(CryptoError) -> [UInt8] {
+    let crypto = try LibCrypto.shared()
     var digest = [UInt8](repeating: 0, count: byteCount)
     var length: UInt32 = 0
     let ok = bytes.withUnsafeBufferPointer { input in
       digest.withUnsafeMutableBufferPointer { output in
-        EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
+        crypto.digest(
+          input.baseAddress, input.count, output.baseAddress, &length, crypto.sha256(), nil)
       }
     }
     guard ok == 1, length == UInt32(byteCount) else { throw .openSSLFailure("EVP_Digest") }
@@ -34,15 +34,16 @@ public enum PBKDF2 {
     guard password.count <= Int(Int32.max), salt.count <= Int(Int32.max) else {
       throw .invalidParameter("input length")
     }
+    let crypto = try LibCrypto.shared()
     var key = [UInt8](repeating: 0, count: keyLength)
     // The password's own bytes, viewed as C chars: no copy of it is made, so none is left behind.
     let ok = password.withUnsafeBufferPointer { passwordBytes in
       passwordBytes.withMemoryRebound(to: CChar.self) { pass in
         salt.withUnsafeBufferPointer { saltBytes in
           key.withUnsafeMutableBufferPointer { output in
-            PKCS5_PBKDF2_HMAC(
+            crypto.pbkdf2HMAC(
               pass.baseAddress, Int32(pass.count), saltBytes.baseAddress, Int32(saltBytes.count),
-              Int32(iterations), EVP_sha256(), Int32(keyLength), output.baseAddress)
+              Int32(iterations), crypto.sha256(), Int32(keyLength), output.baseAddress)
           }
         }
       }
@@ -61,7 +62,10 @@ public enum SecureRandom {
     }
     var output = [UInt8](repeating: 0, count: count)
     if count == 0 { return output }
-    let ok = output.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
+    let crypto = try LibCrypto.shared()
+    let ok = output.withUnsafeMutableBufferPointer {
+      crypto.randomBytes($0.baseAddress, Int32(count))
+    }
     guard ok == 1 else { throw .openSSLFailure("RAND_bytes") }
     return output
   }
@@ -87,12 +91,15 @@ public enum SecureRandom {
 /// Comparison whose time does not depend on where two byte strings differ.
 public enum ConstantTime {
   /// True when `a` and `b` are equal; the time taken depends only on their lengths.
-  public static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+  ///
+  /// Throws only when OpenSSL's `CRYPTO_memcmp` cannot be loaded.
+  public static func equals(_ a: [UInt8], _ b: [UInt8]) throws(CryptoError) -> Bool {
     guard a.count == b.count else { return false }
     if a.isEmpty { return true }
+    let crypto = try LibCrypto.shared()
     return a.withUnsafeBytes { left in
       b.withUnsafeBytes { right in
-        CRYPTO_memcmp(left.baseAddress, right.baseAddress, left.count) == 0
+        crypto.constantTimeCompare(left.baseAddress, right.baseAddress, left.count) == 0
       }
     }
   }

@@ -1,7 +1,7 @@
 """Issue 8 §22: the plain `swift build -c release` is the fast-starting program (the Swift
-runtime, Foundation and ICU linked in statically; the settings live in Package.swift), and it is
-still a position-independent executable (address-space randomisation). Scripts/test builds it
-and names it in ACCOUNTS_RELEASE_BIN."""
+runtime, Foundation, ICU and, since issue 9, libstdc++ linked in statically; the settings live in
+Package.swift), and it is still a position-independent executable (address-space randomisation).
+Scripts/test builds it and names it in ACCOUNTS_RELEASE_BIN."""
 
 import os
 import subprocess
@@ -18,7 +18,11 @@ def test_swift_runtime_is_linked_in():
     libraries = subprocess.run(["ldd", RELEASE], capture_output=True, text=True,
                                check=True).stdout
     assert "libswiftCore" not in libraries and "libFoundation" not in libraries, libraries
-    assert "libsqlite3" in libraries and "libcrypto" in libraries  # system libraries stay shared
+    # The runtime's C++ library too (Linker/libstdc++.so): nothing to open and bind at start.
+    assert "libstdc++" not in libraries, libraries
+    # The system's libraries stay shared: libsqlite3 linked, libcrypto opened at first use
+    # (test_startup.py).
+    assert "libsqlite3" in libraries, libraries
 
 
 def test_still_position_independent():
@@ -31,3 +35,13 @@ def test_it_runs(tmp_path):
     result = subprocess.run([RELEASE, "status", "--database", str(tmp_path / "db")],
                             capture_output=True, text=True)
     assert (result.returncode, result.stdout.splitlines()[0]) == (0, "State: Public")
+
+
+def test_exports_no_symbols_of_its_own():
+    """--no-export-dynamic: the dynamic symbol table holds what the program imports, not its own
+    Swift symbols (thousands, which the runtime's start-up dladdr would scan one by one)."""
+    table = subprocess.run(["readelf", "--dyn-syms", "-W", RELEASE], capture_output=True,
+                           text=True, check=True).stdout
+    defined = [fields[7] for fields in (line.split() for line in table.splitlines())
+               if len(fields) >= 8 and fields[0].endswith(":") and fields[6] != "UND"]
+    assert not [name for name in defined if name.startswith("$s")], defined[:20]

@@ -1,0 +1,122 @@
+"""Issue 9: what is loaded only for hashing (OpenSSL's libcrypto) is opened when it is first used,
+so no command pays at start for what it does not use. The dynamic loader tells which files it
+opens and why when LD_DEBUG=files (written to LD_DEBUG_OUTPUT.<pid>, so the program's own output
+stays apart): `needed by` for what the executable links, `dynamically loaded by` for dlopen."""
+
+import os
+import subprocess
+
+import pytest
+
+from conftest import BIN, PASSWORD, form
+
+RELEASE = os.environ.get("ACCOUNTS_RELEASE_BIN", "")
+LIBCRYPTO = "libcrypto.so.3"
+
+
+def loader_log(device, *args, binary=BIN, input=None, **extra):
+    """Runs the binary under LD_DEBUG=files; returns (exit code, stdout, stderr, loader log)."""
+    log = device.root / "ld-debug"
+    env = device.env(LD_DEBUG="files", LD_DEBUG_OUTPUT=str(log), **extra)
+    proc = subprocess.run([binary, *args], input=input,
+                          stdin=subprocess.DEVNULL if input is None else None,
+                          capture_output=True, text=True, env=env, cwd=str(device.root),
+                          timeout=60)
+    written = sorted(device.root.glob("ld-debug.*"))
+    assert len(written) == 1, written  # one process, one log
+    text = written[0].read_text()
+    written[0].unlink()
+    assert "file=libsqlite3.so.0 [0];  needed by" in text, text  # the log is really there
+    return proc.returncode, proc.stdout, proc.stderr, text
+
+
+def assert_not_loaded(text):
+    assert LIBCRYPTO not in text and "libcrypto" not in text, text
+
+
+def assert_loaded_on_use(text):
+    assert f"file={LIBCRYPTO} [0];  dynamically loaded by" in text, text
+    assert f"file={LIBCRYPTO} [0];  needed by" not in text, text
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["status"], ["status", "--json"],
+                                  ["log"]])
+def test_commands_that_do_not_hash_never_open_libcrypto(device, args):
+    """--version, --help, status and log, on a Public then an Activated device: no libcrypto."""
+    code, _, _, text = loader_log(device, *args)
+    assert code == 0
+    assert_not_loaded(text)
+    device.activate()
+    code, _, _, text = loader_log(device, *args)
+    assert code == 0
+    assert_not_loaded(text)
+
+
+def test_activate_and_login_open_libcrypto_when_they_hash(device):
+    """activate (salt, hash) and login (verify) open libcrypto by dlopen, and still work."""
+    code, out, err, text = loader_log(device, "activate", input=form())
+    assert (code, out, err) == (0, "Device activated for alice.\n", "")
+    assert_loaded_on_use(text)
+    code, out, err, text = loader_log(device, "login", input=f"alice\n{PASSWORD}\n")
+    assert (code, out.splitlines()[0], err) == (0, "Welcome back Alice Liddell!", ""), out
+    assert_loaded_on_use(text)
+
+
+@pytest.mark.parametrize("planted, reason", [
+    (b"", f"{LIBCRYPTO}: file too short"),  # not a library at all
+    (None, "it has no function EVP_Digest"),  # a library, but not OpenSSL (a copy of libz)
+])
+def test_a_missing_or_wrong_libcrypto_is_one_sentence(device, planted, reason):
+    """When libcrypto cannot be opened or lacks a function: one sentence naming it and what to
+    install, exit 3, nothing stored, no crash; login counts no failure; status still works."""
+    folder = device.root / "lib"
+    folder.mkdir()
+    fake = folder / LIBCRYPTO
+    if planted is None:
+        libz = next(p for p in ("/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/libz.so.1",
+                                "/lib64/libz.so.1", "/usr/lib64/libz.so.1")
+                    if os.path.exists(p))
+        fake.write_bytes(open(libz, "rb").read())
+    else:
+        fake.write_bytes(planted)
+    broken = device.env(LD_LIBRARY_PATH=str(folder))
+    sentence = (f"OpenSSL's {LIBCRYPTO} is needed for passwords but could not be loaded (")
+    advice = ("); install OpenSSL 3 (the libssl3 package on Debian and Ubuntu) and try again.\n")
+
+    result = device.run("activate", input=form(), env=broken)
+    assert result.code == 3, result
+    assert result.stderr.startswith(sentence) and result.stderr.endswith(advice), result.stderr
+    assert reason in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert "Fatal error" not in result.stderr
+    assert device.run("status", env=broken).out_lines[0] == "State: Public"
+
+    device.activate()
+    result = device.run("login", input=f"alice\n{PASSWORD}\n", env=broken)
+    assert result.code == 3 and result.stderr.startswith(sentence), result
+    assert [e["event"] for e in device.events()] == ["activation"]  # no failure counted
+    assert device.login().code == 0  # with the system's libcrypto it works again
+
+
+def test_release_binary_does_not_link_libcrypto():
+    """The shipped program has no libcrypto in DT_NEEDED (readelf) nor in ldd's list."""
+    assert RELEASE and os.access(RELEASE, os.X_OK), "ACCOUNTS_RELEASE_BIN must be set"
+    dynamic = subprocess.run(["readelf", "-d", RELEASE], capture_output=True, text=True,
+                             check=True).stdout
+    needed = [line for line in dynamic.splitlines() if "(NEEDED)" in line]
+    assert any("libsqlite3.so.0" in line for line in needed), needed
+    # A build directory made before libcrypto was opened at first use may keep objects whose
+    # link entries still name it (SwiftPM does not rebuild them): `swift package clean` fixes it.
+    assert not any("libcrypto" in line for line in needed), needed
+    libraries = subprocess.run(["ldd", RELEASE], capture_output=True, text=True,
+                               check=True).stdout
+    assert "libcrypto" not in libraries, libraries
+
+
+def test_release_binary_opens_libcrypto_only_to_hash(device):
+    """The same promise for the release build: status does not open it, activate does."""
+    code, _, _, text = loader_log(device, "status", binary=RELEASE)
+    assert code == 0
+    assert_not_loaded(text)
+    code, out, _, text = loader_log(device, "activate", binary=RELEASE, input=form())
+    assert (code, out) == (0, "Device activated for alice.\n")
+    assert_loaded_on_use(text)
