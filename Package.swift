@@ -6,7 +6,8 @@ import PackageDescription
 /// `swift build -c release` (what Scripts/run, Scripts/bench and the tests' timing checks use)
 /// gives the fast-starting program with no extra flag. The Swift runtime, Foundation and ICU are linked in statically (a program with the
 /// shared Swift libraries takes twice as long to start); the system's libsqlite3 and libcrypto
-/// stay shared, so their security updates need no rebuild.
+/// (opened at first use, AccountsCrypto's LibCrypto.swift) stay shared, so their security updates
+/// need no rebuild.
 /// The flag goes to the compiler as well as the linker: compiled with it, Foundation's
 /// autolink entries name the static libraries it needs (CoreFoundation, ICU).
 let releaseSwiftSettings: [SwiftSetting] = [
@@ -20,6 +21,11 @@ let releaseSwiftSettings: [SwiftSetting] = [
 ///   are hidden anyway (`--exclude-libs ALL`), so it only exported ours, GRDB's and the argument
 ///   parser's (7,400), which nothing looks up, and which the runtime's start-up `dladdr` (finding
 ///   its own path) scans one by one: about 0.3 ms of every run.
+///
+/// Measured and left out (issue 9): `-z now` (no gain; lazy binding is the default and stays),
+/// `-Bsymbolic-functions` (changes nothing in an executable), `-z pack-relative-relocs` (RELR,
+/// about 0.25 ms, but it needs lld or ld.bfd instead of the default gold, and a glibc of 2.36 or
+/// newer wherever the program runs: glibc 2.35 refuses to start it).
 let releaseLinkerSettings: [LinkerSetting] = [
   .unsafeFlags(
     [
