@@ -47,15 +47,31 @@ enum FileSystem {
     }
   }
 
-  /// The folder that holds `path`.
+  /// The folder that holds `path` (as `dirname` says: trailing slashes ignored, "." for a bare
+  /// name, "/" for a name at the root).
+  ///
+  /// Written on the path's bytes: Foundation's `NSString` path methods cost more than the rest
+  /// of `accounts status` spends in this module.
   static func folder(of path: String) -> String {
-    let folder = (path as NSString).deletingLastPathComponent
-    return folder.isEmpty ? "." : folder
+    let bytes = Array(trimmingTrailingSlashes(path).utf8)
+    guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+    var end = slash
+    while end > 0 && bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+    return end == 0 ? "/" : String(decoding: bytes[..<end], as: UTF8.self)
   }
 
-  /// The last component of `path`.
+  /// The last component of `path` (as `basename` says, trailing slashes ignored).
   static func name(of path: String) -> String {
-    (path as NSString).lastPathComponent
+    let trimmed = trimmingTrailingSlashes(path)
+    if trimmed == "/" { return trimmed }
+    guard let slash = trimmed.utf8.lastIndex(of: UInt8(ascii: "/")) else { return trimmed }
+    return String(trimmed[trimmed.utf8.index(after: slash)...])
+  }
+
+  private static func trimmingTrailingSlashes(_ path: String) -> String {
+    var trimmed = Substring(path)
+    while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+    return String(trimmed)
   }
 
   /// `path` with its folder resolved to the real one (links to folders followed), so that only
@@ -73,7 +89,7 @@ enum FileSystem {
     var current = folder(of: path)
     while current != "/" && current != "." && !current.isEmpty {
       ancestors.append(current)
-      current = folder(of: current)
+      current = Self.folder(of: current)
     }
     for ancestor in ancestors.reversed() {
       guard let kind = kind(of: ancestor) else { return nil }
@@ -119,7 +135,7 @@ enum FileSystem {
     var current = folder
     while !current.isEmpty, current != "/", kind(of: current) == nil {
       missing.append(current)
-      current = (current as NSString).deletingLastPathComponent
+      current = Self.folder(of: current)
     }
     if !current.isEmpty, let existing = kind(of: current), existing != .directory {
       throw .cannotCreateFolder(path: folder, reason: "\(current) is not a folder")

@@ -85,3 +85,16 @@ struct ReviewFixesStoreTests {
     #expect(try store.loginRecord(usernameKey: "bob").tally.failures == 1)
   }
 }
+
+/// The path helpers answer as `dirname` and `basename` do.
+@Suite("Paths")
+struct PathTests {
+  @Test(arguments: [
+    ("/a/b/c", "/a/b", "c"), ("/a/b/", "/a", "b"), ("/a", "/", "a"), ("/", "/", "/"),
+    ("a", ".", "a"), ("a/b", "a", "b"), ("//a//b//", "//a", "b"), ("/a/é é/x", "/a/é é", "x"),
+  ])
+  func dirnameAndBasename(_ path: String, _ folder: String, _ name: String) {
+    #expect(FileSystem.folder(of: path) == folder)
+    #expect(FileSystem.name(of: path) == name)
+  }
+}

@@ -45,3 +45,11 @@ def test_exports_no_symbols_of_its_own():
     defined = [fields[7] for fields in (line.split() for line in table.splitlines())
                if len(fields) >= 8 and fields[0].endswith(":") and fields[6] != "UND"]
     assert not [name for name in defined if name.startswith("$s")], defined[:20]
+
+
+def test_relative_relocations_are_packed():
+    """Issue 9: the binary's relative relocations are stored packed (DT_RELR), not as 2 MB of
+    RELA records read at every start."""
+    dynamic = subprocess.run(["readelf", "-d", RELEASE], capture_output=True, text=True,
+                             check=True).stdout
+    assert "(RELR)" in dynamic, dynamic
