@@ -41,6 +41,25 @@ struct AccountsCommand: ParsableCommand {
     context.showHome(home)
   }
 
+  /// The commands a person or script runs most, parsed by their own parser: building the whole
+  /// tree (every subcommand reflected on for the completion-script check) costs more than a
+  /// login's work beyond its key derivation.
+  static let quicklyParsed: [String: any ParsableCommand.Type] = [
+    "login": Login.self, "activate": Activate.self,
+  ]
+
+  /// `arguments` parsed by the named subcommand alone; nil (and the root parser takes over,
+  /// with its own usage text and messages) for anything else: other commands, help, version,
+  /// completion requests, or arguments the subcommand does not accept.
+  static func parseQuickly(_ arguments: [String]) -> (any ParsableCommand)? {
+    guard let name = arguments.first, let command = quicklyParsed[name] else { return nil }
+    let rest = Array(arguments.dropFirst())
+    if rest.contains(where: { $0.hasPrefix("-h") || $0 == "--help" || $0.hasPrefix("--gen") }) {
+      return nil
+    }
+    return try? command.parse(rest) as? any ParsableCommand
+  }
+
   /// Parses, runs, and turns every failure into one sentence and a documented exit code.
   static func main() {
     accounts_process_harden()
@@ -55,7 +74,7 @@ struct AccountsCommand: ParsableCommand {
       } else if let fast = Status.fastPath(arguments) {
         try Status.show(json: fast.json, database: fast.database)
       } else {
-        var command = try parseAsRoot(arguments)
+        var command = try parseQuickly(arguments) ?? parseAsRoot(arguments)
         try command.run()
       }
       status = .success

@@ -74,3 +74,28 @@ struct CommandLineTests {
     #expect(relative.hasPrefix("/") && relative.hasSuffix("/rel.sqlite3"))
   }
 }
+
+/// `login` and `activate` are parsed by their own parser (issue 9); anything unusual goes to the
+/// root parser, so help, usage and error messages are the root's.
+@Suite("Quick parsing")
+struct QuickParsingTests {
+  @Test func parsesTheCommonForms() throws {
+    let login = try #require(
+      AccountsCommand.parseQuickly(["login", "--username", "alice", "--password-stdin"])
+        as? AccountsCommand.Login)
+    #expect(login.username == "alice" && login.passwordStdin)
+    let activate = try #require(
+      AccountsCommand.parseQuickly(["activate", "--database", "/x/db"])
+        as? AccountsCommand.Activate)
+    #expect(activate.global.database == "/x/db")
+  }
+
+  @Test(arguments: [
+    ["login", "--bogus"], ["login", "--username"], ["login", "-h"], ["login", "--help"],
+    ["activate", "extra"], ["status"], ["reset", "--yes"], [], ["--version"],
+    ["login", "--generate-completion-script", "bash"],
+  ])
+  func leavesTheRestToTheRoot(_ arguments: [String]) {
+    #expect(AccountsCommand.parseQuickly(arguments) == nil)
+  }
+}
