@@ -5,8 +5,9 @@ import PackageDescription
 ///
 /// `swift build -c release` (what Scripts/run, Scripts/bench and the tests' timing checks use)
 /// gives the fast-starting program with no extra flag. The Swift runtime, Foundation and ICU are linked in statically (a program with the
-/// shared Swift libraries takes twice as long to start); the system's libsqlite3 and libcrypto
-/// (opened at first use, AccountsCrypto's LibCrypto.swift) stay shared, so their security updates
+/// shared Swift libraries takes twice as long to start); the system's libsqlite3, libcrypto
+/// (opened at first use, AccountsCrypto's LibCrypto.swift) and libzxcvbn (opened at first use,
+/// AccountsCore's LibZxcvbn.swift) stay shared, so their security updates
 /// need no rebuild.
 /// The flag goes to the compiler as well as the linker: compiled with it, Foundation's
 /// autolink entries name the static libraries it needs (CoreFoundation, ICU).
@@ -65,7 +66,11 @@ let package = Package(
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]
     ),
-    .target(name: "AccountsCore", dependencies: ["AccountsCrypto", "AccountsStore"]),
+    // zxcvbn's C header only (from libzxcvbn-dev): libzxcvbn is not linked but opened the first
+    // time a new password is checked (AccountsCore's LibZxcvbn.swift), so no `link` in its
+    // module map and no pkgConfig.
+    .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
+    .target(name: "AccountsCore", dependencies: ["AccountsCrypto", "AccountsStore", "CZxcvbn"]),
     .executableTarget(
       name: "AccountsCLI",
       dependencies: [

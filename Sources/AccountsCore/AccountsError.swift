@@ -37,6 +37,9 @@ public enum InputStage: Equatable, Sendable {
 public enum AccountsError: Error, Equatable, CustomStringConvertible {
   /// The form failed a rule; the associated text is the fixed message.
   case invalidForm(String)
+  /// The password is too easy to guess (zxcvbn estimates under 10^8 guesses), mostly because of
+  /// the given kind of pattern.
+  case guessablePassword(PasswordWeakness)
   /// Fields were left empty: `Please fill all fields!`, then which.
   case incompleteForm(empty: [String])
   /// Login failed: wrong user name or password (never says which).
@@ -53,6 +56,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case declined(String)
   /// Reset with no terminal and no `--yes`.
   case confirmationRequired
+  /// zxcvbn's library, which checks new passwords, could not be opened or lacks a function.
+  case passwordCheckerUnavailable(library: String, reason: String)
   /// The password blocklist is configured but cannot be read.
   case blocklistUnreadable(path: String, reason: String)
   /// A setting from the environment has a value `accounts` cannot use.
@@ -67,19 +72,19 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   /// The exit code this error ends the process with.
   public var exitStatus: ExitStatus {
     switch self {
-    case .invalidForm, .incompleteForm, .invalidCredentials, .notActivated, .alreadyActivated,
-      .inputEnded, .declined, .confirmationRequired, .noDatabase:
+    case .invalidForm, .guessablePassword, .incompleteForm, .invalidCredentials, .notActivated,
+      .alreadyActivated, .inputEnded, .declined, .confirmationRequired, .noDatabase:
       return .refused
     case .invalidSetting: return .usage
     case .locked: return .locked
-    case .blocklistUnreadable, .storage, .crypto: return .storage
+    case .passwordCheckerUnavailable, .blocklistUnreadable, .storage, .crypto: return .storage
     }
   }
 
   /// True for a form that failed its rules (which a terminal asks again).
   public var isFormProblem: Bool {
     switch self {
-    case .invalidForm, .incompleteForm: return true
+    case .invalidForm, .guessablePassword, .incompleteForm: return true
     default: return false
     }
   }
@@ -97,6 +102,7 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .invalidForm(let message): return message
+    case .guessablePassword(let weakness): return Messages.passwordIsGuessable(weakness)
     case .incompleteForm(let empty):
       return Messages.fillAllFields + "\n" + Messages.emptyFields(empty)
     case .invalidCredentials: return Messages.invalidCredentials
@@ -106,6 +112,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .inputEnded(let stage): return Messages.inputEnded(stage)
     case .declined(let message): return message
     case .confirmationRequired: return Messages.resetNeedsConfirmation
+    case .passwordCheckerUnavailable(let library, let reason):
+      return Messages.passwordCheckerUnavailable(library, reason: reason)
     case .blocklistUnreadable(let path, let reason):
       return "Cannot read the password blocklist \(path): \(reason)."
     case .invalidSetting(let name, let value, let expected):

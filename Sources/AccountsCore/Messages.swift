@@ -52,8 +52,8 @@ public enum Messages {
   /// Said at a terminal before the password is asked.
   public static let passwordRules =
     "Choose a password of 15 to 1,024 characters (a few unrelated words work well); not your "
-    + "user name, name or e-mail, not one character repeated or a run like 12345, not on the "
-    + "administrator's list."
+    + "user name, name or e-mail, not easy to guess (a common password, a keyboard row, a "
+    + "repeat, a run like 12345, a date), not on the administrator's list."
   /// The person answered no to a question.
   public static let activationDeclined = "Activation cancelled; nothing was stored."
 
@@ -144,10 +144,25 @@ public enum Messages {
   /// Password is the user's own details.
   public static let passwordIsPersonal =
     "Password must not be your user name, full name or e-mail address!"
-  /// Password is one character repeated.
-  public static let passwordIsRepeated = "Password must not be one character repeated!"
-  /// Password is a run like 12345… or abcde….
-  public static let passwordIsSequence = "Password must not be a run of sequential characters!"
+  /// Password is too easy to guess (under 10^8 guesses), and what made it so.
+  public static func passwordIsGuessable(_ weakness: PasswordWeakness) -> String {
+    let why: String
+    switch weakness {
+    case .commonWords: why = "it is a common password or common words"
+    case .keyboardRow: why = "it is a row of keys on the keyboard"
+    case .repetition: why = "it is a repeat of a shorter pattern"
+    case .sequence: why = "it is a run like 12345 or abcde"
+    case .date: why = "it is a date or years"
+    case .personalDetails: why = "it is mostly words from your name or e-mail"
+    case .tooSimple: why = "add a few more unrelated words"
+    }
+    return "Password is too easy to guess: \(why)!"
+  }
+  /// zxcvbn's library is missing or broken.
+  public static func passwordCheckerUnavailable(_ library: String, reason: String) -> String {
+    "zxcvbn's \(library) is needed to check new passwords but could not be loaded (\(reason)); "
+      + "install it (the libzxcvbn0 package on Debian and Ubuntu) and try again."
+  }
   /// Password is on the blocklist.
   public static let passwordIsBlocked =
     "Password is on the administrator's list of forbidden passwords!"

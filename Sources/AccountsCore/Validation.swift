@@ -135,8 +135,9 @@ public enum EmailRules {
   }
 }
 
-/// Password rules after NIST SP 800-63B-4: length, no personal details, no trivial patterns,
-/// the blocklist; no composition rules.
+/// Password rules after NIST SP 800-63B-4: length, no personal details, the blocklist, at least
+/// 10^8 guesses as zxcvbn estimates them (with the details as its user dictionary); no
+/// composition rules.
 public enum PasswordRules {
   /// The fewest characters for a single-factor password.
   public static let minimumLength = 15
@@ -148,20 +149,26 @@ public enum PasswordRules {
     password.precomposedStringWithCompatibilityMapping
   }
 
-  /// The first rule `password` (already normalized) breaks, or nil.
+  /// The first rule `password` (already normalized) breaks, as the form's refusal, or nil.
+  ///
+  /// Throws when the strength estimator or the blocklist cannot be used.
   public static func problem(
     _ password: String, username: String, fullName: String, email: String,
     blocklist: PasswordBlocklist?
-  ) throws(AccountsError) -> String? {
-    let scalars = Array(password.unicodeScalars)
-    if scalars.count < minimumLength { return Messages.passwordTooShort }
-    if scalars.count > maximumLength { return Messages.passwordTooLong }
+  ) throws(AccountsError) -> AccountsError? {
+    let count = password.unicodeScalars.count
+    if count < minimumLength { return .invalidForm(Messages.passwordTooShort) }
+    if count > maximumLength { return .invalidForm(Messages.passwordTooLong) }
     if isPersonal(password, details: [username, fullName, email]) {
-      return Messages.passwordIsPersonal
+      return .invalidForm(Messages.passwordIsPersonal)
     }
-    if Set(scalars).count == 1 { return Messages.passwordIsRepeated }
-    if isSequence(scalars) { return Messages.passwordIsSequence }
-    if let blocklist, try blocklist.contains(password) { return Messages.passwordIsBlocked }
+    // The administrator's list first: its sentence is the more definite one.
+    if let blocklist, try blocklist.contains(password) {
+      return .invalidForm(Messages.passwordIsBlocked)
+    }
+    let strength = try PasswordStrength.estimate(
+      password, username: username, fullName: fullName, email: email)
+    if let weakness = strength.weakness { return .guessablePassword(weakness) }
     return nil
   }
 
@@ -181,31 +188,6 @@ public enum PasswordRules {
       if String(repeating: detail, count: candidate.count / detail.count) == candidate {
         return true
       }
-    }
-    return false
-  }
-
-  /// True when every character follows the one before it (or precedes it) in the alphabet or
-  /// among the digits, wrapping from 9 to 0 and z to a: `12345678901234567890`, `zyxwv…`.
-  static func isSequence(_ scalars: [Unicode.Scalar]) -> Bool {
-    guard scalars.count >= 2 else { return false }
-    let values = scalars.map { scalar -> UInt32 in
-      let lower = String(scalar).lowercased().unicodeScalars
-      return lower.count == 1 ? (lower.first?.value ?? scalar.value) : scalar.value
-    }
-    func step(_ a: UInt32, _ b: UInt32, _ direction: Int64) -> Bool {
-      if Int64(b) - Int64(a) == direction { return true }
-      let digits = UInt32(48)...UInt32(57)
-      let letters = UInt32(97)...UInt32(122)
-      for range in [digits, letters] where range.contains(a) && range.contains(b) {
-        let size = Int64(range.count)
-        let offset = (Int64(b) - Int64(a) - direction) % size
-        if offset == 0 { return true }
-      }
-      return false
-    }
-    for direction: Int64 in [1, -1] {
-      if zip(values, values.dropFirst()).allSatisfy({ step($0, $1, direction) }) { return true }
     }
     return false
   }
@@ -303,7 +285,7 @@ public struct ActivationForm: Equatable, Sendable {
     if let problem = try PasswordRules.problem(
       secret, username: name, fullName: full, email: mail, blocklist: blocklist)
     {
-      throw .invalidForm(problem)
+      throw problem
     }
     return Valid(username: name, usernameKey: key, fullName: full, email: mail, password: secret)
   }

@@ -12,8 +12,13 @@ FULL_NAME_RULE = "Full name must be at most 256 characters!"
 SHORT = "Password must be at least 15 characters!"
 LONG = "Password must be at most 1024 characters!"
 PERSONAL = "Password must not be your user name, full name or e-mail address!"
-REPEATED = "Password must not be one character repeated!"
-SEQUENCE = "Password must not be a run of sequential characters!"
+GUESSABLE = "Password is too easy to guess: "
+REPEATED = GUESSABLE + "it is a repeat of a shorter pattern!"
+SEQUENCE = GUESSABLE + "it is a run like 12345 or abcde!"
+COMMON = GUESSABLE + "it is a common password or common words!"
+KEYBOARD = GUESSABLE + "it is a row of keys on the keyboard!"
+DATE = GUESSABLE + "it is a date or years!"
+FROM_NAME = GUESSABLE + "it is mostly words from your name or e-mail!"
 BLOCKED = "Password is on the administrator's list of forbidden passwords!"
 
 
@@ -110,9 +115,17 @@ BAD_FORMS = [
     ("password-is-full-name", form(password="alice liddell ALICELIDDELL"), PERSONAL),
     ("password-is-email", form(password="ALICE@Example.org"), PERSONAL),
     ("password-one-char", form(password="zzzzzzzzzzzzzzzzzz"), REPEATED),
-    ("password-digits-run", form(password="12345678901234567890"), SEQUENCE),
+    ("password-digits-run", form(password="12345678901234567890"), REPEATED),
     ("password-letters-run", form(password="abcdefghijklmnopq"), SEQUENCE),
     ("password-descending-run", form(password="ZYXWVUTSRQPONMLKJ"), SEQUENCE),
+    # zxcvbn (issue 10): the examples measured there, and one of each kind of pattern.
+    ("password-repeated-word", form(password="passwordpassword"), REPEATED),
+    ("password-repeated-phrase", form(password="iloveyouiloveyou"), REPEATED),
+    ("password-common-words", form(password="qwertyuiopasdfgh"), COMMON),
+    ("password-leet-common", form(password="p@ssw0rdtrustno"), COMMON),
+    ("password-keyboard-row", form(password=";lkjhgfdsa;lkjhg"), KEYBOARD),
+    ("password-date", form(password="12/25/2000!!!!!!"), DATE),
+    ("password-from-name", form(password="aliceliddell2024!"), FROM_NAME),
 ]
 
 

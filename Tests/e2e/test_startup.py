@@ -12,6 +12,7 @@ from conftest import BIN, PASSWORD, form
 
 RELEASE = os.environ.get("ACCOUNTS_RELEASE_BIN", "")
 LIBCRYPTO = "libcrypto.so.3"
+LIBZXCVBN = "libzxcvbn.so.0"  # issue 10: zxcvbn, opened only to check a new password
 
 
 def loader_log(device, *args, binary=BIN, input=None, **extra):
@@ -120,3 +121,71 @@ def test_release_binary_opens_libcrypto_only_to_hash(device):
     code, out, _, text = loader_log(device, "activate", binary=RELEASE, input=form())
     assert (code, out) == (0, "Device activated for alice.\n")
     assert_loaded_on_use(text)
+
+
+@pytest.mark.parametrize("args", [["--version"], ["status"], ["status", "--json"], ["log"]])
+def test_commands_that_set_no_password_never_open_libzxcvbn(device, args):
+    """--version, status and log, on a Public then an Activated device, and login: no zxcvbn."""
+    code, _, _, text = loader_log(device, *args)
+    assert code == 0
+    assert "libzxcvbn" not in text, text
+    device.activate()
+    code, _, _, text = loader_log(device, *args)
+    assert code == 0
+    assert "libzxcvbn" not in text, text
+    code, out, _, text = loader_log(device, "login", input=f"alice\n{PASSWORD}\n")
+    assert (code, out.splitlines()[0]) == (0, "Welcome back Alice Liddell!"), out
+    assert "libzxcvbn" not in text, text
+
+
+def test_activate_opens_libzxcvbn_to_check_the_password(device):
+    """activate opens libzxcvbn by dlopen (never as a needed library), and still works."""
+    code, out, err, text = loader_log(device, "activate", input=form())
+    assert (code, out, err) == (0, "Device activated for alice.\n", ""), err
+    assert f"file={LIBZXCVBN} [0];  dynamically loaded by" in text, text
+    assert f"file={LIBZXCVBN} [0];  needed by" not in text, text
+
+
+@pytest.mark.parametrize("planted, reason", [
+    (b"", f"{LIBZXCVBN}: file too short"),  # not a library at all
+    (None, "it has no function ZxcvbnMatch"),  # a library, but not zxcvbn (a copy of libz)
+])
+def test_a_missing_or_wrong_libzxcvbn_is_one_sentence(device, planted, reason):
+    """When libzxcvbn cannot be opened or lacks a function: one sentence naming it and what to
+    install, exit 3, nothing stored, no crash; status and login do not need it."""
+    folder = device.root / "lib"
+    folder.mkdir()
+    fake = folder / LIBZXCVBN
+    if planted is None:
+        libz = next(p for p in ("/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/libz.so.1",
+                                "/lib64/libz.so.1", "/usr/lib64/libz.so.1")
+                    if os.path.exists(p))
+        fake.write_bytes(open(libz, "rb").read())
+    else:
+        fake.write_bytes(planted)
+    broken = device.env(LD_LIBRARY_PATH=str(folder))
+    sentence = f"zxcvbn's {LIBZXCVBN} is needed to check new passwords but could not be loaded ("
+    advice = "); install it (the libzxcvbn0 package on Debian and Ubuntu) and try again.\n"
+
+    result = device.run("activate", input=form(), env=broken)
+    assert result.code == 3, result
+    assert result.stderr.startswith(sentence) and result.stderr.endswith(advice), result.stderr
+    assert reason in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert "Fatal error" not in result.stderr
+    assert device.run("status", env=broken).out_lines[0] == "State: Public"
+
+    device.activate()
+    assert device.run("login", input=f"alice\n{PASSWORD}\n", env=broken).code == 0
+
+
+def test_release_binary_does_not_link_libzxcvbn(device):
+    """The shipped program has no libzxcvbn in DT_NEEDED; status does not open it, activate does."""
+    assert RELEASE and os.access(RELEASE, os.X_OK), "ACCOUNTS_RELEASE_BIN must be set"
+    dynamic = subprocess.run(["readelf", "-d", RELEASE], capture_output=True, text=True,
+                             check=True).stdout
+    assert "libzxcvbn" not in dynamic, dynamic
+    code, _, _, text = loader_log(device, "status", binary=RELEASE)
+    assert code == 0 and "libzxcvbn" not in text, text
+    code, out, _, text = loader_log(device, "activate", binary=RELEASE, input=form())
+    assert (code, out) == (0, "Device activated for alice.\n")
+    assert f"file={LIBZXCVBN} [0];  dynamically loaded by" in text, text

@@ -11,8 +11,8 @@ from conftest import (BIN, EMAIL, FULL_NAME, INPUT_ENDED, INVALID, PASSWORD, USE
 WELCOME = f"Welcome back {FULL_NAME}!"
 # At a terminal the password rules are said before the first Password prompt (issue 8 §20).
 RULES = ("Choose a password of 15 to 1,024 characters (a few unrelated words work well); not "
-         "your user name, name or e-mail, not one character repeated or a run like 12345, not "
-         "on the administrator's list.")
+         "your user name, name or e-mail, not easy to guess (a common password, a keyboard row, a "
+         "repeat, a run like 12345, a date), not on the administrator's list.")
 FORM_TRANSCRIPT = (
     f"User name: {USERNAME}\n"
     f"Full name: {FULL_NAME}\n"

@@ -1,0 +1,80 @@
+import CZxcvbn
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The two functions of the system's zxcvbn (the C port, Debian's libzxcvbn0) that accounts calls,
+/// opened the first time a new password is checked.
+///
+/// Opened with `dlopen` for the reason AccountsCrypto's LibCrypto.swift gives for libcrypto: a
+/// linked library is opened and bound before `main` in every run, and only the commands that set a
+/// password need this one. It is found by its soname (`libzxcvbn.so`, without a version, comes only
+/// with libzxcvbn-dev). The function types come from its header (CZxcvbn's shim.h).
+struct LibZxcvbn: Sendable {
+  /// The library opened, as Debian's and Ubuntu's libzxcvbn0 package installs it.
+  static let soname = "libzxcvbn.so.0"
+
+  /// One part of the password as zxcvbn matched it.
+  struct Part: Equatable, Sendable {
+    /// What matched (ZxcTypeMatch_t, with `MULTIPLE_MATCH` added when the part is repeated).
+    var type: Int
+    /// How many bytes of the password it covers.
+    var length: Int
+  }
+
+  private let match: accounts_ZxcvbnMatch_fn
+  private let freeInfo: accounts_ZxcvbnFreeInfo_fn
+
+  // A static let is initialised once, on first use, and thread-safely (swift_once); a failure is
+  // kept too, so every later use reports it without trying again.
+  private static let loaded = Result { () throws(AccountsError) in try LibZxcvbn() }
+
+  /// The loaded library; throws `AccountsError.passwordCheckerUnavailable` when it cannot be
+  /// opened or lacks a function.
+  static func shared() throws(AccountsError) -> LibZxcvbn { try loaded.get() }
+
+  private init() throws(AccountsError) {
+    // Never closed: the functions are used until the process ends.
+    guard let handle = dlopen(Self.soname, RTLD_NOW | RTLD_LOCAL) else {
+      throw .passwordCheckerUnavailable(library: Self.soname, reason: Self.lastError())
+    }
+    func function<Function>(_ name: String, _: Function.Type) throws(AccountsError) -> Function {
+      guard let address = dlsym(handle, name) else {
+        throw .passwordCheckerUnavailable(
+          library: Self.soname, reason: "it has no function \(name)")
+      }
+      return unsafeBitCast(address, to: Function.self)
+    }
+    match = try function("ZxcvbnMatch", accounts_ZxcvbnMatch_fn.self)
+    freeInfo = try function("ZxcvbnFreeInfo", accounts_ZxcvbnFreeInfo_fn.self)
+  }
+
+  /// zxcvbn's estimate for `password` (no NUL inside) with `userWords` as its user dictionary:
+  /// the entropy in bits (log2 of the guesses) and the parts it matched.
+  func estimate(_ password: String, userWords: [String]) -> (bits: Double, parts: [Part]) {
+    // The dictionary as a NULL-ended array of C strings, like argv.
+    var words: [UnsafePointer<CChar>?] = userWords.map { UnsafePointer(strdup($0)) }
+    words.append(nil)
+    defer { for word in words { free(UnsafeMutableRawPointer(mutating: word)) } }
+    var info: UnsafeMutablePointer<ZxcMatch_t>? = nil
+    let bits = words.withUnsafeMutableBufferPointer { dictionary in
+      password.withCString { match($0, dictionary.baseAddress, &info) }
+    }
+    defer { freeInfo(info) }
+    var parts: [Part] = []
+    var next = info
+    while let part = next {
+      parts.append(Part(type: Int(part.pointee.`Type`.rawValue), length: Int(part.pointee.Length)))
+      next = part.pointee.Next
+    }
+    return (bits, parts)
+  }
+
+  private static func lastError() -> String {
+    guard let message = dlerror() else { return "no reason given" }
+    return String(cString: message)
+  }
+}

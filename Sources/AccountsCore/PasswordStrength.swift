@@ -1,0 +1,94 @@
+import CZxcvbn
+import Foundation
+
+/// What made a password easy to guess: the kind of pattern that covers most of it.
+public enum PasswordWeakness: Equatable, Sendable, CaseIterable {
+  /// Common passwords or dictionary words (also with look-alike substitutions such as `p@ss`).
+  case commonWords
+  /// A row or pattern of neighbouring keys on the keyboard.
+  case keyboardRow
+  /// A shorter pattern repeated.
+  case repetition
+  /// A run such as `12345` or `zyxwv`.
+  case sequence
+  /// A date or years.
+  case date
+  /// Words of the user name, full name or e-mail.
+  case personalDetails
+  /// Nothing in particular: too few unpredictable characters.
+  case tooSimple
+}
+
+/// zxcvbn's estimate of how many guesses a password takes, and why it is weak when it is.
+public struct PasswordStrength: Equatable, Sendable {
+  /// The fewest guesses a password must take: zxcvbn's score 3.
+  public static let minimumGuesses = 1e8
+  /// `minimumGuesses` in bits, as the C port counts: about 26.58.
+  public static let minimumBits = log2(minimumGuesses)
+
+  /// The estimate in bits: log2 of the guesses.
+  public let bits: Double
+  /// What covers most of the password; nil when it is strong enough.
+  public let weakness: PasswordWeakness?
+
+  /// The estimated number of guesses.
+  public var guesses: Double { exp2(bits) }
+
+  /// Estimates `password` (NFKC, no NUL), with the person's details as zxcvbn's user dictionary.
+  ///
+  /// Opens libzxcvbn on first use; throws `AccountsError.passwordCheckerUnavailable` when it
+  /// cannot.
+  public static func estimate(
+    _ password: String, username: String, fullName: String, email: String
+  ) throws(AccountsError) -> PasswordStrength {
+    let library = try LibZxcvbn.shared()
+    let (bits, parts) = library.estimate(
+      password, userWords: userWords(username: username, fullName: fullName, email: email))
+    return PasswordStrength(
+      bits: bits, weakness: bits >= minimumBits ? nil : weakness(of: parts))
+  }
+
+  /// The user dictionary: each detail whole, and the words of the full name and e-mail.
+  ///
+  /// zxcvbn compares them ignoring case. Words under 3 characters are left out, as they would
+  /// match inside almost any password.
+  static func userWords(username: String, fullName: String, email: String) -> [String] {
+    let separators = CharacterSet.alphanumerics.inverted
+    var words = [username, fullName, email]
+    words += fullName.components(separatedBy: separators)
+    words += email.components(separatedBy: separators)
+    var seen = Set<String>()
+    return words.filter { word in
+      word.unicodeScalars.count >= 3 && !word.contains("\0") && seen.insert(word).inserted
+    }
+  }
+
+  /// The kind of match that covers the most of the password.
+  ///
+  /// Ties go to the first in `order`. A part zxcvbn marks as repeated counts as a repetition.
+  static func weakness(of parts: [LibZxcvbn.Part]) -> PasswordWeakness {
+    let order: [PasswordWeakness] = [
+      .personalDetails, .repetition, .sequence, .keyboardRow, .date, .commonWords,
+    ]
+    var covered: [PasswordWeakness: Int] = [:]
+    for part in parts {
+      if let kind = kind(of: part.type) { covered[kind, default: 0] += part.length }
+    }
+    let most = covered.values.max() ?? 0
+    return most == 0 ? .tooSimple : order.first { covered[$0] == most } ?? .tooSimple
+  }
+
+  private static func kind(of type: Int) -> PasswordWeakness? {
+    let multiple = Int(MULTIPLE_MATCH.rawValue)
+    if type & multiple != 0 { return .repetition }
+    switch UInt32(type) {
+    case DICTIONARY_MATCH.rawValue, DICT_LEET_MATCH.rawValue: return .commonWords
+    case USER_MATCH.rawValue, USER_LEET_MATCH.rawValue: return .personalDetails
+    case REPEATS_MATCH.rawValue: return .repetition
+    case SEQUENCE_MATCH.rawValue: return .sequence
+    case SPATIAL_MATCH.rawValue: return .keyboardRow
+    case DATE_MATCH.rawValue, YEAR_MATCH.rawValue: return .date
+    default: return nil
+    }
+  }
+}
