@@ -4,13 +4,12 @@ import PackageDescription
 /// How the released program is linked, in one place.
 ///
 /// `swift build -c release` (what Scripts/run, Scripts/bench and the tests' timing checks use)
-/// gives the fast-starting program with no extra flag. The Swift runtime, Foundation and ICU are linked in statically (a program with the
-/// shared Swift libraries takes twice as long to start); the system's libsqlite3, libcrypto
-/// (opened at first use, AccountsCrypto's LibCrypto.swift) and libzxcvbn (opened at first use,
-/// AccountsCore's LibZxcvbn.swift) stay shared, so their security updates
-/// need no rebuild.
-/// The flag goes to the compiler as well as the linker: compiled with it, Foundation's
-/// autolink entries name the static libraries it needs (CoreFoundation, ICU).
+/// gives the fast-starting program with no extra flag. The Swift runtime, Foundation and ICU are
+/// linked in statically (a program with the shared Swift libraries takes twice as long to start);
+/// the system's libsqlite3, libcrypto and libzxcvbn stay shared (the last two opened at first
+/// use, through the DynamicLibrary target), so their security updates need no rebuild.
+/// The flag goes to the compiler as well as the linker: compiled with it, Foundation's autolink
+/// entries name the static libraries it needs (CoreFoundation, ICU).
 let releaseSwiftSettings: [SwiftSetting] = [
   .unsafeFlags(["-static-stdlib"], .when(configuration: .release))
 ]
@@ -57,7 +56,8 @@ let package = Package(
     // opened at first use (AccountsCrypto's LibCrypto.swift). No `pkgConfig: "libcrypto"`, as
     // SwiftPM would add libcrypto.pc's `-lcrypto` to the link.
     .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
-    .target(name: "AccountsCrypto", dependencies: ["COpenSSL"]),
+    .target(name: "DynamicLibrary"),
+    .target(name: "AccountsCrypto", dependencies: ["COpenSSL", "DynamicLibrary"]),
     .target(name: "CTerminal"),
     .target(
       name: "AccountsStore",
@@ -70,7 +70,10 @@ let package = Package(
     // time a new password is checked (AccountsCore's LibZxcvbn.swift), so no `link` in its
     // module map and no pkgConfig.
     .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
-    .target(name: "AccountsCore", dependencies: ["AccountsCrypto", "AccountsStore", "CZxcvbn"]),
+    .target(
+      name: "AccountsCore",
+      dependencies: ["AccountsCrypto", "AccountsStore", "CZxcvbn", "DynamicLibrary"]
+    ),
     .executableTarget(
       name: "AccountsCLI",
       dependencies: [

@@ -65,15 +65,8 @@ struct CommandContext {
 enum DatabaseLocation {
   /// `--database`, else `$ACCOUNTS_DATABASE`, else the XDG data folder.
   ///
-  /// Always absolute, so SQLite never takes it for a `file:` URI. A `HOME` that is not absolute is not used: the
-  /// home folder then comes from the user database.
-  static func resolve(flag: String?, environment: [String: String]) throws(AccountsError)
-    -> String
-  {
-    try resolve(flag: flag, variable: { environment[$0] })
-  }
-
-  /// The same, reading each variable through `variable`.
+  /// Always absolute, so SQLite never takes it for a `file:` URI. A `HOME` that is not absolute
+  /// is not used: the home folder then comes from the user database.
   static func resolve(flag: String?, variable: (String) -> String?) throws(AccountsError)
     -> String
   {

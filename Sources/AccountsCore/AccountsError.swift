@@ -103,8 +103,7 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     switch self {
     case .invalidForm(let message): return message
     case .guessablePassword(let weakness): return Messages.passwordIsGuessable(weakness)
-    case .incompleteForm(let empty):
-      return Messages.fillAllFields + "\n" + Messages.emptyFields(empty)
+    case .incompleteForm: return lines.joined(separator: "\n")
     case .invalidCredentials: return Messages.invalidCredentials
     case .locked(_, let message): return message
     case .notActivated: return Messages.runActivateFirst

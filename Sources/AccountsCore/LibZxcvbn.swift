@@ -1,4 +1,5 @@
 import CZxcvbn
+import DynamicLibrary
 
 #if canImport(Glibc)
 import Glibc
@@ -9,10 +10,8 @@ import Musl
 /// The two functions of the system's zxcvbn (the C port, Debian's libzxcvbn0) that accounts calls,
 /// opened the first time a new password is checked.
 ///
-/// Opened with `dlopen` for the reason AccountsCrypto's LibCrypto.swift gives for libcrypto: a
-/// linked library is opened and bound before `main` in every run, and only the commands that set a
-/// password need this one. It is found by its soname (`libzxcvbn.so`, without a version, comes only
-/// with libzxcvbn-dev). The function types come from its header (CZxcvbn's shim.h).
+/// Opened through `DynamicLibrary` (why: there): only the commands that set a password need it.
+/// The function types come from its header (CZxcvbn's shim.h).
 struct LibZxcvbn: Sendable {
   /// The library opened, as Debian's and Ubuntu's libzxcvbn0 package installs it.
   static let soname = "libzxcvbn.so.0"
@@ -37,19 +36,13 @@ struct LibZxcvbn: Sendable {
   static func shared() throws(AccountsError) -> LibZxcvbn { try loaded.get() }
 
   private init() throws(AccountsError) {
-    // Never closed: the functions are used until the process ends.
-    guard let handle = dlopen(Self.soname, RTLD_NOW | RTLD_LOCAL) else {
-      throw .passwordCheckerUnavailable(library: Self.soname, reason: Self.lastError())
+    do throws(DynamicLibrary.Failure) {
+      let library = try DynamicLibrary(soname: Self.soname)
+      match = try library.function("ZxcvbnMatch", as: accounts_ZxcvbnMatch_fn.self)
+      freeInfo = try library.function("ZxcvbnFreeInfo", as: accounts_ZxcvbnFreeInfo_fn.self)
+    } catch {
+      throw .passwordCheckerUnavailable(library: error.library, reason: error.reason)
     }
-    func function<Function>(_ name: String, _: Function.Type) throws(AccountsError) -> Function {
-      guard let address = dlsym(handle, name) else {
-        throw .passwordCheckerUnavailable(
-          library: Self.soname, reason: "it has no function \(name)")
-      }
-      return unsafeBitCast(address, to: Function.self)
-    }
-    match = try function("ZxcvbnMatch", accounts_ZxcvbnMatch_fn.self)
-    freeInfo = try function("ZxcvbnFreeInfo", accounts_ZxcvbnFreeInfo_fn.self)
   }
 
   /// zxcvbn's estimate for `password` (no NUL inside) with `userWords` as its user dictionary:
@@ -71,10 +64,5 @@ struct LibZxcvbn: Sendable {
       next = part.pointee.Next
     }
     return (bits, parts)
-  }
-
-  private static func lastError() -> String {
-    guard let message = dlerror() else { return "no reason given" }
-    return String(cString: message)
   }
 }

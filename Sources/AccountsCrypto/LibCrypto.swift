@@ -1,20 +1,12 @@
 import COpenSSL
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import DynamicLibrary
 
 /// The few functions of the system's OpenSSL libcrypto that accounts calls, opened the first time
 /// a hash, a random number or a comparison is needed.
 ///
-/// Written by hand because nothing else gives this: linked as a shared library, libcrypto is
-/// opened and its 3,400 symbols bound before `main` in every run, also for the commands that never
-/// hash (`status`, `log`, `--version`); no package or linker flag defers a whole library, and
-/// `dlopen` is the mechanism. It stays the system's shared libcrypto (its security updates need
-/// no rebuild), found by its soname (`libcrypto.so`, without a version, comes only with
-/// libssl-dev). The function types come from OpenSSL's headers (COpenSSL's shim.h).
+/// Opened through `DynamicLibrary` (why: there): linked, libcrypto would be opened and its 3,400
+/// symbols bound before `main` in every run. The function types come from OpenSSL's headers
+/// (COpenSSL's shim.h).
 struct LibCrypto: Sendable {
   /// The library opened, as Debian's and Ubuntu's libssl3 package installs it.
   static let soname = "libcrypto.so.3"
@@ -34,25 +26,16 @@ struct LibCrypto: Sendable {
   static func shared() throws(CryptoError) -> LibCrypto { try loaded.get() }
 
   private init() throws(CryptoError) {
-    // Never closed: the functions are used until the process ends.
-    guard let handle = dlopen(Self.soname, RTLD_NOW | RTLD_LOCAL) else {
-      throw .openSSLUnavailable(library: Self.soname, reason: Self.lastError())
+    do throws(DynamicLibrary.Failure) {
+      let library = try DynamicLibrary(soname: Self.soname)
+      digest = try library.function("EVP_Digest", as: accounts_EVP_Digest_fn.self)
+      sha256 = try library.function("EVP_sha256", as: accounts_EVP_sha256_fn.self)
+      pbkdf2HMAC = try library.function("PKCS5_PBKDF2_HMAC", as: accounts_PKCS5_PBKDF2_HMAC_fn.self)
+      randomBytes = try library.function("RAND_bytes", as: accounts_RAND_bytes_fn.self)
+      constantTimeCompare = try library.function(
+        "CRYPTO_memcmp", as: accounts_CRYPTO_memcmp_fn.self)
+    } catch {
+      throw .openSSLUnavailable(library: error.library, reason: error.reason)
     }
-    func function<Function>(_ name: String, _: Function.Type) throws(CryptoError) -> Function {
-      guard let address = dlsym(handle, name) else {
-        throw .openSSLUnavailable(library: Self.soname, reason: "it has no function \(name)")
-      }
-      return unsafeBitCast(address, to: Function.self)
-    }
-    digest = try function("EVP_Digest", accounts_EVP_Digest_fn.self)
-    sha256 = try function("EVP_sha256", accounts_EVP_sha256_fn.self)
-    pbkdf2HMAC = try function("PKCS5_PBKDF2_HMAC", accounts_PKCS5_PBKDF2_HMAC_fn.self)
-    randomBytes = try function("RAND_bytes", accounts_RAND_bytes_fn.self)
-    constantTimeCompare = try function("CRYPTO_memcmp", accounts_CRYPTO_memcmp_fn.self)
-  }
-
-  private static func lastError() -> String {
-    guard let message = dlerror() else { return "no reason given" }
-    return String(cString: message)
   }
 }

@@ -60,6 +60,23 @@ public final class AccountStore: Sendable {
   /// GRDB's checks, which load its schema cache.
   static let knownMigrations = migrations.map(\.identifier)
 
+  /// The refusal a file's schema calls for, if any, decided the same way by every reader.
+  ///
+  /// Migrations this build does not know (a newer `accounts` wrote it), or tables with no
+  /// migration record (another program's database). `recorded` is nil when the file has no
+  /// migration table; `hasTables` is asked only then.
+  static func schemaRefusal<Failure: Error>(
+    path: String, recorded: Set<String>?, hasTables: () throws(Failure) -> Bool
+  ) throws(Failure) -> StoreError? {
+    guard let recorded else { return try hasTables() ? .foreignDatabase(path: path) : nil }
+    return recorded.isSubset(of: knownMigrations) ? nil : .newerSchema(path: path)
+  }
+
+  /// True when `recorded` holds every migration this build knows.
+  static func isMigrated(_ recorded: Set<String>?) -> Bool {
+    Set(knownMigrations).isSubset(of: recorded ?? [])
+  }
+
   /// GRDB's migrator over `migrations`.
   static var migrator: DatabaseMigrator {
     var migrator = DatabaseMigrator()
@@ -129,9 +146,6 @@ public final class AccountStore: Sendable {
       case ENOENT:
         guard access == .readWrite else { return nil }
         createdFolders = try FileSystem.createPrivateFolder(for: path)
-      case ENOTDIR where access == .readWrite:
-        try FileSystem.createPrivateFolder(for: path)  // throws, naming what is in the way
-        throw .cannotOpen(path: path, reason: "its folder cannot be created")
       case ENOTDIR:
         let blocker = FileSystem.blockingAncestor(of: path) ?? FileSystem.folder(of: path)
         throw .cannotOpen(path: path, reason: "\(blocker) is not a folder")
@@ -157,18 +171,35 @@ public final class AccountStore: Sendable {
   private static func openChecked(path: String, real: String, access: Access, busyTimeout: Double)
     throws(StoreError) -> AccountStore
   {
-    // SQLite in WAL mode writes -wal and -shm files beside the database, even to read. Where we
-    // cannot write, writing commands stop before touching anything, and reading commands open the
-    // file as immutable, which needs neither.
-    let writable = FileSystem.isWritable(real) && FileSystem.isWritable(FileSystem.folder(of: real))
-    if access == .readWrite && !writable { throw .readOnly(path: path) }
+    guard access == .readOnly else {
+      // Where we cannot write, writing commands stop before touching anything.
+      guard isWritable(real) else { throw .readOnly(path: path) }
+      return try connect(
+        path: path, real: real, access: access, immutable: false, busyTimeout: busyTimeout)
+    }
+    return try reading(real) { immutable throws(StoreError) in
+      try connect(
+        path: path, real: real, access: access, immutable: immutable, busyTimeout: busyTimeout)
+    }
+  }
+
+  /// True when this process may write the database `real` and the folder its -wal and -shm go in.
+  static func isWritable(_ real: String) -> Bool {
+    FileSystem.isWritable(real) && FileSystem.isWritable(FileSystem.folder(of: real))
+  }
+
+  /// Reads through `body`, telling it to open the file as immutable (no locks, no -wal or -shm)
+  /// where it cannot be written, and again as immutable when a full disk leaves no room for the
+  /// -shm file; shared by every reader.
+  static func reading<T>(_ real: String, _ body: (_ immutable: Bool) throws(StoreError) -> T)
+    throws(StoreError) -> T
+  {
+    // SQLite in WAL mode writes -wal and -shm files beside the database, even to read.
+    let writable = isWritable(real)
     do {
-      return try connect(
-        path: path, real: real, access: access, immutable: !writable, busyTimeout: busyTimeout)
-    } catch let error where access == .readOnly && writable && error.isDiskFullOrIO {
-      // A full disk leaves no room for the -shm file even to read: read it as immutable.
-      return try connect(
-        path: path, real: real, access: access, immutable: true, busyTimeout: busyTimeout)
+      return try body(!writable)
+    } catch let error where writable && error.isDiskFullOrIO {
+      return try body(true)
     }
   }
 
@@ -218,14 +249,11 @@ public final class AccountStore: Sendable {
   /// Refuses a file written by a newer version, or an SQLite database that is not ours.
   private func checkOwnership() throws {
     try writer.read { db in
-      if try !Self.appliedMigrations(db).isSubset(of: Self.knownMigrations) {
-        throw StoreError.newerSchema(path: path)
+      let refusal = try Self.schemaRefusal(path: path, recorded: Self.recordedMigrations(db)) {
+        try Bool.fetchOne(
+          db, sql: "SELECT 1 FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' LIMIT 1") ?? false
       }
-      let migrated = try Self.hasMigrationTable(db)
-      let tableCount =
-        try Int.fetchOne(
-          db, sql: "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'") ?? 0
-      if !migrated && tableCount > 0 { throw StoreError.foreignDatabase(path: path) }
+      if let refusal { throw refusal }
     }
   }
 
@@ -300,15 +328,15 @@ public final class AccountStore: Sendable {
       ?? false
   }
 
-  /// The migrations recorded in the file (none in a new file).
-  private static func appliedMigrations(_ db: Database) throws -> Set<String> {
-    guard try hasMigrationTable(db) else { return [] }
+  /// The migrations recorded in the file; nil when it has no migration table (a new file).
+  private static func recordedMigrations(_ db: Database) throws -> Set<String>? {
+    guard try hasMigrationTable(db) else { return nil }
     return Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
   }
 
   /// True when every migration this build knows has been applied.
   private static func isMigrated(_ db: Database) throws -> Bool {
-    try Set(knownMigrations).isSubset(of: appliedMigrations(db))
+    try isMigrated(recordedMigrations(db))
   }
 
   private static func insertEvent(

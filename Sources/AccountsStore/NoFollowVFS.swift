@@ -26,11 +26,19 @@ enum NoFollowVFS {
         return SQLITE_ERROR
       }
       let code = resolve(base, name, size, output)
-      // SQLITE_OK_SYMLINK: resolved, but through a link (sqlite3.h marks it internal).
-      return code == SQLITE_OK | (2 << 8) ? SQLITE_CANTOPEN | (6 << 8) : code
+      return code == SQLiteCode.okSymlink ? SQLiteCode.cantOpenSymlink : code
     }
     return sqlite3_vfs_register(layer, 1) == SQLITE_OK
   }()
+}
+
+/// SQLite's result codes for symbolic links, which its header defines in a form Swift does not
+/// import.
+enum SQLiteCode {
+  /// `SQLITE_OK_SYMLINK`: a path resolved, but through a link (sqlite3.h marks it internal).
+  static let okSymlink = SQLITE_OK | (2 << 8)
+  /// `SQLITE_CANTOPEN_SYMLINK`: SQLite refused a path that goes through a link.
+  static let cantOpenSymlink = SQLITE_CANTOPEN | (6 << 8)
 }
 
 /// The file layer `NoFollowVFS` wraps; written once, before SQLite can call the wrapper.

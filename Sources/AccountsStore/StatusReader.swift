@@ -20,13 +20,8 @@ public enum StatusReader {
     guard let located = try AccountStore.locate(path: path, access: .readOnly) else { return nil }
     let real = located.real
     try FileSafety.checkFiles(database: real, reportedAs: path, mayFix: false)
-    let writable = FileSystem.isWritable(real) && FileSystem.isWritable(FileSystem.folder(of: real))
-    let status: DeviceStatus
-    do {
-      status = try query(path: path, real: real, immutable: !writable, busyTimeout: busyTimeout)
-    } catch let error where writable && error.isDiskFullOrIO {
-      // A full disk leaves no room for the -shm file even to read: read it as immutable.
-      status = try query(path: path, real: real, immutable: true, busyTimeout: busyTimeout)
+    let status = try AccountStore.reading(real) { immutable throws(StoreError) in
+      try query(path: path, real: real, immutable: immutable, busyTimeout: busyTimeout)
     }
     try FileSafety.checkFiles(database: real, reportedAs: path, mayFix: false)
     return status
@@ -51,14 +46,13 @@ public enum StatusReader {
       }
       recorded = nil
     }
-    let applied = Set(recorded ?? [])
-    if !applied.isSubset(of: AccountStore.knownMigrations) { throw .newerSchema(path: path) }
-    if recorded == nil {
-      let tables = try connection.strings(
-        "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
-      if !tables.isEmpty { throw .foreignDatabase(path: path) }
+    let refusal = try AccountStore.schemaRefusal(path: path, recorded: recorded.map(Set.init)) {
+      () throws(StoreError) in
+      try !connection.strings("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+        .isEmpty
     }
-    guard Set(AccountStore.knownMigrations).isSubset(of: applied) else {
+    if let refusal { throw refusal }
+    guard AccountStore.isMigrated(recorded.map(Set.init)) else {
       return DeviceStatus(state: .publicState, changedAt: nil)
     }
     let row = try connection.strings("SELECT state, changed_at FROM activation", columns: 2)
@@ -79,8 +73,9 @@ public enum StatusReader {
       self.busyTimeout = busyTimeout
       // NOFOLLOW: SQLite refuses a link at the file itself; the folders are already resolved.
       // The name is a URI only for the immutable form, which encodes the path itself.
+      // EXRESCODE: extended result codes, which tell a refused link from other failures.
       var flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX
-      flags |= 0x0200_0000  // SQLITE_OPEN_EXRESCODE: extended codes (a refused link, say)
+      flags |= SQLITE_OPEN_EXRESCODE
       if immutable { flags |= SQLITE_OPEN_URI }
       let name = immutable ? FileSystem.immutableURI(for: real) : real
       var opened: OpaquePointer?

@@ -63,7 +63,7 @@ public enum StoreError: Error, Equatable, Sendable {
   static func translating(code: Int32, message: String?, path: String, busyTimeout: Double)
     -> StoreError
   {
-    if code == sqliteCantOpenSymlink { return .symlink(path: path, file: path) }
+    if code == SQLiteCode.cantOpenSymlink { return .symlink(path: path, file: path) }
     let primary = code & 0xFF
     let failedIO = [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN].contains(primary)
     if failedIO && FileSystem.isNearlyFull(FileSystem.folder(of: path)) {
@@ -91,9 +91,6 @@ public enum StoreError: Error, Equatable, Sendable {
     }
   }
 }
-
-/// `SQLITE_CANTOPEN_SYMLINK`: SQLite refused a path that goes through a symbolic link.
-private let sqliteCantOpenSymlink: Int32 = 14 | (6 << 8)
 
 extension StoreError {
   /// True for failures a full disk causes (no room for the -wal or -shm file).

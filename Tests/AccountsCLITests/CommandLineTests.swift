@@ -59,18 +59,18 @@ struct CommandLineTests {
       "ACCOUNTS_DATABASE": "/env/a.sqlite3", "XDG_DATA_HOME": "/xdg", "HOME": "/home/alice",
     ]
     #expect(
-      try DatabaseLocation.resolve(flag: "/flag.sqlite3", environment: env) == "/flag.sqlite3")
-    #expect(try DatabaseLocation.resolve(flag: nil, environment: env) == "/env/a.sqlite3")
+      try DatabaseLocation.resolve(flag: "/flag.sqlite3", variable: { env[$0] }) == "/flag.sqlite3")
+    #expect(try DatabaseLocation.resolve(flag: nil, variable: { env[$0] }) == "/env/a.sqlite3")
     var noVariable = env
     noVariable["ACCOUNTS_DATABASE"] = nil
     #expect(
-      try DatabaseLocation.resolve(flag: nil, environment: noVariable)
+      try DatabaseLocation.resolve(flag: nil, variable: { noVariable[$0] })
         == "/xdg/accounts/accounts.sqlite3")
     noVariable["XDG_DATA_HOME"] = "relative/ignored"
     #expect(
-      try DatabaseLocation.resolve(flag: nil, environment: noVariable)
+      try DatabaseLocation.resolve(flag: nil, variable: { noVariable[$0] })
         == "/home/alice/.local/share/accounts/accounts.sqlite3")
-    let relative = try DatabaseLocation.resolve(flag: "rel.sqlite3", environment: env)
+    let relative = try DatabaseLocation.resolve(flag: "rel.sqlite3", variable: { env[$0] })
     #expect(relative.hasPrefix("/") && relative.hasSuffix("/rel.sqlite3"))
   }
 }

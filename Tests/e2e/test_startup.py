@@ -63,16 +63,12 @@ def test_activate_and_login_open_libcrypto_when_they_hash(device):
     assert_loaded_on_use(text)
 
 
-@pytest.mark.parametrize("planted, reason", [
-    (b"", f"{LIBCRYPTO}: file too short"),  # not a library at all
-    (None, "it has no function EVP_Digest"),  # a library, but not OpenSSL (a copy of libz)
-])
-def test_a_missing_or_wrong_libcrypto_is_one_sentence(device, planted, reason):
-    """When libcrypto cannot be opened or lacks a function: one sentence naming it and what to
-    install, exit 3, nothing stored, no crash; login counts no failure; status still works."""
+def planted_library_env(device, soname, planted):
+    """An environment in which `soname` is found first in a folder of the device's, holding
+    `planted` (bytes), or, when it is None, a real library that is not the one asked for (libz)."""
     folder = device.root / "lib"
     folder.mkdir()
-    fake = folder / LIBCRYPTO
+    fake = folder / soname
     if planted is None:
         libz = next(p for p in ("/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/libz.so.1",
                                 "/lib64/libz.so.1", "/usr/lib64/libz.so.1")
@@ -80,7 +76,17 @@ def test_a_missing_or_wrong_libcrypto_is_one_sentence(device, planted, reason):
         fake.write_bytes(open(libz, "rb").read())
     else:
         fake.write_bytes(planted)
-    broken = device.env(LD_LIBRARY_PATH=str(folder))
+    return device.env(LD_LIBRARY_PATH=str(folder))
+
+
+@pytest.mark.parametrize("planted, reason", [
+    (b"", f"{LIBCRYPTO}: file too short"),  # not a library at all
+    (None, "it has no function EVP_Digest"),  # a library, but not OpenSSL (a copy of libz)
+])
+def test_a_missing_or_wrong_libcrypto_is_one_sentence(device, planted, reason):
+    """When libcrypto cannot be opened or lacks a function: one sentence naming it and what to
+    install, exit 3, nothing stored, no crash; login counts no failure; status still works."""
+    broken = planted_library_env(device, LIBCRYPTO, planted)
     sentence = (f"OpenSSL's {LIBCRYPTO} is needed for passwords but could not be loaded (")
     advice = ("); install OpenSSL 3 (the libssl3 package on Debian and Ubuntu) and try again.\n")
 
@@ -153,17 +159,7 @@ def test_activate_opens_libzxcvbn_to_check_the_password(device):
 def test_a_missing_or_wrong_libzxcvbn_is_one_sentence(device, planted, reason):
     """When libzxcvbn cannot be opened or lacks a function: one sentence naming it and what to
     install, exit 3, nothing stored, no crash; status and login do not need it."""
-    folder = device.root / "lib"
-    folder.mkdir()
-    fake = folder / LIBZXCVBN
-    if planted is None:
-        libz = next(p for p in ("/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/libz.so.1",
-                                "/lib64/libz.so.1", "/usr/lib64/libz.so.1")
-                    if os.path.exists(p))
-        fake.write_bytes(open(libz, "rb").read())
-    else:
-        fake.write_bytes(planted)
-    broken = device.env(LD_LIBRARY_PATH=str(folder))
+    broken = planted_library_env(device, LIBZXCVBN, planted)
     sentence = f"zxcvbn's {LIBZXCVBN} is needed to check new passwords but could not be loaded ("
     advice = "); install it (the libzxcvbn0 package on Debian and Ubuntu) and try again.\n"
 
