@@ -62,6 +62,7 @@ let package = Package(
     .target(
       name: "AccountsStore",
       dependencies: [
+        "AccountsCore",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]
@@ -72,12 +73,14 @@ let package = Package(
     .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
     .target(
       name: "AccountsCore",
-      dependencies: ["AccountsCrypto", "AccountsStore", "CZxcvbn", "DynamicLibrary"]
+      dependencies: ["AccountsCrypto", "CZxcvbn", "DynamicLibrary"]
     ),
     .executableTarget(
       name: "AccountsCLI",
       dependencies: [
         "AccountsCore",
+        "AccountsCrypto",
+        "AccountsStore",
         "CTerminal",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
@@ -87,13 +90,17 @@ let package = Package(
     .testTarget(
       name: "AccountsCLITests",
       dependencies: [
-        "AccountsCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "AccountsCLI", "AccountsCore", "AccountsStore",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .testTarget(name: "AccountsCryptoTests", dependencies: ["AccountsCrypto"]),
     .testTarget(
       name: "AccountsStoreTests",
-      dependencies: ["AccountsStore", .product(name: "GRDB", package: "GRDB.swift")]
+      dependencies: [
+        "AccountsCore", "AccountsStore", .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ]
     ),
     .testTarget(
       name: "AccountsCoreTests",

@@ -22,21 +22,25 @@ struct AccountsCommand: ParsableCommand {
       input; never from the command line.
 
       Exit codes: 0 success; 1 refused (invalid form, wrong user name or password, wrong state, \
-      cancelled); 2 usage error (or an unusable setting); 3 storage or environment error; 4 \
-      locked after too many failed logins; 128+N killed by signal N (130 Ctrl-C, 143 SIGTERM, \
-      129 SIGHUP).
+      cancelled, a user name taken); 2 usage error (or an unusable setting); 3 storage or \
+      environment error; 4 locked after too many failed logins; 5 no such account \
+      (administrator commands); 128+N killed by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
       """,
     version: version,
-    subcommands: [Activate.self, Login.self, Status.self],
+    subcommands: [Activate.self, Login.self, Passwd.self, Verify.self, Status.self],
     groupedSubcommands: [
-      CommandGroup(name: "Administrator", subcommands: [Reset.self, Unlock.self, Log.self])
+      CommandGroup(
+        name: "Administrator", subcommands: [User.self, Reset.self, Unlock.self, Log.self])
     ]
   )
 
   @OptionGroup var global: GlobalOptions
 
   mutating func run() throws {
-    let context = try global.makeContext()
+    try run(global.makeContext())
+  }
+
+  func run(_ context: CommandContext) throws {
     let home = try AppFlow.run(context.environment)
     context.showHome(home)
   }
@@ -45,7 +49,7 @@ struct AccountsCommand: ParsableCommand {
   /// tree (every subcommand reflected on for the completion-script check) costs more than a
   /// login's work beyond its key derivation.
   static let quicklyParsed: [String: any ParsableCommand.Type] = [
-    "login": Login.self, "activate": Activate.self,
+    "login": Login.self, "activate": Activate.self, "verify": Verify.self,
   ]
 
   /// `arguments` parsed by the named subcommand alone; nil (and the root parser takes over,
@@ -81,6 +85,8 @@ struct AccountsCommand: ParsableCommand {
     } catch let error as AccountsError {
       for line in error.lines { StandardStreams.error(line) }
       status = error.exitStatus
+    } catch let exit as SilentExit {
+      status = exit.status
     } catch {
       let message = fullMessage(for: error)
       if exitCode(for: error) == .success {

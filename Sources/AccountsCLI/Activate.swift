@@ -3,10 +3,10 @@ import ArgumentParser
 
 extension AccountsCommand {
   /// `accounts activate`: the Activation Form.
-  struct Activate: ParsableCommand {
+  struct Activate: ContextualCommand {
     static let configuration = CommandConfiguration(
       commandName: "activate",
-      abstract: "Activate this device: store its user (the Activation Form).",
+      abstract: "Activate this device: store its owner's account (the Activation Form).",
       discussion: """
         Asks for User name, Full name, E-mail address, Password and Password again, one line \
         each; a flag skips its prompt. At a terminal a form that fails is asked again; from a pipe \
@@ -29,8 +29,7 @@ extension AccountsCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
-      let context = try global.makeContext()
+    func run(_ context: CommandContext) throws {
       try ActivationFlow.run(
         context.environment,
         options: ActivationOptions(

@@ -16,14 +16,36 @@ struct GlobalOptions: ParsableArguments {
 
   /// The live context: the terminal, the database path, the policies from the environment.
   func makeContext() throws(AccountsError) -> CommandContext {
-    try Self.makeContext(database: database)
+    try CommandContext.live(database: database)
   }
+}
+
+/// What a command's `run(_:)` works with, built from an injectable environment (its variables)
+/// and console, so that commands run in-process in tests (swiftly's `run(_ ctx:)`).
+struct CommandContext {
+  /// The core's view of the world.
+  var environment: AccountsEnvironment
+  /// Where results are written (the terminal, or a test's script).
+  var console: any Console
+  /// Many lines of results (`user list`, `log`), written in blocks.
+  var bulk: any BulkOutput
 
   /// The live context for a `--database` value (nil when not given).
-  static func makeContext(database: String?) throws(AccountsError) -> CommandContext {
+  static func live(database: String?) throws(AccountsError) -> CommandContext {
     // Read one variable at a time: even a small dictionary of them costs more at start-up (its
     // generic type is instantiated at run time) than the rest of `accounts status`.
-    let variable = { (name: String) -> String? in getenv(name).map { String(cString: $0) } }
+    let console = TerminalConsole()
+    return try make(
+      database: database, variable: { getenv($0).map { String(cString: $0) } },
+      console: console, bulk: StandardOutputBuffer())
+  }
+
+  /// A context over `console`, with settings read through `variable`.
+  static func make(
+    database: String?, variable: (String) -> String?, console: any Console,
+    bulk: any BulkOutput, openStore: ((String, StoreAccess) throws(StoreError) -> (any AccountRepository)?)? = nil,
+    now: @escaping () -> Date = Date.init
+  ) throws(AccountsError) -> CommandContext {
     let path = try DatabaseLocation.resolve(flag: database, variable: variable)
     var hasher = PasswordHasher()
     if let text = variable("ACCOUNTS_PBKDF2_ITERATIONS"), !text.isEmpty {
@@ -38,26 +60,43 @@ struct GlobalOptions: ParsableArguments {
     let blocklist = variable("ACCOUNTS_PASSWORD_BLOCKLIST").flatMap {
       $0.isEmpty ? nil : PasswordBlocklist(path: $0)
     }
-    let console = TerminalConsole()
-    let environment = AccountsEnvironment(
-      console: console, databasePath: path,
-      openStore: { access throws(StoreError) in try AccountStore.open(path: path, access: access) },
-      readStatus: { () throws(StoreError) in try StatusReader.read(path: path) },
-      hasher: hasher, blocklist: blocklist)
-    return CommandContext(environment: environment, console: console)
+    let environment: AccountsEnvironment
+    if let openStore {
+      environment = AccountsEnvironment(
+        console: console, databasePath: path,
+        openStore: { access throws(StoreError) in try openStore(path, access) }, now: now,
+        hasher: hasher, blocklist: blocklist)
+    } else {
+      environment = AccountsEnvironment(
+        console: console, databasePath: path,
+        openStore: { access throws(StoreError) in
+          try AccountStore.open(path: path, access: access)
+        },
+        readStatus: { () throws(StoreError) in try StatusReader.read(path: path) }, now: now,
+        hasher: hasher, blocklist: blocklist)
+    }
+    return CommandContext(environment: environment, console: console, bulk: bulk)
   }
-}
-
-/// What a command's `run()` works with.
-struct CommandContext {
-  /// The core's view of the world.
-  var environment: AccountsEnvironment
-  /// The terminal.
-  var console: TerminalConsole
 
   /// Prints Home on standard output.
   func showHome(_ home: HomeScreen) {
     for line in home.lines(timeZone: environment.timeZone) { console.output(line) }
+  }
+}
+
+/// A command that runs against a `CommandContext`; `run()` builds the live one.
+protocol ContextualCommand: ParsableCommand {
+  /// `--database`.
+  var global: GlobalOptions { get }
+  /// The command's work, in a given context.
+  func run(_ context: CommandContext) throws
+}
+
+extension ContextualCommand {
+  func run() throws {
+    let context = try global.makeContext()
+    defer { context.bulk.flush() }
+    try run(context)
   }
 }
 

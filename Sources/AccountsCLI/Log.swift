@@ -1,17 +1,33 @@
 import AccountsCore
 import ArgumentParser
+import Foundation
 
 extension AccountsCommand {
   /// `accounts log`: the audit log (administrator).
-  struct Log: ParsableCommand {
+  struct Log: ContextualCommand {
     static let configuration = CommandConfiguration(
       commandName: "log",
-      abstract: "Show what happened: activations, logins, lockouts, unlocks, resets.",
+      abstract: "Show what happened: activations, logins, lockouts, account changes, resets.",
       discussion: """
-        Oldest first, times in UTC. Never shows a password or a hash. The log survives reset.
+        Oldest first, times in UTC. Never shows a password or a hash. The log survives reset. \
+        Filters combine. Event kinds: \
+        \(AuditEventKind.known.map(\.rawValue).joined(separator: ", ")).
         """)
 
-    @Option(name: .customLong("limit"), help: "Show only the newest N events.")
+    @Option(name: .customLong("user"), help: "Only events about this user name.")
+    var user: String?
+
+    @Option(name: .customLong("event"), help: "Only events of this kind.")
+    var event: String?
+
+    @Option(
+      name: .customLong("since"),
+      help: ArgumentHelp(
+        "Only events since a UTC date (2026-11-23), time (2026-11-23T10:00:00Z) or age (30m, 2h, 7d).",
+        valueName: "time"))
+    var since: String?
+
+    @Option(name: .customLong("limit"), help: "Show only the newest N matching events.")
     var limit: Int?
 
     @Flag(name: .customLong("json"), help: "Print one JSON object per line.")
@@ -21,12 +37,26 @@ extension AccountsCommand {
 
     func validate() throws {
       if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
+      if let event, !AuditEventKind.known.contains(AuditEventKind(rawValue: event)) {
+        throw ValidationError(
+          "--event must be one of: \(AuditEventKind.known.map(\.rawValue).joined(separator: ", ")).")
+      }
+      if let since, AuditLogQuery.since(since, now: Date()) == nil {
+        throw ValidationError(
+          "--since must be a UTC date (2026-11-23), a UTC time (2026-11-23T10:00:00Z) or an age "
+            + "(90s, 30m, 2h, 7d).")
+      }
+      if let user, user.isEmpty { throw ValidationError("--user must not be empty.") }
     }
 
-    func run() throws {
-      let context = try global.makeContext()
-      for event in try AuditLogQuery.run(context.environment, limit: limit) {
-        context.console.output(json ? AuditLogQuery.json(event) : AuditLogQuery.line(event))
+    func run(_ context: CommandContext) throws {
+      let env = context.environment
+      let query = AuditQuery(
+        usernameKey: user.map(UsernameRules.lookupKey(for:)),
+        kind: event.map(AuditEventKind.init(rawValue:)),
+        since: since.flatMap { AuditLogQuery.since($0, now: env.now()) }, limit: limit)
+      try AuditLogQuery.run(env, query: query) { event in
+        context.bulk.line(json ? AuditPresentation.json(event) : AuditPresentation.line(event))
       }
     }
   }

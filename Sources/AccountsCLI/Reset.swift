@@ -3,10 +3,10 @@ import ArgumentParser
 
 extension AccountsCommand {
   /// `accounts reset`: back to Public (administrator).
-  struct Reset: ParsableCommand {
+  struct Reset: ContextualCommand {
     static let configuration = CommandConfiguration(
       commandName: "reset",
-      abstract: "Make this device Public again and delete its user.",
+      abstract: "Make this device Public again and delete every account.",
       discussion: """
         Asks you to type "reset" to confirm. Without a terminal it refuses unless --yes is given. \
         Failed-login counts are cleared; the audit log is kept.
@@ -17,8 +17,8 @@ extension AccountsCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
-      try ResetFlow.run(global.makeContext().environment, confirmed: yes)
+    func run(_ context: CommandContext) throws {
+      try ResetFlow.run(context.environment, confirmed: yes)
     }
   }
 }

@@ -19,13 +19,13 @@ extension AccountsCommand {
 
     /// Prints the status; shared by `run()` and the start-up fast path.
     static func show(json: Bool, database: String?) throws {
-      let context = try GlobalOptions.makeContext(database: database)
+      let context = try CommandContext.live(database: database)
       let status = try StatusQuery.run(context.environment)
       let path = context.environment.databasePath
       if json {
-        context.console.output(StatusQuery.json(status, path: path))
+        context.console.output(StatusPresentation.json(status, path: path))
       } else {
-        StatusQuery.lines(status, path: path).forEach(context.console.output)
+        StatusPresentation.lines(status, path: path).forEach(context.console.output)
       }
     }
 

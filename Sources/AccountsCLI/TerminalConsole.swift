@@ -17,14 +17,19 @@ enum StandardStreams {
 
   /// Writes all of `text` to `fd`, as it is.
   static func write(_ text: String, to fd: Int32) {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-      let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    Array(text.utf8).withUnsafeBytes { write(bytes: $0, to: fd) }
+  }
+
+  /// Writes all of `bytes` to `fd`; stops quietly when the reader is gone (a closed pipe).
+  static func write(bytes: UnsafeRawBufferPointer, to fd: Int32) {
+    var offset = 0
+    while offset < bytes.count {
+      let written = Glibc.write(fd, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
       if written < 0 {
         if errno == EINTR { continue }
         return
       }
-      bytes = bytes.dropFirst(written)
+      offset += written
     }
   }
 }
@@ -161,4 +166,41 @@ struct LineReader {
       return
     }
   }
+}
+
+/// Where a command writes many result lines at once (`user list`, `log`).
+protocol BulkOutput: AnyObject {
+  /// Adds one line (escaped as every printed line is).
+  func line(_ text: String)
+  /// Writes what is pending.
+  func flush()
+}
+
+/// Standard output in 64 KiB blocks: a million lines cost a few hundred `write` calls, not a
+/// million.
+final class StandardOutputBuffer: BulkOutput {
+  private static let blockSize = 65536
+  private var buffer: [UInt8] = []
+
+  init() { buffer.reserveCapacity(Self.blockSize + 4096) }
+
+  func line(_ text: String) {
+    buffer.append(contentsOf: Escaping.visible(text).utf8)
+    buffer.append(UInt8(ascii: "\n"))
+    if buffer.count >= Self.blockSize { flush() }
+  }
+
+  func flush() {
+    guard !buffer.isEmpty else { return }
+    buffer.withUnsafeBytes { StandardStreams.write(bytes: $0, to: STDOUT_FILENO) }
+    buffer.removeAll(keepingCapacity: true)
+  }
+}
+
+/// Bulk lines passed one by one to a console (tests).
+final class ConsoleBulkOutput: BulkOutput {
+  private let console: any Console
+  init(_ console: any Console) { self.console = console }
+  func line(_ text: String) { console.output(text) }
+  func flush() {}
 }

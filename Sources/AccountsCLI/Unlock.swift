@@ -3,7 +3,7 @@ import ArgumentParser
 
 extension AccountsCommand {
   /// `accounts unlock NAME`: clear a user name's failed logins and lock (administrator).
-  struct Unlock: ParsableCommand {
+  struct Unlock: ContextualCommand {
     static let configuration = CommandConfiguration(
       commandName: "unlock",
       abstract: "Clear the failed-login count and lock of a user name.")
@@ -13,8 +13,8 @@ extension AccountsCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
-      try UnlockFlow.run(global.makeContext().environment, username: username)
+    func run(_ context: CommandContext) throws {
+      try UnlockFlow.run(context.environment, username: username)
     }
   }
 }

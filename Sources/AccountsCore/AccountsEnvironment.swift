@@ -1,5 +1,4 @@
 import AccountsCrypto
-import AccountsStore
 import Foundation
 
 /// What a flow needs from the world: a console, the database, a clock, the policies.
@@ -12,7 +11,7 @@ public struct AccountsEnvironment {
   /// The database file's path, shown by `status`.
   public var databasePath: String
   /// Opens the database; nil (for reading) when it does not exist yet.
-  public var openStore: (AccountStore.Access) throws(StoreError) -> AccountStore?
+  public var openStore: (StoreAccess) throws(StoreError) -> (any AccountRepository)?
   /// Reads the device's state; nil when no database exists.
   ///
   /// The CLI reads it with `StatusReader` (plain SQLite calls, the same checks and answers), tests through the store.
@@ -34,7 +33,7 @@ public struct AccountsEnvironment {
   /// Creates an environment.
   public init(
     console: any Console, databasePath: String,
-    openStore: @escaping (AccountStore.Access) throws(StoreError) -> AccountStore?,
+    openStore: @escaping (StoreAccess) throws(StoreError) -> (any AccountRepository)?,
     readStatus: (() throws(StoreError) -> DeviceStatus?)? = nil,
     now: @escaping () -> Date = Date.init, timeZone: TimeZone? = nil,
     hasher: PasswordHasher = PasswordHasher(), lockout: LockoutPolicy = .standard,
@@ -53,28 +52,40 @@ public struct AccountsEnvironment {
 
   /// An environment over one already-open store (tests, in-memory databases).
   public init(
-    console: any Console, store: AccountStore, now: @escaping () -> Date = Date.init,
+    console: any Console, store: any AccountRepository, now: @escaping () -> Date = Date.init,
     timeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current,
     hasher: PasswordHasher = PasswordHasher(), lockout: LockoutPolicy = .standard,
     blocklist: PasswordBlocklist? = nil
   ) {
     self.init(
-      console: console, databasePath: store.path, openStore: { _ in store }, now: now,
+      console: console, databasePath: store.location, openStore: { _ in store }, now: now,
       timeZone: timeZone, hasher: hasher, lockout: lockout, blocklist: blocklist)
   }
 
   /// Reads the state by opening the store (what tests and in-memory stores use).
   private static func statusThroughStore(
-    _ openStore: @escaping (AccountStore.Access) throws(StoreError) -> AccountStore?
+    _ openStore: @escaping (StoreAccess) throws(StoreError) -> (any AccountRepository)?
   ) -> () throws(StoreError) -> DeviceStatus? {
     { () throws(StoreError) -> DeviceStatus? in
       guard let store = try openStore(.readOnly) else { return nil }
-      return try store.status()
+      return try deviceStatus(of: store)
+    }
+  }
+
+  /// The state read from `store`, its errors as store errors.
+  private static func deviceStatus(of store: any AccountRepository) throws(StoreError)
+    -> DeviceStatus
+  {
+    do {
+      return try store.read { reader throws(AccountsError) in try reader.deviceStatus() }
+    } catch {
+      if case .storage(let error) = error { throw error }
+      throw .failure(path: store.location, reason: error.description)
     }
   }
 
   /// Opens the database for writing (it always exists afterwards).
-  func writableStore() throws(AccountsError) -> AccountStore {
+  func writableStore() throws(AccountsError) -> any AccountRepository {
     let opened = try storing { () throws(StoreError) in try openStore(.readWrite) }
     guard let opened else {
       throw .storage(.cannotOpen(path: databasePath, reason: "it could not be created"))
@@ -91,7 +102,7 @@ public struct AccountsEnvironment {
   }
 
   /// Opens the database for reading; nil when nothing was ever stored.
-  func readableStore() throws(AccountsError) -> AccountStore? {
+  func readableStore() throws(AccountsError) -> (any AccountRepository)? {
     try storing { () throws(StoreError) in try openStore(.readOnly) }
   }
 }
@@ -102,6 +113,26 @@ func storing<T>(_ body: () throws(StoreError) -> T) throws(AccountsError) -> T {
     return try body()
   } catch {
     throw .from(error)
+  }
+}
+
+/// The lock error for `until`, told in the environment's clock and zone.
+extension AccountsEnvironment {
+  func lockedError(until: Date) -> AccountsError {
+    .locked(until: until, now: now(), timeZone: timeZone)
+  }
+
+  /// Opens the database for writing and refuses a Public device.
+  func activatedStore() throws(AccountsError) -> any AccountRepository {
+    guard try isActivated() else { throw .notActivated }
+    return try writableStore()
+  }
+
+  /// Opens an existing database for an administrator's change; a missing one is refused
+  /// (a mistyped `--database` creates nothing).
+  func existingStore() throws(AccountsError) -> any AccountRepository {
+    guard try readableStore() != nil else { throw .noDatabase(path: databasePath) }
+    return try writableStore()
   }
 }
 

@@ -1,5 +1,4 @@
 import AccountsCrypto
-import AccountsStore
 import Foundation
 
 /// Exit codes; stable and documented in README.
@@ -14,6 +13,8 @@ public enum ExitStatus: Int32, Sendable {
   case storage = 3
   /// The user name is locked after too many failed logins.
   case locked = 4
+  /// An administrator command named an account that does not exist.
+  case noSuchAccount = 5
   /// Interrupted by Ctrl-C (SIGINT).
   case interrupted = 130
 }
@@ -22,7 +23,7 @@ public enum ExitStatus: Int32, Sendable {
 public enum InputStage: Equatable, Sendable {
   /// At the bare command's "Activate now?" question.
   case activationQuestion
-  /// In the Activation Form.
+  /// In the Activation Form (or `user add`'s).
   case form
   /// At the login prompts.
   case login
@@ -30,32 +31,83 @@ public enum InputStage: Equatable, Sendable {
   case loginAfterActivation(username: String)
   /// At the reset confirmation.
   case resetConfirmation
+  /// At the confirmation of an account's removal.
+  case removalConfirmation
+  /// At the new-password prompts a login asks when the password must change.
+  case newPasswordAtLogin
+  /// At `passwd`'s or `user passwd`'s prompts.
+  case passwordChange
 }
 
-/// Everything a command can refuse or fail with; each prints as one sentence (a refused form
-/// may add a line naming the fields).
+/// What a person can decline.
+public enum Declined: Equatable, Sendable {
+  /// The bare command's "Activate now?".
+  case activation
+  /// `reset`'s confirmation.
+  case reset
+  /// `user remove`'s confirmation.
+  case removal
+}
+
+/// Which rule of a form was broken; `Messages.formProblem` says it in words.
+public enum FormProblem: Equatable, Sendable {
+  /// `Passwords must match!`
+  case passwordsMustMatch
+  /// The user name breaks the naming rules.
+  case usernameRule
+  /// The e-mail address does not look like one.
+  case emailRule
+  /// The full name is longer than 256 characters.
+  case fullNameTooLong
+  /// The password is shorter than 15 characters.
+  case passwordTooShort
+  /// The password is longer than 1,024 characters.
+  case passwordTooLong
+  /// The password is the user name, full name or e-mail (or repeats of one).
+  case passwordIsPersonal
+  /// The password is on the administrator's blocklist.
+  case passwordIsBlocked
+  /// zxcvbn estimates fewer than 10^8 guesses, mostly because of the given pattern.
+  case guessable(PasswordWeakness)
+  /// A new password equal to the current one.
+  case passwordUnchanged
+  /// A field's bytes are not UTF-8.
+  case invalidUTF8(field: String)
+  /// A field holds a control or invisible formatting character.
+  case controlCharacters(field: String)
+  /// A line longer than any field allows.
+  case tooLong(field: String)
+}
+
+/// Everything a command can refuse or fail with: data, not sentences. Each prints as one
+/// sentence from `Messages` (an incomplete form adds a line naming the fields).
 public enum AccountsError: Error, Equatable, CustomStringConvertible {
-  /// The form failed a rule; the associated text is the fixed message.
-  case invalidForm(String)
-  /// The password is too easy to guess (zxcvbn estimates under 10^8 guesses), mostly because of
-  /// the given kind of pattern.
-  case guessablePassword(PasswordWeakness)
+  /// The form failed a rule.
+  case invalidForm(FormProblem)
   /// Fields were left empty: `Please fill all fields!`, then which.
   case incompleteForm(empty: [String])
-  /// Login failed: wrong user name or password (never says which).
+  /// Login failed: wrong user name or password, or a disabled account (never says which).
   case invalidCredentials
-  /// The name is locked until the date; `message` says when.
-  case locked(until: Date, message: String)
-  /// Login or the flow on a Public device.
+  /// The name is locked until `until`; `now` and `timeZone` say how the sentence tells it.
+  case locked(until: Date, now: Date, timeZone: TimeZone)
+  /// Login, the flow or an account command on a Public device.
   case notActivated
   /// Activation on an Activated device.
   case alreadyActivated
   /// Input ended at the given stage; nothing more was done.
   case inputEnded(InputStage)
-  /// The person declined (activation question or reset confirmation).
-  case declined(String)
-  /// Reset with no terminal and no `--yes`.
-  case confirmationRequired
+  /// The person declined.
+  case declined(Declined)
+  /// A destructive command with no terminal and no `--yes`.
+  case confirmationRequired(Declined)
+  /// An administrator command named an account that does not exist.
+  case noSuchAccount(String)
+  /// Another account already has this user name (compared case-insensitively).
+  case usernameTaken(String)
+  /// The owner cannot be removed while other accounts exist.
+  case ownerCannotBeRemoved(String)
+  /// The last account cannot be removed (reset makes the device Public).
+  case lastAccount(String)
   /// zxcvbn's library, which checks new passwords, could not be opened or lacks a function.
   case passwordCheckerUnavailable(library: String, reason: String)
   /// The password blocklist is configured but cannot be read.
@@ -64,7 +116,7 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case invalidSetting(name: String, value: String, expected: String)
   /// An administrator command named a database that does not exist.
   case noDatabase(path: String)
-  /// The database failed.
+  /// The store failed.
   case storage(StoreError)
   /// The system's cryptography failed.
   case crypto(CryptoError)
@@ -72,11 +124,13 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   /// The exit code this error ends the process with.
   public var exitStatus: ExitStatus {
     switch self {
-    case .invalidForm, .guessablePassword, .incompleteForm, .invalidCredentials, .notActivated,
-      .alreadyActivated, .inputEnded, .declined, .confirmationRequired, .noDatabase:
+    case .invalidForm, .incompleteForm, .invalidCredentials, .notActivated, .alreadyActivated,
+      .inputEnded, .declined, .confirmationRequired, .noDatabase, .usernameTaken,
+      .ownerCannotBeRemoved, .lastAccount:
       return .refused
     case .invalidSetting: return .usage
     case .locked: return .locked
+    case .noSuchAccount: return .noSuchAccount
     case .passwordCheckerUnavailable, .blocklistUnreadable, .storage, .crypto: return .storage
     }
   }
@@ -84,7 +138,7 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   /// True for a form that failed its rules (which a terminal asks again).
   public var isFormProblem: Bool {
     switch self {
-    case .invalidForm, .guessablePassword, .incompleteForm: return true
+    case .invalidForm, .incompleteForm: return true
     default: return false
     }
   }
@@ -101,84 +155,36 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   /// One sentence: what is wrong and what to do.
   public var description: String {
     switch self {
-    case .invalidForm(let message): return message
-    case .guessablePassword(let weakness): return Messages.passwordIsGuessable(weakness)
+    case .invalidForm(let problem): return Messages.formProblem(problem)
     case .incompleteForm: return lines.joined(separator: "\n")
     case .invalidCredentials: return Messages.invalidCredentials
-    case .locked(_, let message): return message
+    case .locked(let until, let now, let timeZone):
+      return Messages.tooManyAttempts(
+        until: TimeText.clock(until, timeZone: timeZone),
+        remaining: TimeText.duration(until.timeIntervalSince(now)))
     case .notActivated: return Messages.runActivateFirst
     case .alreadyActivated: return Messages.alreadyActivated
     case .inputEnded(let stage): return Messages.inputEnded(stage)
-    case .declined(let message): return message
-    case .confirmationRequired: return Messages.resetNeedsConfirmation
+    case .declined(let what): return Messages.declined(what)
+    case .confirmationRequired(let what): return Messages.needsConfirmation(what)
+    case .noSuchAccount(let name): return Messages.noSuchAccount(name)
+    case .usernameTaken(let name): return Messages.usernameTaken(name)
+    case .ownerCannotBeRemoved(let name): return Messages.ownerCannotBeRemoved(name)
+    case .lastAccount(let name): return Messages.lastAccount(name)
     case .passwordCheckerUnavailable(let library, let reason):
       return Messages.passwordCheckerUnavailable(library, reason: reason)
     case .blocklistUnreadable(let path, let reason):
-      return "Cannot read the password blocklist \(path): \(reason)."
+      return Messages.blocklistUnreadable(path, reason: reason)
     case .invalidSetting(let name, let value, let expected):
       return Messages.invalidSetting(name, value: value, expected: expected)
     case .noDatabase(let path): return Messages.noDatabase(path)
-    case .storage(let error): return Self.describe(error)
+    case .storage(let error): return Messages.storage(error)
     case .crypto(let error): return error.description
     }
   }
 
   /// Wraps a store error, turning `alreadyActivated` into the refusal it is.
-  static func from(_ error: StoreError) -> AccountsError {
+  public static func from(_ error: StoreError) -> AccountsError {
     error == .alreadyActivated ? .alreadyActivated : .storage(error)
-  }
-
-  private static func describe(_ error: StoreError) -> String {
-    switch error {
-    case .alreadyActivated:
-      return Messages.alreadyActivated
-    case .isDirectory(let path):
-      return "Cannot use the database \(path): it is a directory, not a file."
-    case .cannotCreateFolder(let path, let reason):
-      return "Cannot create the folder \(path) for the database: \(reason)."
-    case .notADatabase(let path):
-      return "Cannot use the database \(path): it is not an SQLite database. Move it aside or "
-        + "choose another file with --database."
-    case .foreignDatabase(let path):
-      return "Cannot use the database \(path): it was not made by accounts. Choose another file "
-        + "with --database."
-    case .corrupt(let path):
-      return "Cannot use the database \(path): the file is damaged. Restore it from a backup or "
-        + "move it aside."
-    case .newerSchema(let path):
-      return "Cannot use the database \(path): it was written by a newer version of accounts. "
-        + "Upgrade accounts to use it."
-    case .readOnly(let path):
-      return "Cannot write the database \(path): the file or its folder is read-only."
-    case .busy(let path, let seconds):
-      return "The database \(path) is busy: another program held it for more than "
-        + "\(Int(seconds)) seconds. Try again later."
-    case .diskFull(let path):
-      return "Cannot write the database \(path): the disk is full. Nothing was changed."
-    case .cannotOpen(let path, let reason):
-      return "Cannot open the database \(path): \(reason)."
-    case .inconsistent(let path):
-      return "The database \(path) refused a change that would break its rules; nothing was "
-        + "changed."
-    case .failure(let path, let reason):
-      return "The database \(path) failed: \(reason)."
-    case .symlink(let path, let file):
-      let what = file == path ? "it is" : "\(file) is"
-      return "Cannot use the database \(path): \(what) a symbolic link, which accounts does not "
-        + "follow. Name the file itself with --database (links to folders are fine)."
-    case .notOurs(let path, let file, let owner, let me):
-      return "Cannot use the database \(path): \(file) belongs to the user \(owner), not to you "
-        + "(\(me)). If it is yours, run `chown \(me) \(file)`; otherwise use it as \(owner)."
-    case .notPrivate(let path, let file, let mode):
-      return "Cannot use the database \(path): other users may read or write \(file) (mode "
-        + "\(String(mode, radix: 8))). Run `chmod 600 \(file)` to make it private."
-    case .unsafeFolder(let path, let folder, .ownedBy(let owner)):
-      return "Cannot use the database \(path): its folder \(folder) belongs to the user "
-        + "\(owner), who could replace the file. Choose a folder of your own with --database."
-    case .unsafeFolder(let path, let folder, .writableByOthers(let mode)):
-      return "Cannot use the database \(path): other users may write its folder \(folder) "
-        + "(mode \(String(mode, radix: 8)), not sticky) and replace the file. Run "
-        + "`chmod go-w \(folder)` or choose a private folder with --database."
-    }
   }
 }

@@ -43,6 +43,12 @@ public enum Messages {
         + "Run `accounts login` to log in."
     case .resetConfirmation:
       return "Input ended before the reset was confirmed; nothing was changed."
+    case .removalConfirmation:
+      return "Input ended before the removal was confirmed; nothing was changed."
+    case .newPasswordAtLogin:
+      return "Input ended before a new password was chosen; you are not logged in."
+    case .passwordChange:
+      return "Input ended before the new password was given; nothing was changed."
     }
   }
   /// After `Please fill all fields!`: which fields were empty.
@@ -89,23 +95,108 @@ public enum Messages {
   /// Reset: the word to type.
   public static let resetWord = "reset"
   /// Reset: what will happen.
-  public static func resetWarning(_ username: String?) -> String {
-    if let username {
-      return "This deletes the user \(username) and makes this device Public again."
-    }
-    return "This makes this device Public again."
+  public static func resetWarning(accounts: Int) -> String {
+    accounts == 0
+      ? "This makes this device Public again."
+      : "This deletes every account (\(accounts)) and makes this device Public again."
   }
   /// Reset: the question.
   public static let resetPrompt = "Type \"reset\" to confirm: "
   /// Reset: done.
-  public static let resetDone = "Device reset: it is Public again and its user was deleted."
+  public static let resetDone = "Device reset: it is Public again and its accounts were deleted."
   /// Reset on a Public device.
   public static let alreadyPublic = "This device is already Public; nothing to reset."
-  /// Reset declined.
-  public static let resetCancelled = "Reset cancelled; nothing was changed."
-  /// Reset without a terminal and without `--yes`.
-  public static let resetNeedsConfirmation =
-    "Refusing to reset without confirmation: run it at a terminal or pass --yes."
+  /// What was declined, and that nothing happened.
+  public static func declined(_ what: Declined) -> String {
+    switch what {
+    case .activation: return activationDeclined
+    case .reset: return "Reset cancelled; nothing was changed."
+    case .removal: return "Removal cancelled; nothing was changed."
+    }
+  }
+  /// A destructive command without a terminal and without `--yes`.
+  public static func needsConfirmation(_ what: Declined) -> String {
+    switch what {
+    case .activation, .reset:
+      return "Refusing to reset without confirmation: run it at a terminal or pass --yes."
+    case .removal:
+      return "Refusing to remove an account without confirmation: run it at a terminal or pass "
+        + "--yes."
+    }
+  }
+
+  // Accounts (administrator commands).
+
+  /// `user add` done.
+  public static func accountAdded(_ name: String) -> String { "Account added: \(name)." }
+  /// `user edit` changed fields.
+  public static func accountEdited(_ name: String) -> String { "Account edited: \(name)." }
+  /// `user edit --owner` done.
+  public static func ownershipMoved(_ name: String) -> String { "Ownership moved to \(name)." }
+  /// `user edit` with values equal to the stored ones.
+  public static func nothingToEdit(_ name: String) -> String { "Nothing to change for \(name)." }
+  /// `user disable` done.
+  public static func accountDisabled(_ name: String) -> String { "Account disabled: \(name)." }
+  /// `user disable` of a disabled account.
+  public static func alreadyDisabled(_ name: String) -> String {
+    "\(name) is already disabled; nothing changed."
+  }
+  /// `user enable` done.
+  public static func accountEnabled(_ name: String) -> String { "Account enabled: \(name)." }
+  /// `user enable` of an enabled account.
+  public static func notDisabled(_ name: String) -> String {
+    "\(name) is not disabled; nothing changed."
+  }
+  /// `user remove`: what will happen.
+  public static func removalWarning(_ name: String) -> String {
+    "This deletes the account \(name)."
+  }
+  /// `user remove`: the word to type.
+  public static let removalWord = "remove"
+  /// `user remove`: the question.
+  public static let removalPrompt = "Type \"remove\" to confirm: "
+  /// `user remove` done.
+  public static func accountRemoved(_ name: String) -> String { "Account removed: \(name)." }
+  /// `user passwd` done.
+  public static func passwordSet(_ name: String, mustChange: Bool) -> String {
+    mustChange
+      ? "Password set for \(name); it must be changed at the next login."
+      : "Password set for \(name)."
+  }
+  /// `passwd` done.
+  public static func passwordChanged(_ name: String) -> String {
+    "Password changed for \(name)."
+  }
+  /// Login of an account that must change its password, before the new-password prompts.
+  public static let mustChangePassword = "You must choose a new password before you continue."
+  /// Prompt of `passwd`.
+  public static let currentPasswordPrompt = "Current password"
+  /// Prompt of `passwd`, `user passwd` and a forced change at login.
+  public static let newPasswordPrompt = "New password"
+  /// Second prompt of the same.
+  public static let newPasswordAgainPrompt = "New password again"
+  /// An administrator command naming an unknown account.
+  public static func noSuchAccount(_ name: String) -> String { "No account named \(name)." }
+  /// A user name already used (compared case-insensitively).
+  public static func usernameTaken(_ name: String) -> String {
+    "User name \(name) is already taken!"
+  }
+  /// Removing the owner while others exist.
+  public static func ownerCannotBeRemoved(_ name: String) -> String {
+    "\(name) owns this device; first move ownership with `accounts user edit OTHER --owner`."
+  }
+  /// Removing the last account.
+  public static func lastAccount(_ name: String) -> String {
+    "\(name) is the last account; run `accounts reset` to make the device Public instead."
+  }
+  /// The audit log's word for a login refused because the account is disabled.
+  public static let detailDisabled = "account disabled"
+  /// The audit log's word for an administrator's password that must be changed.
+  public static let detailMustChange = "must change at next login"
+  /// The audit log's word for a password changed because a login required it.
+  public static let detailRequiredAtLogin = "required at login"
+  /// The audit log's word for an account added at activation.
+  public static let detailOwner = "owner"
 
   /// `status` where no database exists: the second line.
   public static func databaseMissing(_ path: String) -> String {
@@ -166,6 +257,31 @@ public enum Messages {
   /// Password is on the blocklist.
   public static let passwordIsBlocked =
     "Password is on the administrator's list of forbidden passwords!"
+  /// A new password equal to the current one.
+  public static let passwordUnchanged = "New password must differ from the current one!"
+  /// The blocklist cannot be read.
+  public static func blocklistUnreadable(_ path: String, reason: String) -> String {
+    "Cannot read the password blocklist \(path): \(reason)."
+  }
+
+  /// A form's broken rule, in words.
+  public static func formProblem(_ problem: FormProblem) -> String {
+    switch problem {
+    case .passwordsMustMatch: return passwordsMustMatch
+    case .usernameRule: return usernameRule
+    case .emailRule: return emailRule
+    case .fullNameTooLong: return fullNameTooLong
+    case .passwordTooShort: return passwordTooShort
+    case .passwordTooLong: return passwordTooLong
+    case .passwordIsPersonal: return passwordIsPersonal
+    case .passwordIsBlocked: return passwordIsBlocked
+    case .guessable(let weakness): return passwordIsGuessable(weakness)
+    case .passwordUnchanged: return passwordUnchanged
+    case .invalidUTF8(let field): return invalidUTF8(field)
+    case .controlCharacters(let field): return controlCharacters(field)
+    case .tooLong(let field): return tooLong(field)
+    }
+  }
 
   /// A field held bytes that are not UTF-8 text.
   public static func invalidUTF8(_ field: String) -> String {

@@ -53,15 +53,17 @@ enum TextRules {
   }
 
   /// Checks a field's characters, returning the refusal if any.
-  static func problem(_ value: FieldValue, field: String, allowFormat: Bool = false) -> String? {
+  static func problem(_ value: FieldValue, field: String, allowFormat: Bool = false)
+    -> FormProblem?
+  {
     switch value {
-    case .invalidUTF8: return Messages.invalidUTF8(field)
-    case .tooLong: return Messages.tooLong(field)
+    case .invalidUTF8: return .invalidUTF8(field: field)
+    case .tooLong: return .tooLong(field: field)
     case .text(let text):
       // Command-line arguments that were not UTF-8 arrive with U+FFFD in their place.
-      if text.unicodeScalars.contains("\u{FFFD}") { return Messages.invalidUTF8(field) }
+      if text.unicodeScalars.contains("\u{FFFD}") { return .invalidUTF8(field: field) }
       return hasForbiddenCharacters(text, allowFormat: allowFormat)
-        ? Messages.controlCharacters(field) : nil
+        ? .controlCharacters(field: field) : nil
     }
   }
 }
@@ -157,18 +159,18 @@ public enum PasswordRules {
     blocklist: PasswordBlocklist?
   ) throws(AccountsError) -> AccountsError? {
     let count = password.unicodeScalars.count
-    if count < minimumLength { return .invalidForm(Messages.passwordTooShort) }
-    if count > maximumLength { return .invalidForm(Messages.passwordTooLong) }
+    if count < minimumLength { return .invalidForm(.passwordTooShort) }
+    if count > maximumLength { return .invalidForm(.passwordTooLong) }
     if isPersonal(password, details: [username, fullName, email]) {
-      return .invalidForm(Messages.passwordIsPersonal)
+      return .invalidForm(.passwordIsPersonal)
     }
     // The administrator's list first: its sentence is the more definite one.
     if let blocklist, try blocklist.contains(password) {
-      return .invalidForm(Messages.passwordIsBlocked)
+      return .invalidForm(.passwordIsBlocked)
     }
     let strength = try PasswordStrength.estimate(
       password, username: username, fullName: fullName, email: email)
-    if let weakness = strength.weakness { return .guessablePassword(weakness) }
+    if let weakness = strength.weakness { return .invalidForm(.guessable(weakness)) }
     return nil
   }
 
@@ -250,43 +252,110 @@ public struct ActivationForm: Equatable, Sendable {
     ]
     let empty = fields.filter { $0.1.isBlank }.map(\.0)
     if !empty.isEmpty { throw .incompleteForm(empty: empty) }
-    switch (password, passwordAgain) {
+    try NewPasswordForm.checkMatch(password, passwordAgain)
+    let (name, key) = try DetailRules.username(username)
+    let full = try DetailRules.fullName(fullName)
+    let mail = try DetailRules.email(email)
+    let secret = try NewPasswordForm.checkRules(
+      password, label: Messages.passwordPrompt, username: name, fullName: full, email: mail,
+      blocklist: blocklist)
+    return Valid(username: name, usernameKey: key, fullName: full, email: mail, password: secret)
+  }
+}
+
+/// The rules of each account detail, shared by the Activation Form, `user add` and `user edit`.
+public enum DetailRules {
+  /// A user name that passes the naming rules, trimmed, with its key.
+  public static func username(_ value: FieldValue) throws(AccountsError) -> (String, String) {
+    if let problem = TextRules.problem(value, field: Messages.usernamePrompt) {
+      throw .invalidForm(problem)
+    }
+    let name = TextRules.trimmed(value.textOrEmpty)
+    if name.isEmpty { throw .incompleteForm(empty: [Messages.usernamePrompt]) }
+    guard let key = UsernameRules.key(for: name) else { throw .invalidForm(.usernameRule) }
+    return (name, key)
+  }
+
+  /// A full name that passes the rules, trimmed.
+  public static func fullName(_ value: FieldValue) throws(AccountsError) -> String {
+    if let problem = TextRules.problem(value, field: Messages.fullNamePrompt) {
+      throw .invalidForm(problem)
+    }
+    let full = TextRules.trimmed(value.textOrEmpty)
+    if full.isEmpty { throw .incompleteForm(empty: [Messages.fullNamePrompt]) }
+    if full.unicodeScalars.count > 256 { throw .invalidForm(.fullNameTooLong) }
+    return full
+  }
+
+  /// An e-mail address that passes the rules, trimmed.
+  public static func email(_ value: FieldValue) throws(AccountsError) -> String {
+    if let problem = TextRules.problem(value, field: Messages.emailPrompt) {
+      throw .invalidForm(problem)
+    }
+    let mail = TextRules.trimmed(value.textOrEmpty)
+    if mail.isEmpty { throw .incompleteForm(empty: [Messages.emailPrompt]) }
+    guard EmailRules.isValid(mail) else { throw .invalidForm(.emailRule) }
+    return mail
+  }
+}
+
+/// A new password typed twice: for `passwd`, `user passwd` and a change a login requires.
+public struct NewPasswordForm: Equatable, Sendable {
+  /// The new password.
+  public var password: FieldValue
+  /// The new password again.
+  public var passwordAgain: FieldValue
+
+  /// Creates a form.
+  public init(password: FieldValue, passwordAgain: FieldValue) {
+    self.password = password
+    self.passwordAgain = passwordAgain
+  }
+
+  /// Checks the rules in the form's order (fill, match, the password's rules with `account`'s
+  /// details as context; not `current` when given) and returns the password in NFKC.
+  public func validate(
+    for account: Account, current: String? = nil, blocklist: PasswordBlocklist?
+  ) throws(AccountsError) -> String {
+    let empty = [
+      (Messages.newPasswordPrompt, password), (Messages.newPasswordAgainPrompt, passwordAgain),
+    ].filter { $0.1.isBlank }.map(\.0)
+    if !empty.isEmpty { throw .incompleteForm(empty: empty) }
+    try Self.checkMatch(password, passwordAgain)
+    let secret = try Self.checkRules(
+      password, label: Messages.newPasswordPrompt, username: account.username,
+      fullName: account.fullName, email: account.email, blocklist: blocklist)
+    if let current, secret == current { throw .invalidForm(.passwordUnchanged) }
+    return secret
+  }
+
+  /// `Passwords must match!` unless both fields are the same (compared in NFKC).
+  static func checkMatch(_ password: FieldValue, _ again: FieldValue) throws(AccountsError) {
+    switch (password, again) {
     case (.text(let first), .text(let second)):
       if PasswordRules.normalized(first) != PasswordRules.normalized(second) {
-        throw .invalidForm(Messages.passwordsMustMatch)
+        throw .invalidForm(.passwordsMustMatch)
       }
     default:
-      if password != passwordAgain { throw .invalidForm(Messages.passwordsMustMatch) }
+      if password != again { throw .invalidForm(.passwordsMustMatch) }
     }
-    if let problem = TextRules.problem(username, field: Messages.usernamePrompt) {
-      throw .invalidForm(problem)
-    }
-    let name = TextRules.trimmed(username.textOrEmpty)
-    guard let key = UsernameRules.key(for: name) else {
-      throw .invalidForm(Messages.usernameRule)
-    }
-    if let problem = TextRules.problem(fullName, field: Messages.fullNamePrompt) {
-      throw .invalidForm(problem)
-    }
-    let full = TextRules.trimmed(fullName.textOrEmpty)
-    if full.unicodeScalars.count > 256 { throw .invalidForm(Messages.fullNameTooLong) }
-    if let problem = TextRules.problem(email, field: Messages.emailPrompt) {
-      throw .invalidForm(problem)
-    }
-    let mail = TextRules.trimmed(email.textOrEmpty)
-    guard EmailRules.isValid(mail) else { throw .invalidForm(Messages.emailRule) }
-    if password == .tooLong { throw .invalidForm(Messages.passwordTooLong) }
-    if let problem = TextRules.problem(
-      password, field: Messages.passwordPrompt, allowFormat: true)
-    {
+  }
+
+  /// The password's own rules; returns it in NFKC.
+  static func checkRules(
+    _ password: FieldValue, label: String, username: String, fullName: String, email: String,
+    blocklist: PasswordBlocklist?
+  ) throws(AccountsError) -> String {
+    if password == .tooLong { throw .invalidForm(.passwordTooLong) }
+    if let problem = TextRules.problem(password, field: label, allowFormat: true) {
       throw .invalidForm(problem)
     }
     let secret = PasswordRules.normalized(password.textOrEmpty)
     if let problem = try PasswordRules.problem(
-      secret, username: name, fullName: full, email: mail, blocklist: blocklist)
+      secret, username: username, fullName: fullName, email: email, blocklist: blocklist)
     {
       throw problem
     }
-    return Valid(username: name, usernameKey: key, fullName: full, email: mail, password: secret)
+    return secret
   }
 }

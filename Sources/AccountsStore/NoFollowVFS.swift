@@ -1,3 +1,4 @@
+import AccountsCore
 import GRDBSQLite
 
 #if canImport(Glibc)

@@ -1,219 +1,232 @@
+import AccountsCore
 import Foundation
+import GRDB
 
-/// Whether the device has been activated.
-public enum ActivationState: String, Sendable, Equatable {
-  /// Not activated: nobody can log in; anyone can activate.
-  case publicState = "Public"
-  /// Activated: its user can log in.
-  case activated = "Activated"
-}
+// One record type per table (GRDB's "Recommended Practices for Designing Record Types"): each
+// knows its table, its columns and how a row reads and writes. Dates are stored as
+// `Timestamp` text (fixed width, so text order is time order). Rows are decoded by position
+// from each record's own `selection`: a million accounts stream through `user list`.
 
-/// The device's state and, when activated, since when.
-public struct DeviceStatus: Equatable, Sendable {
-  /// Public or Activated.
-  public var state: ActivationState
-  /// When the state last changed; nil for a database that was never written.
-  public var changedAt: Date?
+/// A row of `account`.
+struct AccountRecord: FetchableRecord, PersistableRecord {
+  static let databaseTableName = "account"
+  /// The columns `init(row:)` reads, in its order.
+  static let selection = """
+    account.id, account.username, account.username_key, account.full_name, account.email,
+    account.password_hash, account.must_change_password, account.disabled_at,
+    account.created_at, account.updated_at, account.last_login_at
+    """
+  static let columnCount = 11
 
-  /// Creates a status.
-  public init(state: ActivationState, changedAt: Date?) {
-    self.state = state
-    self.changedAt = changedAt
+  var id: Int64?
+  var username: String
+  var usernameKey: String
+  var fullName: String
+  var email: String
+  var passwordHash: String
+  var mustChangePassword: Bool
+  var disabledAt: String?
+  var createdAt: String
+  var updatedAt: String
+  var lastLoginAt: String?
+
+  init(row: Row) {
+    id = row[0]
+    username = row[1]
+    usernameKey = row[2]
+    fullName = row[3]
+    email = row[4]
+    passwordHash = row[5]
+    mustChangePassword = row[6]
+    disabledAt = row[7]
+    createdAt = row[8]
+    updatedAt = row[9]
+    lastLoginAt = row[10]
+  }
+
+  init(_ new: NewAccount, at date: Date) {
+    let now = Timestamp.string(from: date)
+    id = nil
+    username = new.username
+    usernameKey = new.usernameKey
+    fullName = new.fullName
+    email = new.email
+    passwordHash = new.passwordHash
+    mustChangePassword = new.mustChangePassword
+    disabledAt = nil
+    createdAt = now
+    updatedAt = now
+    lastLoginAt = nil
+  }
+
+  init(_ account: Account) {
+    id = account.id
+    username = account.username
+    usernameKey = account.usernameKey
+    fullName = account.fullName
+    email = account.email
+    passwordHash = account.passwordHash
+    mustChangePassword = account.mustChangePassword
+    disabledAt = account.disabledAt.map(Timestamp.string(from:))
+    createdAt = Timestamp.string(from: account.createdAt)
+    updatedAt = Timestamp.string(from: account.updatedAt)
+    lastLoginAt = account.lastLoginAt.map(Timestamp.string(from:))
+  }
+
+  func encode(to container: inout PersistenceContainer) {
+    container["id"] = id
+    container["username"] = username
+    container["username_key"] = usernameKey
+    container["full_name"] = fullName
+    container["email"] = email
+    container["password_hash"] = passwordHash
+    container["must_change_password"] = mustChangePassword
+    container["disabled_at"] = disabledAt
+    container["created_at"] = createdAt
+    container["updated_at"] = updatedAt
+    container["last_login_at"] = lastLoginAt
+  }
+
+  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+  /// The domain value; `isOwner` is told by the activation row.
+  func account(isOwner: Bool) -> Account {
+    Account(
+      id: id ?? 0, username: username, usernameKey: usernameKey, fullName: fullName,
+      email: email, passwordHash: passwordHash, isOwner: isOwner,
+      mustChangePassword: mustChangePassword, disabledAt: disabledAt.flatMap(Timestamp.date),
+      createdAt: Timestamp.date(from: createdAt) ?? .distantPast,
+      updatedAt: Timestamp.date(from: updatedAt) ?? .distantPast,
+      lastLoginAt: lastLoginAt.flatMap(Timestamp.date))
   }
 }
 
-/// A user to store at activation; every field already validated and the password hashed.
-public struct NewUser: Equatable, Sendable {
-  /// The user name as first entered.
-  public var username: String
-  /// The user name's comparison key (RFC 8265 case mapping).
-  public var usernameKey: String
-  /// The full name, as shown at Home.
-  public var fullName: String
-  /// The e-mail address.
-  public var email: String
-  /// The password hash in Django's format; never the password.
-  public var passwordHash: String
+/// The one row of `activation`: the device's state and its owner.
+struct ActivationRecord: FetchableRecord, PersistableRecord {
+  static let databaseTableName = "activation"
+  var id: Int64 = 1
+  var state: String
+  var ownerID: Int64?
+  var changedAt: String
 
-  /// Creates a new user.
-  public init(
-    username: String, usernameKey: String, fullName: String, email: String, passwordHash: String
-  ) {
-    self.username = username
-    self.usernameKey = usernameKey
-    self.fullName = fullName
-    self.email = email
-    self.passwordHash = passwordHash
+  init(row: Row) {
+    id = row["id"]
+    state = row["state"]
+    ownerID = row["owner_id"]
+    changedAt = row["changed_at"]
+  }
+
+  init(state: ActivationState, ownerID: Int64?, at date: Date) {
+    self.state = state.rawValue
+    self.ownerID = ownerID
+    changedAt = Timestamp.string(from: date)
+  }
+
+  func encode(to container: inout PersistenceContainer) {
+    container["id"] = id
+    container["state"] = state
+    container["owner_id"] = ownerID
+    container["changed_at"] = changedAt
+  }
+
+  var status: DeviceStatus {
+    DeviceStatus(
+      state: ActivationState(rawValue: state) ?? .publicState,
+      changedAt: Timestamp.date(from: changedAt))
   }
 }
 
-/// The stored user of an activated device.
-public struct StoredUser: Equatable, Sendable {
-  /// The user name as first entered.
-  public var username: String
-  /// The user name's comparison key.
-  public var usernameKey: String
-  /// The full name.
-  public var fullName: String
-  /// The e-mail address.
-  public var email: String
-  /// The password hash in Django's format.
-  public var passwordHash: String
-  /// When the user was stored.
-  public var createdAt: Date
-  /// When the user last logged in successfully, if ever.
-  public var lastLoginAt: Date?
-}
+/// A row of `login_throttle`: one user name's failed-login tally.
+struct ThrottleRecord: FetchableRecord, PersistableRecord {
+  static let databaseTableName = "login_throttle"
+  var usernameKey: String
+  var failures: Int
+  var lockouts: Int
+  var lockedUntil: String?
+  var updatedAt: String
 
-/// The failed-login tally of one user name.
-public struct ThrottleState: Equatable, Sendable {
-  /// Failures since the last success or the last lock.
-  public var failures: Int
-  /// How many times a lock has been earned since the last success or unlock.
-  public var lockouts: Int
-  /// Until when attempts are refused, if locked.
-  public var lockedUntil: Date?
-
-  /// No failures, no lock.
-  public static let clear = ThrottleState(failures: 0, lockouts: 0, lockedUntil: nil)
-
-  /// Creates a tally.
-  public init(failures: Int, lockouts: Int, lockedUntil: Date?) {
-    self.failures = failures
-    self.lockouts = lockouts
-    self.lockedUntil = lockedUntil
+  init(row: Row) {
+    usernameKey = row["username_key"]
+    failures = row["failures"]
+    lockouts = row["lockouts"]
+    lockedUntil = row["locked_until"]
+    updatedAt = row["updated_at"]
   }
 
-  /// The lock's end if it is still in force at `now`.
-  public func lock(at now: Date) -> Date? {
-    guard let lockedUntil, lockedUntil > now else { return nil }
-    return lockedUntil
+  init(key: String, tally: ThrottleState, at date: Date) {
+    usernameKey = key
+    failures = tally.failures
+    lockouts = tally.lockouts
+    lockedUntil = tally.lockedUntil.map(Timestamp.string(from:))
+    updatedAt = Timestamp.string(from: date)
+  }
+
+  func encode(to container: inout PersistenceContainer) {
+    container["username_key"] = usernameKey
+    container["failures"] = failures
+    container["lockouts"] = lockouts
+    container["locked_until"] = lockedUntil
+    container["updated_at"] = updatedAt
+  }
+
+  var tally: ThrottleState {
+    ThrottleState(
+      failures: failures, lockouts: lockouts, lockedUntil: lockedUntil.flatMap(Timestamp.date))
   }
 }
 
-/// How many failures earn a lock and how long it lasts.
-public struct LockoutPolicy: Equatable, Sendable {
-  /// Consecutive failures that earn a lock.
-  public var threshold: Int
-  /// The first lock's length in seconds; each further one lasts twice as long.
-  public var firstLock: TimeInterval
-  /// The longest lock in seconds.
-  public var longestLock: TimeInterval
-  /// How long a name's count and lock history is kept after its last failure once no lock is
-  /// in force, in seconds; the same for every name, known or not, so that it reveals nothing.
-  public var forgetAfter: TimeInterval
+/// A row of `audit_event`.
+struct AuditEventRecord: FetchableRecord, PersistableRecord {
+  static let databaseTableName = "audit_event"
+  static let selection = "id, occurred_at, kind, username, username_key, detail"
+  var id: Int64?
+  var occurredAt: String
+  var kind: String
+  var username: String?
+  var usernameKey: String?
+  var detail: String?
 
-  /// Five failures, one minute doubling up to one hour; forgotten after a day without failures.
-  public static let standard = LockoutPolicy(
-    threshold: 5, firstLock: 60, longestLock: 3600, forgetAfter: 86_400)
-
-  /// Creates a policy.
-  public init(
-    threshold: Int, firstLock: TimeInterval, longestLock: TimeInterval,
-    forgetAfter: TimeInterval = 86_400
-  ) {
-    self.threshold = threshold
-    self.firstLock = firstLock
-    self.longestLock = longestLock
-    self.forgetAfter = forgetAfter
+  init(row: Row) {
+    id = row[0]
+    occurredAt = row[1]
+    kind = row[2]
+    username = row[3]
+    usernameKey = row[4]
+    detail = row[5]
   }
 
-  /// The length of the `count`-th lock (1-based); any stored count, however absurd, gives a
-  /// length between the first and the longest lock.
-  public func duration(ofLock count: Int) -> TimeInterval {
-    let doublings = count <= 1 ? 0 : min(count - 1, 30)
-    return min(firstLock * Double(1 << doublings), longestLock)
+  init(_ event: AuditRecord) {
+    id = nil
+    occurredAt = Timestamp.string(from: event.occurredAt)
+    kind = event.kind.rawValue
+    username = event.username
+    usernameKey = event.usernameKey
+    detail = event.detail
   }
 
-  /// The tally after one more failure at `date`: counts saturate instead of overflowing (a
-  /// damaged or tampered count still counts the attempt), and the threshold earns a lock.
-  public func tally(afterFailure tally: ThrottleState, at date: Date) -> (ThrottleState, Date?) {
-    var next = tally
-    next.lockouts = max(tally.lockouts, 0)
-    next.failures = max(tally.failures, 0).addingSaturating(1)
-    guard next.failures >= threshold else { return (next, nil) }
-    next.lockouts = next.lockouts.addingSaturating(1)
-    next.failures = 0
-    let until = date.addingTimeInterval(duration(ofLock: next.lockouts))
-    next.lockedUntil = until
-    return (next, until)
+  func encode(to container: inout PersistenceContainer) {
+    container["id"] = id
+    container["occurred_at"] = occurredAt
+    container["kind"] = kind
+    container["username"] = username
+    container["username_key"] = usernameKey
+    container["detail"] = detail
+  }
+
+  var event: AuditEvent {
+    AuditEvent(
+      id: id ?? 0, occurredAt: Timestamp.date(from: occurredAt) ?? .distantPast,
+      kind: AuditEventKind(rawValue: kind), username: username, detail: detail)
   }
 }
 
-extension Int {
-  /// `self + other`, or `Int.max` where that would overflow.
-  func addingSaturating(_ other: Int) -> Int {
-    let (sum, overflow) = addingReportingOverflow(other)
-    return overflow ? .max : sum
-  }
-}
+/// A row of `audit_kind`: a kind of event the log may hold.
+struct AuditKindRecord: FetchableRecord, PersistableRecord {
+  static let databaseTableName = "audit_kind"
+  var name: String
 
-/// What login needs to read in one go: the account (if any), the name's tally, and a stored
-/// hash whose cost an unknown name must match.
-public struct LoginRecord: Equatable, Sendable {
-  /// The account with the name's key, if any.
-  public var user: StoredUser?
-  /// The name's failed-login tally.
-  public var tally: ThrottleState
-  /// The password hash of the device's account (whatever name was typed), nil on a Public device.
-  public var referenceHash: String?
-}
+  init(row: Row) { name = row["name"] }
+  init(_ kind: AuditEventKind) { name = kind.rawValue }
 
-/// The kinds of event in the audit log.
-public enum AuditEventKind: String, Sendable, Equatable, CaseIterable {
-  /// The device was activated.
-  case activation
-  /// A login succeeded.
-  case loginSuccess = "login_success"
-  /// A login failed (wrong name or password, or refused while locked).
-  case loginFailure = "login_failure"
-  /// A user name earned a lock.
-  case lockout
-  /// An administrator cleared a user name's failures and lock.
-  case unlock
-  /// An administrator returned the device to Public.
-  case reset
-}
-
-/// One line of the audit log.
-public struct AuditEvent: Equatable, Sendable {
-  /// Its position in the log, increasing.
-  public var id: Int64
-  /// When it happened.
-  public var occurredAt: Date
-  /// What happened.
-  public var kind: AuditEventKind
-  /// The user name as typed, if the event concerns one.
-  public var username: String?
-  /// A few words more, never a secret.
-  public var detail: String?
-
-  /// Creates an event.
-  public init(
-    id: Int64, occurredAt: Date, kind: AuditEventKind, username: String?, detail: String?
-  ) {
-    self.id = id
-    self.occurredAt = occurredAt
-    self.kind = kind
-    self.username = username
-    self.detail = detail
-  }
-}
-
-/// What recording a failed login did.
-public enum LoginFailureOutcome: Equatable, Sendable {
-  /// The failure was counted; `failures` in a row so far.
-  case counted(failures: Int)
-  /// This failure earned a lock until the date.
-  case lockedNow(until: Date)
-  /// The name was already locked until the date; nothing was checked.
-  case alreadyLocked(until: Date)
-}
-
-/// What recording a successful login found.
-public enum LoginSuccessOutcome: Equatable, Sendable {
-  /// Logged in; the previous login's time and the failures since it.
-  case loggedIn(previousLogin: Date?, failuresSince: Int)
-  /// The name was locked meanwhile (by a concurrent process); the login is refused.
-  case locked(until: Date)
+  func encode(to container: inout PersistenceContainer) { container["name"] = name }
 }

@@ -1,6 +1,7 @@
-/// The SQL of migration "v1", identical to `schema.sql` at the top of the repository.
+/// The SQL of migration "v1" (the first release: one user).
 ///
-/// A test compares the two. Never edit a shipped migration: add a new one.
+/// Never edit a shipped migration: add a new one. `schema.sql` at the top of the repository is
+/// the picture of the schema after every migration; a test compares it with a migrated file.
 let schemaV1 = """
   -- The one user of an activated device. `id` is always 1: a device has one user at most.
   CREATE TABLE user (
@@ -53,4 +54,95 @@ let schemaV1 = """
   ) STRICT;
 
   CREATE INDEX audit_event_by_user ON audit_event (username_key, id);
+  """
+
+/// The SQL of migration "v2" (several accounts); never edit it once shipped.
+let schemaV2 = """
+  -- Migration "v2": several accounts. The v1 `user` and `activation` tables are rebuilt into
+  -- `account` and a new `activation` naming the owner; audit kinds move to a table of their own, so
+  -- that a new kind is a row, not a rebuilt table. Every row is copied; `login_throttle` is kept.
+  CREATE TABLE account (
+    id INTEGER PRIMARY KEY,
+    username TEXT NOT NULL CHECK (length(username) BETWEEN 1 AND 64),
+    username_key TEXT NOT NULL UNIQUE CHECK (length(username_key) BETWEEN 1 AND 64),
+    full_name TEXT NOT NULL CHECK (length(trim(full_name)) BETWEEN 1 AND 256),
+    email TEXT NOT NULL CHECK (length(email) BETWEEN 3 AND 254 AND email LIKE '_%@_%'),
+    password_hash TEXT NOT NULL CHECK (password_hash LIKE 'pbkdf2_sha256$%$%$%'),
+    must_change_password INTEGER NOT NULL DEFAULT 0 CHECK (must_change_password IN (0, 1)),
+    disabled_at TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    last_login_at TEXT
+  ) STRICT;
+
+  INSERT INTO account (id, username, username_key, full_name, email, password_hash,
+                       must_change_password, disabled_at, created_at, updated_at, last_login_at)
+  SELECT id, username, username_key, full_name, email, password_hash, 0, NULL, created_at,
+         updated_at, last_login_at
+  FROM user;
+
+  CREATE TABLE activation_v2 (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    state TEXT NOT NULL CHECK (state IN ('Public', 'Activated')),
+    owner_id INTEGER UNIQUE REFERENCES account (id) DEFERRABLE INITIALLY DEFERRED,
+    changed_at TEXT NOT NULL,
+    CHECK ((state = 'Activated') = (owner_id IS NOT NULL))
+  ) STRICT;
+
+  INSERT INTO activation_v2 (id, state, owner_id, changed_at)
+  SELECT id, state, user_id, changed_at FROM activation;
+
+  DROP TRIGGER activation_public_keeps_no_user;
+  DROP TABLE activation;
+  DROP TABLE user;
+  ALTER TABLE activation_v2 RENAME TO activation;
+
+  CREATE TABLE audit_kind (
+    name TEXT NOT NULL PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 64)
+  ) STRICT, WITHOUT ROWID;
+
+  INSERT INTO audit_kind (name) VALUES
+    ('activation'), ('login_success'), ('login_failure'), ('lockout'), ('unlock'), ('reset'),
+    ('account_added'), ('account_edited'), ('account_disabled'), ('account_enabled'),
+    ('account_removed'), ('password_changed'), ('password_set'), ('ownership_moved');
+
+  CREATE TABLE audit_event_v2 (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    occurred_at TEXT NOT NULL,
+    kind TEXT NOT NULL REFERENCES audit_kind (name),
+    username TEXT,
+    username_key TEXT,
+    detail TEXT
+  ) STRICT;
+
+  INSERT INTO audit_event_v2 (id, occurred_at, kind, username, username_key, detail)
+  SELECT id, occurred_at, kind, username, username_key, detail FROM audit_event ORDER BY id;
+
+  -- Event numbers are never reused: the copy continues from where the old table's sequence was.
+  UPDATE sqlite_sequence
+  SET seq = max(seq, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit_event'), 0))
+  WHERE name = 'audit_event_v2';
+
+  DROP INDEX audit_event_by_user;
+  DROP TABLE audit_event;
+  ALTER TABLE audit_event_v2 RENAME TO audit_event;
+
+  CREATE INDEX audit_event_by_user ON audit_event (username_key, id);
+  CREATE INDEX audit_event_by_kind ON audit_event (kind, id);
+
+  -- A Public device keeps no account.
+  CREATE TRIGGER activation_public_keeps_no_account
+  AFTER UPDATE OF state ON activation
+  WHEN NEW.state = 'Public' AND EXISTS (SELECT 1 FROM account)
+  BEGIN
+    SELECT RAISE(ABORT, 'a Public device keeps no account');
+  END;
+
+  -- Accounts are added to an Activated device only.
+  CREATE TRIGGER account_needs_activated_device
+  BEFORE INSERT ON account
+  WHEN (SELECT state FROM activation WHERE id = 1) IS NOT 'Activated'
+  BEGIN
+    SELECT RAISE(ABORT, 'accounts are added to an Activated device only');
+  END;
   """

@@ -1,3 +1,4 @@
+import AccountsCore
 import GRDBSQLite
 
 #if canImport(Glibc)
@@ -52,7 +53,9 @@ public enum StatusReader {
         .isEmpty
     }
     if let refusal { throw refusal }
-    guard AccountStore.isMigrated(recorded.map(Set.init)) else {
+    // Every schema since the first keeps `activation (state, changed_at)`: a file an older
+    // version wrote (upgraded at its first write) reads as it is.
+    guard let recorded, !recorded.isEmpty else {
       return DeviceStatus(state: .publicState, changedAt: nil)
     }
     let row = try connection.strings("SELECT state, changed_at FROM activation", columns: 2)

@@ -1,8 +1,8 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 
-/// What can go wrong with the database file; every case names the path it concerns.
+/// What can go wrong with the store; every case names the location it concerns (a file's path).
+///
+/// It names no backend: SQLite's and GRDB's errors are translated inside AccountsStore.
 public enum StoreError: Error, Equatable, Sendable {
   /// The device is already activated; a second activation is refused.
   case alreadyActivated
@@ -18,6 +18,9 @@ public enum StoreError: Error, Equatable, Sendable {
   case corrupt(path: String)
   /// The file was written by a newer version of `accounts`.
   case newerSchema(path: String)
+  /// The file was written by an older version of `accounts` and needs an upgrade, which this
+  /// process cannot write (the file or its folder is read-only to it).
+  case olderSchema(path: String)
   /// The file or its folder cannot be written.
   case readOnly(path: String)
   /// Another process held the database for longer than the busy timeout.
@@ -46,55 +49,11 @@ public enum StoreError: Error, Equatable, Sendable {
     /// Group or others may write it, and it is not sticky; the mode is given.
     case writableByOthers(UInt32)
   }
-
-  /// Translates a GRDB or SQLite error into a store error about `path`.
-  static func translating(_ error: any Error, path: String, busyTimeout: Double) -> StoreError {
-    if let storeError = error as? StoreError { return storeError }
-    guard let dbError = error as? DatabaseError else {
-      return .failure(path: path, reason: String(describing: error))
-    }
-    return translating(
-      code: dbError.extendedResultCode.rawValue, message: dbError.message, path: path,
-      busyTimeout: busyTimeout)
-  }
-
-  /// Translates an SQLite result code (extended or primary) into a store error about `path`:
-  /// the one mapping both the GRDB path and the plain status reader use.
-  static func translating(code: Int32, message: String?, path: String, busyTimeout: Double)
-    -> StoreError
-  {
-    if code == SQLiteCode.cantOpenSymlink { return .symlink(path: path, file: path) }
-    let primary = code & 0xFF
-    let failedIO = [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN].contains(primary)
-    if failedIO && FileSystem.isNearlyFull(FileSystem.folder(of: path)) {
-      return .diskFull(path: path)
-    }
-    switch primary {
-    case SQLITE_BUSY, SQLITE_LOCKED:
-      return .busy(path: path, seconds: busyTimeout)
-    case SQLITE_NOTADB:
-      return .notADatabase(path: path)
-    case SQLITE_CORRUPT:
-      return .corrupt(path: path)
-    case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH:
-      return .readOnly(path: path)
-    case SQLITE_FULL:
-      return .diskFull(path: path)
-    case SQLITE_CANTOPEN:
-      return .cannotOpen(path: path, reason: "it cannot be opened")
-    case SQLITE_CONSTRAINT:
-      return .inconsistent(path: path)
-    case SQLITE_IOERR:
-      return .cannotOpen(path: path, reason: "reading or writing it failed (I/O error)")
-    default:
-      return .failure(path: path, reason: message ?? "an unexpected database error")
-    }
-  }
 }
 
 extension StoreError {
   /// True for failures a full disk causes (no room for the -wal or -shm file).
-  var isDiskFullOrIO: Bool {
+  public var isDiskFullOrIO: Bool {
     switch self {
     case .diskFull, .cannotOpen: return true
     default: return false

@@ -1,0 +1,92 @@
+import Foundation
+
+/// How a store is opened.
+public enum StoreAccess: Sendable, Equatable {
+  /// Reading only; a missing store is not created.
+  case readOnly
+  /// Reading and writing; a missing store is created, private to its owner.
+  case readWrite
+}
+
+/// Where the accounts live, in the flows' words: the seam between the core and a backend.
+///
+/// The core decides (the lockout arithmetic, who may be removed, what the audit log says); a
+/// repository stores and answers, and makes each `write` one transaction, so that a crash or a
+/// second process sees all of it or none of it. Races are decided by the backend: a `write`
+/// runs alone against other writes (SQLite: an IMMEDIATE transaction), and a user name stays
+/// unique by its own constraint. The SQLite implementation is AccountsStore's `AccountStore`;
+/// the contract every implementation must meet is the test suite `RepositoryContract`.
+public protocol AccountRepository: AnyObject {
+  /// Where the store is, as messages name it (a file's path).
+  var location: String { get }
+
+  /// Runs `body` against one consistent view of the store.
+  ///
+  /// A store that was never written reads as an empty Public device.
+  func read<T>(_ body: (any AccountReader) throws(AccountsError) -> T) throws(AccountsError) -> T
+
+  /// Runs `body` in one transaction: everything it writes is kept if it returns, nothing if it
+  /// throws (its error is rethrown as it is).
+  func write<T>(_ body: (any AccountWriter) throws(AccountsError) -> T) throws(AccountsError) -> T
+
+  /// What is wrong with the stored data (nothing, for a healthy store): the backend's own
+  /// integrity checks and the device's rules (a Public device keeps no account; an Activated
+  /// one has at least one, and its owner among them).
+  func consistencyProblems() throws(AccountsError) -> [String]
+}
+
+/// What the flows read.
+public protocol AccountReader {
+  /// Public or Activated, and since when.
+  func deviceStatus() throws(AccountsError) -> DeviceStatus
+  /// The account whose user name has the comparison key `key`, if any.
+  func account(key: String) throws(AccountsError) -> Account?
+  /// The device's owner; nil on a Public device.
+  func owner() throws(AccountsError) -> Account?
+  /// How many accounts there are.
+  func accountCount() throws(AccountsError) -> Int
+  /// The failed-login tally of the user name key `key` (clear when none is stored).
+  func tally(key: String) throws(AccountsError) -> ThrottleState
+  /// How many events of `kind` about `key` follow the newest event about `key` of any of
+  /// `kinds` (all of them when there is none).
+  func eventCount(key: String, kind: AuditEventKind, afterLatestOf kinds: [AuditEventKind])
+    throws(AccountsError) -> Int
+  /// Every account with its tally, in user-name-key order, one at a time (a million accounts
+  /// are never held in memory at once).
+  func forEachAccount(_ body: (AccountListing) throws(AccountsError) -> Void)
+    throws(AccountsError)
+  /// The events `query` selects, oldest first, one at a time.
+  func forEachEvent(_ query: AuditQuery, _ body: (AuditEvent) throws(AccountsError) -> Void)
+    throws(AccountsError)
+}
+
+/// What the flows write, inside `AccountRepository.write`.
+public protocol AccountWriter: AccountReader {
+  /// Stores the device's first account and makes it the owner of an Activated device.
+  ///
+  /// Throws `.alreadyActivated` when the device is already activated.
+  func activate(owner: NewAccount, at date: Date) throws(AccountsError) -> Account
+  /// Deletes every account and every tally, and makes the device Public; returns how many
+  /// accounts were deleted.
+  func makePublic(at date: Date) throws(AccountsError) -> Int
+  /// Stores one more account on an Activated device.
+  ///
+  /// Throws `.usernameTaken` when its key is already used.
+  func insert(_ account: NewAccount, at date: Date) throws(AccountsError) -> Account
+  /// Stores every field of `account` (found by its `id`) as given; `isOwner` is not changed
+  /// here (see `moveOwnership`).
+  ///
+  /// Throws `.usernameTaken` when a new user name's key is already used.
+  func update(_ account: Account) throws(AccountsError)
+  /// Deletes the account (never the owner: the store refuses that too).
+  func delete(_ account: Account) throws(AccountsError)
+  /// Makes `account` the device's owner.
+  func moveOwnership(to account: Account, at date: Date) throws(AccountsError)
+  /// Stores the tally of `key` (nil forgets it).
+  func setTally(_ tally: ThrottleState?, key: String, at date: Date) throws(AccountsError)
+  /// Forgets the tallies whose last failure came before `cutoff`, unless locked at `now`.
+  func forgetTallies(lastFailureBefore cutoff: Date, notLockedAt now: Date)
+    throws(AccountsError)
+  /// Appends an event to the audit log.
+  func append(_ event: AuditRecord) throws(AccountsError)
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// A kind of event in the audit log.
+///
+/// A struct, not an enum: a log written by a newer version may hold kinds this build does not
+/// know, and they read back as themselves. The store keeps the kinds in a table of their own,
+/// so a new kind is a row added by a migration, never a rebuilt table.
+public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
+  /// The name stored and shown (`login_success`).
+  public var rawValue: String
+
+  /// A kind by its stored name.
+  public init(rawValue: String) { self.rawValue = rawValue }
+
+  /// The device was activated (its owner's account created).
+  public static let activation = Self(rawValue: "activation")
+  /// A login succeeded.
+  public static let loginSuccess = Self(rawValue: "login_success")
+  /// A login failed (wrong name or password, disabled, or refused while locked).
+  public static let loginFailure = Self(rawValue: "login_failure")
+  /// A user name earned a lock.
+  public static let lockout = Self(rawValue: "lockout")
+  /// An administrator cleared a user name's failures and lock.
+  public static let unlock = Self(rawValue: "unlock")
+  /// An administrator returned the device to Public.
+  public static let reset = Self(rawValue: "reset")
+  /// An administrator added an account.
+  public static let accountAdded = Self(rawValue: "account_added")
+  /// An administrator changed an account's user name, full name or e-mail.
+  public static let accountEdited = Self(rawValue: "account_edited")
+  /// An administrator disabled an account.
+  public static let accountDisabled = Self(rawValue: "account_disabled")
+  /// An administrator enabled an account again.
+  public static let accountEnabled = Self(rawValue: "account_enabled")
+  /// An administrator removed an account.
+  public static let accountRemoved = Self(rawValue: "account_removed")
+  /// A person changed their own password (with the current one).
+  public static let passwordChanged = Self(rawValue: "password_changed")
+  /// An administrator set an account's password (without the current one).
+  public static let passwordSet = Self(rawValue: "password_set")
+  /// An administrator moved the device's ownership to another account.
+  public static let ownershipMoved = Self(rawValue: "ownership_moved")
+
+  /// Every kind this build writes, in the order README lists them.
+  public static let known: [AuditEventKind] = [
+    .activation, .loginSuccess, .loginFailure, .lockout, .unlock, .reset, .accountAdded,
+    .accountEdited, .accountDisabled, .accountEnabled, .accountRemoved, .passwordChanged,
+    .passwordSet, .ownershipMoved,
+  ]
+
+  /// Orders by name.
+  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// An event to append to the log: what the core decided to say about a change.
+public struct AuditRecord: Equatable, Sendable {
+  /// When it happened.
+  public var occurredAt: Date
+  /// What happened.
+  public var kind: AuditEventKind
+  /// The user name as typed or stored, if the event concerns one.
+  public var username: String?
+  /// Its comparison key, by which the log is searched.
+  public var usernameKey: String?
+  /// A few words more, never a secret.
+  public var detail: String?
+
+  /// Creates an event to append.
+  public init(
+    _ kind: AuditEventKind, at occurredAt: Date, username: String? = nil,
+    usernameKey: String? = nil, detail: String? = nil
+  ) {
+    self.occurredAt = occurredAt
+    self.kind = kind
+    self.username = username
+    self.usernameKey = usernameKey
+    self.detail = detail
+  }
+}
+
+/// One line of the audit log as stored.
+public struct AuditEvent: Equatable, Sendable {
+  /// Its position in the log, increasing.
+  public var id: Int64
+  /// When it happened.
+  public var occurredAt: Date
+  /// What happened.
+  public var kind: AuditEventKind
+  /// The user name as typed, if the event concerns one.
+  public var username: String?
+  /// A few words more, never a secret.
+  public var detail: String?
+
+  /// Creates an event.
+  public init(
+    id: Int64, occurredAt: Date, kind: AuditEventKind, username: String?, detail: String?
+  ) {
+    self.id = id
+    self.occurredAt = occurredAt
+    self.kind = kind
+    self.username = username
+    self.detail = detail
+  }
+}
+
+/// Which events `accounts log` shows: every condition given must hold.
+public struct AuditQuery: Equatable, Sendable {
+  /// Only events about this user name key.
+  public var usernameKey: String?
+  /// Only events of this kind.
+  public var kind: AuditEventKind?
+  /// Only events at or after this time.
+  public var since: Date?
+  /// Only the newest this many (still shown oldest first).
+  public var limit: Int?
+
+  /// Creates a query; with no argument, every event.
+  public init(
+    usernameKey: String? = nil, kind: AuditEventKind? = nil, since: Date? = nil, limit: Int? = nil
+  ) {
+    self.usernameKey = usernameKey
+    self.kind = kind
+    self.since = since
+    self.limit = limit
+  }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// `accounts log`.
+public enum AuditLogQuery {
+  /// Calls `each` with the events `query` selects, oldest first, one at a time.
+  public static func run(
+    _ env: AccountsEnvironment, query: AuditQuery, each: (AuditEvent) -> Void
+  ) throws(AccountsError) {
+    guard let store = try env.readableStore() else { return }
+    try store.read { reader throws(AccountsError) in
+      try reader.forEachEvent(query) { event throws(AccountsError) in each(event) }
+    }
+  }
+
+  /// Every event `query` selects, oldest first.
+  public static func run(_ env: AccountsEnvironment, query: AuditQuery = AuditQuery())
+    throws(AccountsError) -> [AuditEvent]
+  {
+    var events: [AuditEvent] = []
+    try run(env, query: query) { events.append($0) }
+    return events
+  }
+
+  /// The newest `limit` events (all when nil), oldest first.
+  public static func run(_ env: AccountsEnvironment, limit: Int?) throws(AccountsError)
+    -> [AuditEvent]
+  {
+    try run(env, query: AuditQuery(limit: limit))
+  }
+
+  /// `--since`'s value: a UTC date (`2026-11-23`), a UTC time (`2026-11-23T10:00:00Z`, with or
+  /// without milliseconds) or an age (`90s`, `30m`, `2h`, `7d`) counted back from `now`.
+  public static func since(_ text: String, now: Date) -> Date? {
+    let value = text.trimmingCharacters(in: .whitespaces)
+    if let unit = value.last, "smhd".contains(unit), let count = Int(value.dropLast()),
+      count >= 0, count <= 100_000_000
+    {
+      let seconds: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+      return now.addingTimeInterval(-Double(count) * (seconds[unit] ?? 1))
+    }
+    if value.utf8.count == 10 { return Timestamp.date(from: value + "T00:00:00.000Z") }
+    if value.utf8.count == 20, value.hasSuffix("Z") {
+      return Timestamp.date(from: String(value.dropLast()) + ".000Z")
+    }
+    return Timestamp.date(from: value)
+  }
+}

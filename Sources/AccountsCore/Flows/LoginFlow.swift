@@ -1,0 +1,63 @@
+import Foundation
+
+/// Login: `accounts login`.
+public enum LoginFlow {
+  /// Asks for the user name and password and checks them; returns Home.
+  ///
+  /// Unknown names cost the same work and get the same answers as known ones. A name with too
+  /// many failures is refused as soon as it is typed, without asking for or checking the
+  /// password. An account that must change its password chooses a new one before Home.
+  public static func run(_ env: AccountsEnvironment, options: LoginOptions)
+    throws(AccountsError) -> HomeScreen
+  {
+    try run(env, options: options, stage: .login)
+  }
+
+  static func run(_ env: AccountsEnvironment, options: LoginOptions, stage: InputStage)
+    throws(AccountsError) -> HomeScreen
+  {
+    let store = try env.activatedStore()
+    let authenticator = Authenticator(env: env, store: store)
+    let reader = FieldReader(console: env.console, stage: stage)
+    let verified = try Credentials.ask(
+      reader, authenticator: authenticator, username: options.username,
+      passwordPrompt: Messages.passwordPrompt)
+    guard verified.account.mustChangePassword else { return try authenticator.logIn(verified) }
+    env.console.message(Messages.mustChangePassword)
+    let newPassword = try FieldReader(console: env.console, stage: .newPasswordAtLogin)
+      .newPassword(for: verified.account, current: verified.password, blocklist: env.blocklist)
+    return try authenticator.logIn(verified, newPassword: newPassword)
+  }
+}
+
+/// A user name and password read and checked: shared by `login`, `passwd` and the bare flow.
+enum Credentials {
+  /// Reads the user name (refusing a locked one at once), then the password, and checks them.
+  static func ask(
+    _ reader: FieldReader, authenticator: Authenticator, username: String?,
+    passwordPrompt: String
+  ) throws(AccountsError) -> Authenticator.Verified {
+    let usernameField = try reader.read(Messages.usernamePrompt, flag: username)
+    if !usernameField.isBlank,
+      TextRules.problem(usernameField, field: Messages.usernamePrompt) == nil
+    {
+      let name = TextRules.trimmed(usernameField.textOrEmpty)
+      if let key = UsernameRules.key(for: name) {
+        try authenticator.refuseIfLocked(username: name, key: key)
+      }
+    }
+    let passwordField = try reader.read(passwordPrompt, flag: nil, secret: true)
+    let empty = [(Messages.usernamePrompt, usernameField), (passwordPrompt, passwordField)]
+      .filter { $0.1.isBlank }.map(\.0)
+    if !empty.isEmpty { throw .incompleteForm(empty: empty) }
+    if let problem = TextRules.problem(usernameField, field: Messages.usernamePrompt) {
+      throw .invalidForm(problem)
+    }
+    if let problem = TextRules.problem(passwordField, field: passwordPrompt, allowFormat: true) {
+      throw .invalidForm(problem)
+    }
+    return try authenticator.check(
+      username: TextRules.trimmed(usernameField.textOrEmpty),
+      password: PasswordRules.normalized(passwordField.textOrEmpty))
+  }
+}

@@ -1,0 +1,23 @@
+/// The person's own password change: `accounts passwd`.
+public enum PasswordChangeFlow {
+  /// Asks the user name, the current password and the new one twice; returns the user name.
+  ///
+  /// The current password is checked as a login checks it (same cost, same answer for unknown
+  /// names, failures counted and locked); the new one by the form's policy, and must differ.
+  @discardableResult
+  public static func run(_ env: AccountsEnvironment, username: String?) throws(AccountsError)
+    -> String
+  {
+    let store = try env.activatedStore()
+    let authenticator = Authenticator(env: env, store: store)
+    let reader = FieldReader(console: env.console, stage: .passwordChange)
+    let verified = try Credentials.ask(
+      reader, authenticator: authenticator, username: username,
+      passwordPrompt: Messages.currentPasswordPrompt)
+    let newPassword = try reader.newPassword(
+      for: verified.account, current: verified.password, blocklist: env.blocklist)
+    try authenticator.changePassword(verified, to: newPassword)
+    env.console.output(Messages.passwordChanged(verified.account.username))
+    return verified.account.username
+  }
+}

@@ -1,0 +1,90 @@
+/// What `accounts user edit` changes; nil leaves a field as it is.
+public struct AccountEdit: Equatable, Sendable {
+  /// `--username NEW`.
+  public var username: String?
+  /// `--full-name`.
+  public var fullName: String?
+  /// `--email`.
+  public var email: String?
+  /// `--owner`: make this account the device's owner.
+  public var makeOwner: Bool
+
+  /// Creates an edit.
+  public init(
+    username: String? = nil, fullName: String? = nil, email: String? = nil,
+    makeOwner: Bool = false
+  ) {
+    self.username = username
+    self.fullName = fullName
+    self.email = email
+    self.makeOwner = makeOwner
+  }
+
+  /// True when nothing is asked for.
+  public var isEmpty: Bool { username == nil && fullName == nil && email == nil && !makeOwner }
+}
+
+/// `accounts user edit NAME`: an account's details and the device's ownership (administrator).
+public enum UserEditFlow {
+  /// Applies `edit` (the form's rules for each field given) in one transaction; returns the
+  /// sentences said.
+  @discardableResult
+  public static func run(_ env: AccountsEnvironment, username: String, edit: AccountEdit)
+    throws(AccountsError) -> [String]
+  {
+    let newName = try edit.username.map { name throws(AccountsError) in
+      try DetailRules.username(.text(name))
+    }
+    let fullName = try edit.fullName.map { name throws(AccountsError) in
+      try DetailRules.fullName(.text(name))
+    }
+    let email = try edit.email.map { mail throws(AccountsError) in
+      try DetailRules.email(.text(mail))
+    }
+    let said = try AccountChange.run(env, username: username) {
+      writer, account throws(AccountsError) -> [String] in
+      let now = env.now()
+      var changed = account
+      var fields: [String] = []
+      if let (name, key) = newName, name != account.username {
+        if key != account.usernameKey, try writer.account(key: key) != nil {
+          throw .usernameTaken(name)
+        }
+        fields.append("user name \(account.username) -> \(name)")
+        changed.username = name
+        changed.usernameKey = key
+      }
+      if let fullName, fullName != account.fullName {
+        fields.append("full name")
+        changed.fullName = fullName
+      }
+      if let email, email != account.email {
+        fields.append("e-mail")
+        changed.email = email
+      }
+      var said: [String] = []
+      if !fields.isEmpty {
+        changed.updatedAt = now
+        try writer.update(changed)
+        try writer.append(
+          AuditRecord(
+            .accountEdited, at: now, username: changed.username,
+            usernameKey: changed.usernameKey, detail: fields.joined(separator: ", ")))
+        said.append(Messages.accountEdited(changed.username))
+      }
+      if edit.makeOwner && !account.isOwner {
+        let previous = try writer.owner()
+        try writer.moveOwnership(to: changed, at: now)
+        try writer.append(
+          AuditRecord(
+            .ownershipMoved, at: now, username: changed.username,
+            usernameKey: changed.usernameKey,
+            detail: previous.map { "from \($0.username)" }))
+        said.append(Messages.ownershipMoved(changed.username))
+      }
+      return said.isEmpty ? [Messages.nothingToEdit(account.username)] : said
+    }
+    said.forEach(env.console.output)
+    return said
+  }
+}

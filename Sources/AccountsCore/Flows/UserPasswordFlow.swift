@@ -1,0 +1,34 @@
+import AccountsCrypto
+
+/// `accounts user passwd NAME`: an administrator sets a password without the old one.
+public enum UserPasswordFlow {
+  /// Asks the new password twice (one line with `passwordFromStandardInput`), checks it by the
+  /// form's policy with the account's details, and stores it; with `mustChange` the next login
+  /// must choose another. The name's failed-login tally is cleared.
+  public static func run(
+    _ env: AccountsEnvironment, username: String, passwordFromStandardInput: Bool,
+    mustChange: Bool
+  ) throws(AccountsError) {
+    let found = try AccountChange.find(env, username: username)
+    try env.blocklist?.checkReadable()
+    let password = try FieldReader(console: env.console, stage: .passwordChange).newPassword(
+      for: found, current: nil, blocklist: env.blocklist, once: passwordFromStandardInput)
+    let hash = try hashing { () throws(CryptoError) in try env.hasher.hash(password: password) }
+    let name = try AccountChange.run(env, username: username) {
+      writer, account throws(AccountsError) -> String in
+      let now = env.now()
+      var changed = account
+      changed.passwordHash = hash.description
+      changed.mustChangePassword = mustChange
+      changed.updatedAt = now
+      try writer.update(changed)
+      try writer.setTally(nil, key: account.usernameKey, at: now)
+      try writer.append(
+        AuditRecord(
+          .passwordSet, at: now, username: account.username, usernameKey: account.usernameKey,
+          detail: mustChange ? Messages.detailMustChange : nil))
+      return account.username
+    }
+    env.console.output(Messages.passwordSet(name, mustChange: mustChange))
+  }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+extension Messages {
+  /// A store failure in one sentence: what is wrong and what to do.
+  public static func storage(_ error: StoreError) -> String {
+    switch error {
+    case .alreadyActivated:
+      return alreadyActivated
+    case .isDirectory(let path):
+      return "Cannot use the database \(path): it is a directory, not a file."
+    case .cannotCreateFolder(let path, let reason):
+      return "Cannot create the folder \(path) for the database: \(reason)."
+    case .notADatabase(let path):
+      return "Cannot use the database \(path): it is not an SQLite database. Move it aside or "
+        + "choose another file with --database."
+    case .foreignDatabase(let path):
+      return "Cannot use the database \(path): it was not made by accounts. Choose another file "
+        + "with --database."
+    case .corrupt(let path):
+      return "Cannot use the database \(path): the file is damaged. Restore it from a backup or "
+        + "move it aside."
+    case .newerSchema(let path):
+      return "Cannot use the database \(path): it was written by a newer version of accounts. "
+        + "Upgrade accounts to use it."
+    case .olderSchema(let path):
+      return "Cannot read the database \(path): it was written by an older version of accounts "
+        + "and must be upgraded, which needs write access. Run accounts as the file's owner once."
+    case .readOnly(let path):
+      return "Cannot write the database \(path): the file or its folder is read-only."
+    case .busy(let path, let seconds):
+      return "The database \(path) is busy: another program held it for more than "
+        + "\(Int(seconds)) seconds. Try again later."
+    case .diskFull(let path):
+      return "Cannot write the database \(path): the disk is full. Nothing was changed."
+    case .cannotOpen(let path, let reason):
+      return "Cannot open the database \(path): \(reason)."
+    case .inconsistent(let path):
+      return "The database \(path) refused a change that would break its rules; nothing was "
+        + "changed."
+    case .failure(let path, let reason):
+      return "The database \(path) failed: \(reason)."
+    case .symlink(let path, let file):
+      let what = file == path ? "it is" : "\(file) is"
+      return "Cannot use the database \(path): \(what) a symbolic link, which accounts does not "
+        + "follow. Name the file itself with --database (links to folders are fine)."
+    case .notOurs(let path, let file, let owner, let me):
+      return "Cannot use the database \(path): \(file) belongs to the user \(owner), not to you "
+        + "(\(me)). If it is yours, run `chown \(me) \(file)`; otherwise use it as \(owner)."
+    case .notPrivate(let path, let file, let mode):
+      return "Cannot use the database \(path): other users may read or write \(file) (mode "
+        + "\(String(mode, radix: 8))). Run `chmod 600 \(file)` to make it private."
+    case .unsafeFolder(let path, let folder, .ownedBy(let owner)):
+      return "Cannot use the database \(path): its folder \(folder) belongs to the user "
+        + "\(owner), who could replace the file. Choose a folder of your own with --database."
+    case .unsafeFolder(let path, let folder, .writableByOthers(let mode)):
+      return "Cannot use the database \(path): other users may write its folder \(folder) "
+        + "(mode \(String(mode, radix: 8)), not sticky) and replace the file. Run "
+        + "`chmod go-w \(folder)` or choose a private folder with --database."
+    }
+  }
+}

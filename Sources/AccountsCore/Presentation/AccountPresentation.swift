@@ -1,0 +1,120 @@
+import Foundation
+
+/// How `user list` and `user show` print an account.
+public enum AccountPresentation {
+  /// The header of `user list`'s text form.
+  public static let header = row(
+    "USER NAME", "FULL NAME", "E-MAIL", "STATUS", "LAST LOGIN")
+
+  /// One line of `user list`: user name, full name, e-mail, status words, last login.
+  public static func line(_ listing: AccountListing, now: Date) -> String {
+    let account = listing.account
+    return row(
+      account.username, account.fullName, account.email, status(listing, now: now),
+      account.lastLoginAt.map(Timestamp.string(from:)) ?? "never")
+  }
+
+  /// `owner,disabled,locked,must-change` as they apply, or `-`.
+  static func status(_ listing: AccountListing, now: Date) -> String {
+    var words: [String] = []
+    if listing.account.isOwner { words.append("owner") }
+    if listing.account.isDisabled { words.append("disabled") }
+    if listing.tally.lock(at: now) != nil { words.append("locked") }
+    if listing.account.mustChangePassword { words.append("must-change") }
+    return words.isEmpty ? "-" : words.joined(separator: ",")
+  }
+
+  /// Columns padded to fixed widths (a long value pushes the rest right, as `ps` does), so a
+  /// million lines stream without a first pass to measure them.
+  private static func row(
+    _ name: String, _ fullName: String, _ email: String, _ status: String, _ last: String
+  ) -> String {
+    pad(name, 16) + "  " + pad(fullName, 24) + "  " + pad(email, 28) + "  " + pad(status, 12)
+      + "  " + last
+  }
+
+  private static func pad(_ text: String, _ width: Int) -> String {
+    let count = text.count
+    return count >= width ? text : text + String(repeating: " ", count: width - count)
+  }
+
+  /// One JSON object; every key always present, in a fixed order.
+  public static func json(_ listing: AccountListing, now: Date) -> String {
+    let account = listing.account
+    let lock = listing.tally.lock(at: now)
+    return JSON.object([
+      ("username", JSON.string(account.username)),
+      ("fullName", JSON.string(account.fullName)),
+      ("email", JSON.string(account.email)),
+      ("owner", JSON.bool(account.isOwner)),
+      ("disabled", JSON.bool(account.isDisabled)),
+      ("locked", JSON.bool(lock != nil)),
+      ("lockedUntil", JSON.string(lock.map(Timestamp.string(from:)))),
+      ("mustChangePassword", JSON.bool(account.mustChangePassword)),
+      ("failures", String(max(listing.tally.failures, 0))),
+      ("createdAt", JSON.string(Timestamp.string(from: account.createdAt))),
+      ("lastLogin", JSON.string(account.lastLoginAt.map(Timestamp.string(from:)))),
+    ])
+  }
+
+  /// `user show`'s lines: one field each.
+  public static func details(_ listing: AccountListing, now: Date) -> [String] {
+    let account = listing.account
+    return [
+      "\(Messages.usernamePrompt): \(account.username)",
+      "\(Messages.fullNamePrompt): \(account.fullName)",
+      "\(Messages.emailPrompt): \(account.email)",
+      "Owner: \(account.isOwner ? "yes" : "no")",
+      "Disabled: "
+        + (account.disabledAt.map { "since \(Timestamp.string(from: $0))" } ?? "no"),
+      "Must change password: \(account.mustChangePassword ? "yes" : "no")",
+      "Locked: "
+        + (listing.tally.lock(at: now).map { "until \(Timestamp.string(from: $0))" } ?? "no"),
+      "Failed logins: \(max(listing.tally.failures, 0))",
+      "Created: \(Timestamp.string(from: account.createdAt))",
+      "Last login: \(account.lastLoginAt.map(Timestamp.string(from:)) ?? "never")",
+    ]
+  }
+}
+
+/// How `accounts log` prints an event.
+public enum AuditPresentation {
+  /// One line of text: time, event, user name, detail (escaped unambiguously).
+  public static func line(_ event: AuditEvent) -> String {
+    var line = "\(Timestamp.string(from: event.occurredAt))  "
+    line += event.kind.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)
+    line += "  \(event.username.map(Escaping.unambiguous) ?? "-")"
+    if let detail = event.detail { line += "  (\(Escaping.unambiguous(detail)))" }
+    return line
+  }
+
+  /// One JSON object; every key always present (`null` when absent).
+  public static func json(_ event: AuditEvent) -> String {
+    JSON.object([
+      ("time", JSON.string(Timestamp.string(from: event.occurredAt))),
+      ("event", JSON.string(event.kind.rawValue)),
+      ("user", JSON.string(event.username)),
+      ("detail", JSON.string(event.detail)),
+    ])
+  }
+}
+
+/// How `accounts status` prints.
+public enum StatusPresentation {
+  /// `State: …` and `Database: …` lines.
+  public static func lines(_ report: StatusReport, path: String) -> [String] {
+    [
+      "State: \(report.state.rawValue)",
+      report.databaseExists ? "Database: \(path)" : Messages.databaseMissing(path),
+    ]
+  }
+
+  /// One JSON object; every key always present.
+  public static func json(_ report: StatusReport, path: String) -> String {
+    JSON.object([
+      ("state", JSON.string(report.state.rawValue)), ("database", JSON.string(path)),
+      ("exists", JSON.bool(report.databaseExists)),
+      ("changedAt", JSON.string(report.changedAt.map(Timestamp.string(from:)))),
+    ])
+  }
+}

@@ -1,0 +1,40 @@
+/// Text made safe to print at a terminal: the one path every printed line goes through.
+public enum Escaping {
+  /// `text` with every character that could act on a terminal, or hide itself, made visible.
+  ///
+  /// Each is written as `\u{…}`: controls (escape sequences, carriage returns, newlines), invisible format
+  /// characters (bidirectional overrides, zero-width spaces), line and paragraph separators,
+  /// unassigned, surrogate and private-use code points. Printable text is left as it is, so
+  /// applying it twice changes nothing.
+  public static func visible(_ text: String) -> String {
+    // Printable ASCII, the usual case, has nothing to escape.
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
+    guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+    var result = ""
+    for scalar in text.unicodeScalars {
+      if needsEscape(scalar) {
+        result += "\\u{\(String(scalar.value, radix: 16))}"
+      } else {
+        result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+
+  /// `visible`, with backslashes doubled too, so that the audit log cannot be made to show a
+  /// forged escape: `\u{1b}` typed as six characters reads `\\u{1b}`.
+  public static func unambiguous(_ text: String) -> String {
+    visible(text.replacingOccurrences(of: "\\", with: "\\\\"))
+  }
+
+  /// True for a character `visible` writes as an escape.
+  static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.properties.generalCategory {
+    case .control, .format, .lineSeparator, .paragraphSeparator, .unassigned, .surrogate,
+      .privateUse:
+      return true
+    default:
+      return false
+    }
+  }
+}

@@ -1,0 +1,370 @@
+import AccountsCore
+import Foundation
+import GRDB
+
+extension AccountStore: AccountRepository {
+  /// The file's path as given.
+  public var location: String { path }
+
+  public func read<T>(_ body: (any AccountReader) throws(AccountsError) -> T)
+    throws(AccountsError) -> T
+  {
+    try run {
+      try writer.read { db in
+        // A file created but never migrated (a read-only open of a new file) reads as empty.
+        let reader: any AccountReader =
+          try Self.isMigrated(db) ? SQLiteAccountReader(db: db, path: path) : EmptyAccountReader()
+        return try Self.passingThrough { () throws(AccountsError) in try body(reader) }
+      }
+    }
+  }
+
+  public func write<T>(_ body: (any AccountWriter) throws(AccountsError) -> T)
+    throws(AccountsError) -> T
+  {
+    try run {
+      try writer.writeWithoutTransaction { db in
+        var result: T?
+        try db.inTransaction(.immediate) {
+          result = try Self.passingThrough { () throws(AccountsError) in
+            try body(SQLiteAccountWriter(db: db, path: path))
+          }
+          return .commit
+        }
+        guard let result else { throw StoreError.failure(path: path, reason: "no result") }
+        return result
+      }
+    }
+  }
+
+  public func consistencyProblems() throws(AccountsError) -> [String] {
+    try run {
+      try writer.read { db in
+        var problems: [String] = []
+        let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+        if integrity != ["ok"] { problems += integrity }
+        if try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") != nil {
+          problems.append("foreign key violation")
+        }
+        guard try Self.isMigrated(db) else { return problems }
+        let activation = try ActivationRecord.fetchOne(db, key: 1)
+        let accounts = try AccountRecord.fetchCount(db)
+        switch (activation?.state, activation?.ownerID) {
+        case ("Public", nil) where accounts != 0:
+          problems.append("Public with \(accounts) account(s)")
+        case ("Activated", let owner?):
+          if try !AccountRecord.exists(db, key: owner) {
+            problems.append("Activated with no owner account")
+          }
+        case ("Public", nil): break
+        case (nil, _): problems.append("no activation row")
+        default: problems.append("activation state and owner disagree")
+        }
+        return problems
+      }
+    }
+  }
+
+  /// Runs GRDB work, letting the core's errors through and translating the rest.
+  private func run<T>(_ body: () throws -> T) throws(AccountsError) -> T {
+    do {
+      return try body()
+    } catch let error as AccountsError {
+      throw error
+    } catch let error as PassedThrough {
+      throw error.error
+    } catch {
+      throw AccountsError.storage(
+        StoreError.translating(error, path: path, busyTimeout: busyTimeout))
+    }
+  }
+
+  /// A core error carried through GRDB's untyped closures (rolling the transaction back).
+  struct PassedThrough: Error { var error: AccountsError }
+
+  static func passingThrough<T>(_ body: () throws(AccountsError) -> T) throws -> T {
+    do {
+      return try body()
+    } catch {
+      throw PassedThrough(error: error)
+    }
+  }
+}
+
+/// Translates what a statement throws: the core's errors as they are, a unique user name
+/// taken as `.usernameTaken`, anything else from SQLite as a store error about `path`.
+private func statement<T>(
+  _ path: String, username: String? = nil, _ body: () throws -> T
+) throws(AccountsError) -> T {
+  do {
+    return try body()
+  } catch let error as AccountsError {
+    throw error
+  } catch let error as DatabaseError
+    where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && username != nil
+  {
+    throw .usernameTaken(username ?? "")
+  } catch {
+    throw .storage(StoreError.translating(error, path: path, busyTimeout: 0))
+  }
+}
+
+/// A file that holds no migrated schema: an empty Public device.
+private struct EmptyAccountReader: AccountReader {
+  func deviceStatus() -> DeviceStatus { DeviceStatus(state: .publicState, changedAt: nil) }
+  func account(key: String) -> Account? { nil }
+  func owner() -> Account? { nil }
+  func accountCount() -> Int { 0 }
+  func tally(key: String) -> ThrottleState { .clear }
+  func eventCount(key: String, kind: AuditEventKind, afterLatestOf kinds: [AuditEventKind])
+    -> Int
+  { 0 }
+  func forEachAccount(_ body: (AccountListing) throws(AccountsError) -> Void) {}
+  func forEachEvent(_ query: AuditQuery, _ body: (AuditEvent) throws(AccountsError) -> Void) {}
+}
+
+/// Reads inside one transaction of `db`.
+private struct SQLiteAccountReader: AccountReader {
+  let db: Database
+  let path: String
+
+  func deviceStatus() throws(AccountsError) -> DeviceStatus {
+    try statement(path) {
+      try ActivationRecord.fetchOne(db, key: 1)?.status
+        ?? DeviceStatus(state: .publicState, changedAt: nil)
+    }
+  }
+
+  private func ownerID() throws -> Int64? {
+    try Int64.fetchOne(db, sql: "SELECT owner_id FROM activation WHERE id = 1")
+  }
+
+  func account(key: String) throws(AccountsError) -> Account? {
+    try statement(path) {
+      guard
+        let record = try AccountRecord.fetchOne(
+          db, sql: "SELECT \(AccountRecord.selection) FROM account WHERE username_key = ?",
+          arguments: [key])
+      else { return nil }
+      return record.account(isOwner: try record.id == ownerID())
+    }
+  }
+
+  func owner() throws(AccountsError) -> Account? {
+    try statement(path) {
+      try AccountRecord.fetchOne(
+        db,
+        sql: """
+          SELECT \(AccountRecord.selection) FROM account
+          JOIN activation ON activation.owner_id = account.id AND activation.id = 1
+          """
+      )?.account(isOwner: true)
+    }
+  }
+
+  func accountCount() throws(AccountsError) -> Int {
+    try statement(path) { try AccountRecord.fetchCount(db) }
+  }
+
+  func tally(key: String) throws(AccountsError) -> ThrottleState {
+    try statement(path) { try ThrottleRecord.fetchOne(db, key: key)?.tally ?? .clear }
+  }
+
+  func eventCount(key: String, kind: AuditEventKind, afterLatestOf kinds: [AuditEventKind])
+    throws(AccountsError) -> Int
+  {
+    try statement(path) {
+      let marks = kinds.map { _ in "?" }.joined(separator: ", ")
+      var arguments: StatementArguments = [key, kind.rawValue, key]
+      arguments += StatementArguments(kinds.map(\.rawValue))
+      return try Int.fetchOne(
+        db,
+        sql: """
+          SELECT count(*) FROM audit_event
+          WHERE username_key = ? AND kind = ?
+            AND id > (SELECT coalesce(max(id), 0) FROM audit_event
+                      WHERE username_key = ? AND kind IN (\(marks)))
+          """, arguments: arguments) ?? 0
+    }
+  }
+
+  func forEachAccount(_ body: (AccountListing) throws(AccountsError) -> Void)
+    throws(AccountsError)
+  {
+    try statement(path) {
+      let owner = try ownerID()
+      let rows = try Row.fetchCursor(
+        db,
+        sql: """
+          SELECT \(AccountRecord.selection), t.failures, t.lockouts, t.locked_until
+          FROM account LEFT JOIN login_throttle AS t USING (username_key)
+          ORDER BY account.username_key
+          """)
+      let first = AccountRecord.columnCount
+      while let row = try rows.next() {
+        let record = AccountRecord(row: row)
+        let lockedUntil: String? = row[first + 2]
+        let tally = ThrottleState(
+          failures: row[first] ?? 0, lockouts: row[first + 1] ?? 0,
+          lockedUntil: lockedUntil.flatMap(Timestamp.date))
+        try AccountStore.passingThrough { () throws(AccountsError) in
+          try body(
+            AccountListing(account: record.account(isOwner: record.id == owner), tally: tally))
+        }
+      }
+    }
+  }
+
+  func forEachEvent(_ query: AuditQuery, _ body: (AuditEvent) throws(AccountsError) -> Void)
+    throws(AccountsError)
+  {
+    try statement(path) {
+      var conditions: [String] = []
+      var arguments = StatementArguments()
+      if let key = query.usernameKey {
+        conditions.append("username_key = ?")
+        arguments += [key]
+      }
+      if let kind = query.kind {
+        conditions.append("kind = ?")
+        arguments += [kind.rawValue]
+      }
+      if let since = query.since {
+        conditions.append("occurred_at >= ?")
+        arguments += [Timestamp.string(from: since)]
+      }
+      let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+      arguments += [query.limit ?? -1]
+      let rows = try AuditEventRecord.fetchCursor(
+        db,
+        sql: """
+          SELECT * FROM (
+            SELECT \(AuditEventRecord.selection) FROM audit_event \(filter)
+            ORDER BY id DESC LIMIT ?)
+          ORDER BY id ASC
+          """, arguments: arguments)
+      while let record = try rows.next() {
+        try AccountStore.passingThrough { () throws(AccountsError) in try body(record.event) }
+      }
+    }
+  }
+}
+
+/// Writes inside one IMMEDIATE transaction of `db`.
+private struct SQLiteAccountWriter: AccountWriter {
+  let db: Database
+  let path: String
+  private var reader: SQLiteAccountReader { SQLiteAccountReader(db: db, path: path) }
+
+  func deviceStatus() throws(AccountsError) -> DeviceStatus { try reader.deviceStatus() }
+  func account(key: String) throws(AccountsError) -> Account? { try reader.account(key: key) }
+  func owner() throws(AccountsError) -> Account? { try reader.owner() }
+  func accountCount() throws(AccountsError) -> Int { try reader.accountCount() }
+  func tally(key: String) throws(AccountsError) -> ThrottleState { try reader.tally(key: key) }
+  func eventCount(key: String, kind: AuditEventKind, afterLatestOf kinds: [AuditEventKind])
+    throws(AccountsError) -> Int
+  {
+    try reader.eventCount(key: key, kind: kind, afterLatestOf: kinds)
+  }
+  func forEachAccount(_ body: (AccountListing) throws(AccountsError) -> Void)
+    throws(AccountsError)
+  {
+    try reader.forEachAccount(body)
+  }
+  func forEachEvent(_ query: AuditQuery, _ body: (AuditEvent) throws(AccountsError) -> Void)
+    throws(AccountsError)
+  {
+    try reader.forEachEvent(query, body)
+  }
+
+  func activate(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {
+    let activation = try statement(path) { try ActivationRecord.fetchOne(db, key: 1) }
+    // The row is made by the first migration; without it the file is damaged.
+    guard let activation else { throw .storage(.corrupt(path: path)) }
+    guard activation.state == ActivationState.publicState.rawValue else {
+      throw .alreadyActivated
+    }
+    return try statement(path, username: owner.username) {
+      // A Public device keeps no account, so the owner is account 1; the activation row names
+      // it first (its reference is checked at commit), as accounts join Activated devices only.
+      try ActivationRecord(state: .activated, ownerID: 1, at: date).update(db)
+      var record = AccountRecord(owner, at: date)
+      record.id = 1
+      try record.insert(db)
+      return record.account(isOwner: true)
+    }
+  }
+
+  func makePublic(at date: Date) throws(AccountsError) -> Int {
+    try statement(path) {
+      let deleted = try AccountRecord.deleteAll(db)
+      try ActivationRecord(state: .publicState, ownerID: nil, at: date).update(db)
+      try ThrottleRecord.deleteAll(db)
+      return deleted
+    }
+  }
+
+  func insert(_ account: NewAccount, at date: Date) throws(AccountsError) -> Account {
+    try statement(path, username: account.username) {
+      var record = AccountRecord(account, at: date)
+      try record.insert(db)
+      return record.account(isOwner: false)
+    }
+  }
+
+  func update(_ account: Account) throws(AccountsError) {
+    try statement(path, username: account.username) { try AccountRecord(account).update(db) }
+  }
+
+  func delete(_ account: Account) throws(AccountsError) {
+    _ = try statement(path) { try AccountRecord.deleteOne(db, key: account.id) }
+  }
+
+  func moveOwnership(to account: Account, at date: Date) throws(AccountsError) {
+    // The state's date stays: the device was not activated again.
+    try statement(path) {
+      try db.execute(
+        sql: "UPDATE activation SET owner_id = ? WHERE id = 1 AND state = 'Activated'",
+        arguments: [account.id])
+    }
+  }
+
+  func setTally(_ tally: ThrottleState?, key: String, at date: Date) throws(AccountsError) {
+    try statement(path) {
+      if let tally {
+        // (GRDB's `upsert` reads back a rowid, which a WITHOUT ROWID table has not.)
+        let record = ThrottleRecord(key: key, tally: tally, at: date)
+        try db.execute(
+          sql: """
+            INSERT INTO login_throttle (username_key, failures, lockouts, locked_until, updated_at)
+            VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT (username_key) DO UPDATE
+            SET failures = ?2, lockouts = ?3, locked_until = ?4, updated_at = ?5
+            """,
+          arguments: [
+            record.usernameKey, record.failures, record.lockouts, record.lockedUntil,
+            record.updatedAt,
+          ])
+      } else {
+        _ = try ThrottleRecord.deleteOne(db, key: key)
+      }
+    }
+  }
+
+  func forgetTallies(lastFailureBefore cutoff: Date, notLockedAt now: Date)
+    throws(AccountsError)
+  {
+    try statement(path) {
+      try db.execute(
+        sql: """
+          DELETE FROM login_throttle
+          WHERE updated_at < ?1 AND (locked_until IS NULL OR locked_until <= ?2)
+          """,
+        arguments: [Timestamp.string(from: cutoff), Timestamp.string(from: now)])
+    }
+  }
+
+  func append(_ event: AuditRecord) throws(AccountsError) {
+    try statement(path) { try AuditEventRecord(event).insert(db) }
+  }
+}

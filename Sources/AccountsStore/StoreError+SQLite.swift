@@ -1,0 +1,50 @@
+import AccountsCore
+import Foundation
+import GRDB
+import GRDBSQLite
+
+extension StoreError {
+  /// Translates a GRDB or SQLite error into a store error about `path`.
+  static func translating(_ error: any Error, path: String, busyTimeout: Double) -> StoreError {
+    if let storeError = error as? StoreError { return storeError }
+    guard let dbError = error as? DatabaseError else {
+      return .failure(path: path, reason: String(describing: error))
+    }
+    return translating(
+      code: dbError.extendedResultCode.rawValue, message: dbError.message, path: path,
+      busyTimeout: busyTimeout)
+  }
+
+  /// Translates an SQLite result code (extended or primary) into a store error about `path`:
+  /// the one mapping both the GRDB path and the plain status reader use.
+  static func translating(code: Int32, message: String?, path: String, busyTimeout: Double)
+    -> StoreError
+  {
+    if code == SQLiteCode.cantOpenSymlink { return .symlink(path: path, file: path) }
+    let primary = code & 0xFF
+    let failedIO = [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN].contains(primary)
+    if failedIO && FileSystem.isNearlyFull(FileSystem.folder(of: path)) {
+      return .diskFull(path: path)
+    }
+    switch primary {
+    case SQLITE_BUSY, SQLITE_LOCKED:
+      return .busy(path: path, seconds: busyTimeout)
+    case SQLITE_NOTADB:
+      return .notADatabase(path: path)
+    case SQLITE_CORRUPT:
+      return .corrupt(path: path)
+    case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH:
+      return .readOnly(path: path)
+    case SQLITE_FULL:
+      return .diskFull(path: path)
+    case SQLITE_CANTOPEN:
+      return .cannotOpen(path: path, reason: "it cannot be opened")
+    case SQLITE_CONSTRAINT:
+      return .inconsistent(path: path)
+    case SQLITE_IOERR:
+      return .cannotOpen(path: path, reason: "reading or writing it failed (I/O error)")
+    default:
+      return .failure(path: path, reason: message ?? "an unexpected database error")
+    }
+  }
+}
