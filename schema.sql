@@ -1,35 +1,29 @@
--- The schema `accounts` creates (migration "v1"). The binary carries its own copy
--- (Sources/AccountsStore/Schema.swift); a test fails if the two differ.
+-- The schema `accounts` works with: the picture of the database after every migration
+-- (Sources/AccountsStore/Schema.swift: "v1", then "v2"). A test compares it with a migrated file.
 
--- The one user of an activated device. `id` is always 1: a device has one user at most.
-CREATE TABLE user (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
+-- Every account of an activated device. Which one owns the device, the activation row says.
+CREATE TABLE account (
+  id INTEGER PRIMARY KEY,
   username TEXT NOT NULL CHECK (length(username) BETWEEN 1 AND 64),
   username_key TEXT NOT NULL UNIQUE CHECK (length(username_key) BETWEEN 1 AND 64),
   full_name TEXT NOT NULL CHECK (length(trim(full_name)) BETWEEN 1 AND 256),
   email TEXT NOT NULL CHECK (length(email) BETWEEN 3 AND 254 AND email LIKE '_%@_%'),
   password_hash TEXT NOT NULL CHECK (password_hash LIKE 'pbkdf2_sha256$%$%$%'),
+  must_change_password INTEGER NOT NULL DEFAULT 0 CHECK (must_change_password IN (0, 1)),
+  disabled_at TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   last_login_at TEXT
 ) STRICT;
 
--- The device's state: one row. Activated if and only if it names its user.
+-- The device's state: one row. Activated if and only if it names its owner, an account.
 CREATE TABLE activation (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   state TEXT NOT NULL CHECK (state IN ('Public', 'Activated')),
-  user_id INTEGER UNIQUE REFERENCES user (id) DEFERRABLE INITIALLY DEFERRED,
+  owner_id INTEGER UNIQUE REFERENCES account (id) DEFERRABLE INITIALLY DEFERRED,
   changed_at TEXT NOT NULL,
-  CHECK ((state = 'Activated') = (user_id IS NOT NULL))
+  CHECK ((state = 'Activated') = (owner_id IS NOT NULL))
 ) STRICT;
-
--- A Public device keeps no user.
-CREATE TRIGGER activation_public_keeps_no_user
-AFTER UPDATE OF state ON activation
-WHEN NEW.state = 'Public' AND EXISTS (SELECT 1 FROM user)
-BEGIN
-  SELECT RAISE(ABORT, 'a Public device keeps no user');
-END;
 
 -- Failed logins per user name (known or not), and the lock they earn.
 CREATE TABLE login_throttle (
@@ -40,15 +34,52 @@ CREATE TABLE login_throttle (
   updated_at TEXT NOT NULL
 ) STRICT, WITHOUT ROWID;
 
+-- The kinds of audit event. A new kind is a row (added by a migration), not a rebuilt table.
+CREATE TABLE audit_kind (
+  name TEXT NOT NULL PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 64)
+) STRICT, WITHOUT ROWID;
+
 -- What happened, oldest first. Never a password or a hash. Survives reset.
 CREATE TABLE audit_event (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   occurred_at TEXT NOT NULL,
-  kind TEXT NOT NULL CHECK (
-    kind IN ('activation', 'login_success', 'login_failure', 'lockout', 'unlock', 'reset')),
+  kind TEXT NOT NULL REFERENCES audit_kind (name),
   username TEXT,
   username_key TEXT,
   detail TEXT
 ) STRICT;
 
+CREATE INDEX audit_event_by_kind ON audit_event (kind, id);
 CREATE INDEX audit_event_by_user ON audit_event (username_key, id);
+
+-- Accounts are added to an Activated device only.
+CREATE TRIGGER account_needs_activated_device
+BEFORE INSERT ON account
+WHEN (SELECT state FROM activation WHERE id = 1) IS NOT 'Activated'
+BEGIN
+  SELECT RAISE(ABORT, 'accounts are added to an Activated device only');
+END;
+
+-- A Public device keeps no account.
+CREATE TRIGGER activation_public_keeps_no_account
+AFTER UPDATE OF state ON activation
+WHEN NEW.state = 'Public' AND EXISTS (SELECT 1 FROM account)
+BEGIN
+  SELECT RAISE(ABORT, 'a Public device keeps no account');
+END;
+
+INSERT INTO audit_kind (name) VALUES
+  ('activation'),
+  ('login_success'),
+  ('login_failure'),
+  ('lockout'),
+  ('unlock'),
+  ('reset'),
+  ('account_added'),
+  ('account_edited'),
+  ('account_disabled'),
+  ('account_enabled'),
+  ('account_removed'),
+  ('password_changed'),
+  ('password_set'),
+  ('ownership_moved');

@@ -43,7 +43,8 @@ struct CommandContext {
   /// A context over `console`, with settings read through `variable`.
   static func make(
     database: String?, variable: (String) -> String?, console: any Console,
-    bulk: any BulkOutput, openStore: ((String, StoreAccess) throws(StoreError) -> (any AccountRepository)?)? = nil,
+    bulk: any BulkOutput,
+    openStore: ((String, StoreAccess) throws(StoreError) -> (any AccountRepository)?)? = nil,
     now: @escaping () -> Date = Date.init
   ) throws(AccountsError) -> CommandContext {
     let path = try DatabaseLocation.resolve(flag: database, variable: variable)

@@ -39,7 +39,8 @@ extension AccountsCommand {
       if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
       if let event, !AuditEventKind.known.contains(AuditEventKind(rawValue: event)) {
         throw ValidationError(
-          "--event must be one of: \(AuditEventKind.known.map(\.rawValue).joined(separator: ", ")).")
+          "--event must be one of: \(AuditEventKind.known.map(\.rawValue).joined(separator: ", "))."
+        )
       }
       if let since, AuditLogQuery.since(since, now: Date()) == nil {
         throw ValidationError(

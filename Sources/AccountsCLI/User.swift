@@ -123,7 +123,8 @@ extension AccountsCommand {
     @Option(name: .customLong("email"), help: "The new e-mail address.")
     var email: String?
 
-    @Option(name: .customLong("username"), help: ArgumentHelp("The new user name.", valueName: "new"))
+    @Option(
+      name: .customLong("username"), help: ArgumentHelp("The new user name.", valueName: "new"))
     var newUsername: String?
 
     @Flag(name: .customLong("owner"), help: "Make this account the device's owner.")

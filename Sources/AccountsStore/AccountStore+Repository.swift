@@ -313,7 +313,16 @@ private struct SQLiteAccountWriter: AccountWriter {
   }
 
   func update(_ account: Account) throws(AccountsError) {
-    try statement(path, username: account.username) { try AccountRecord(account).update(db) }
+    // Only the columns that change are written (a trigger or a second writer sees no more).
+    try statement(path, username: account.username) {
+      let record = AccountRecord(account)
+      guard
+        let stored = try AccountRecord.fetchOne(
+          db, sql: "SELECT \(AccountRecord.selection) FROM account WHERE id = ?",
+          arguments: [account.id])
+      else { throw AccountsError.noSuchAccount(account.username) }
+      try record.updateChanges(db, from: stored)
+    }
   }
 
   func delete(_ account: Account) throws(AccountsError) {

@@ -198,7 +198,7 @@ struct ValidationTests {
     let form = ActivationForm(
       username: .text("alice"), fullName: FieldValue([0x41, 0xFF, 0x42]),
       email: .text("a@b.co"), password: .text(password), passwordAgain: .text(password))
-    #expect(throws: AccountsError.invalidForm("Full name must be valid UTF-8 text!")) {
+    #expect(throws: AccountsError.invalidForm(.invalidUTF8(field: "Full name"))) {
       try form.validate(blocklist: nil)
     }
     #expect(
@@ -256,7 +256,7 @@ struct ActivationFlowTests {
     let console = ScriptedConsole([
       "alice", "Alice", "alice@example.org", password, "different one!",
     ])
-    #expect(throws: AccountsError.invalidForm("Passwords must match!")) {
+    #expect(throws: AccountsError.invalidForm(.passwordsMustMatch)) {
       try ActivationFlow.run(world.environment(console), options: ActivationOptions())
     }
     #expect(try world.store.status().state == .publicState)
@@ -481,10 +481,11 @@ struct LoginTests {
         username: "alice", fullName: "A", email: "a@b.co", passwordFromStandardInput: true))
     try DatabaseQueue(path: path).write { db in
       try db.execute(
-        sql: "UPDATE user SET password_hash = ?", arguments: [PasswordHasherTestsData.djangoAt100k])
+        sql: "UPDATE account SET password_hash = ?",
+        arguments: [PasswordHasherTestsData.djangoAt100k])
       try db.execute(
         sql:
-          "CREATE TRIGGER no_rehash BEFORE UPDATE OF password_hash ON user BEGIN SELECT RAISE(ABORT, 'disk says no'); END"
+          "CREATE TRIGGER no_rehash BEFORE UPDATE OF password_hash ON account BEGIN SELECT RAISE(ABORT, 'disk says no'); END"
       )
     }
     let loginConsole = ScriptedConsole(["alice", password])
@@ -537,8 +538,8 @@ struct AuditLogTests {
         .loginFailure, .lockout, .unlock, .reset,
       ])
     #expect(events[1].username == "ALICE")
-    let text = events.map(AuditLogQuery.line).joined(separator: "\n")
-    let json = events.map(AuditLogQuery.json).joined(separator: "\n")
+    let text = events.map(AuditPresentation.line).joined(separator: "\n")
+    let json = events.map(AuditPresentation.json).joined(separator: "\n")
     for secret in [password, "wrong wrong wrong", "pbkdf2"] {
       #expect(!text.contains(secret))
       #expect(!json.contains(secret))
@@ -550,10 +551,10 @@ struct AuditLogTests {
   @Test func escaping() {
     let event = AuditEvent(
       id: 1, occurredAt: start, kind: .loginFailure, username: "evil\u{1B}[2J\u{202E}", detail: nil)
-    #expect(AuditLogQuery.line(event).hasSuffix("evil\\u{1b}[2J\\u{202e}"))
+    #expect(AuditPresentation.line(event).hasSuffix("evil\\u{1b}[2J\\u{202e}"))
     // JSON escapes invisible format characters too, so the line is safe at a terminal as it is.
-    #expect(AuditLogQuery.json(event).contains("\"user\":\"evil\\u001b[2J\\u202e\""))
-    #expect(AuditLogQuery.json(event).hasSuffix("\"detail\":null}"))
+    #expect(AuditPresentation.json(event).contains("\"user\":\"evil\\u001b[2J\\u202e\""))
+    #expect(AuditPresentation.json(event).hasSuffix("\"detail\":null}"))
   }
 }
 
@@ -563,7 +564,7 @@ struct ResetAndAppTests {
   @Test func resetNeedsConfirmation() throws {
     let world = try World()
     try world.activateAlice()
-    #expect(throws: AccountsError.confirmationRequired) {
+    #expect(throws: AccountsError.confirmationRequired(.reset)) {
       try ResetFlow.run(world.environment(ScriptedConsole([])), confirmed: false)
     }
     #expect(try world.store.status().state == .activated)
@@ -573,14 +574,14 @@ struct ResetAndAppTests {
   @Test func resetConfirmation() throws {
     let world = try World()
     try world.activateAlice()
-    #expect(throws: AccountsError.declined("Reset cancelled; nothing was changed.")) {
+    #expect(throws: AccountsError.declined(.reset)) {
       try ResetFlow.run(
         world.environment(ScriptedConsole(interactive: true, ["yes"])), confirmed: false)
     }
     let console = ScriptedConsole(interactive: true, ["reset"])
     try ResetFlow.run(world.environment(console), confirmed: false)
     #expect(console.prompts == ["Type \"reset\" to confirm: "])
-    #expect(console.outputs == ["Device reset: it is Public again and its user was deleted."])
+    #expect(console.outputs == ["Device reset: it is Public again and its accounts were deleted."])
     #expect(try world.store.status().state == .publicState)
     #expect(try world.store.user() == nil)
   }
@@ -604,7 +605,7 @@ struct ResetAndAppTests {
   /// Answering no at the Activation screen stores nothing.
   @Test func declineActivation() throws {
     let world = try World()
-    #expect(throws: AccountsError.declined("Activation cancelled; nothing was stored.")) {
+    #expect(throws: AccountsError.declined(.activation)) {
       try AppFlow.run(world.environment(ScriptedConsole(interactive: true, ["n"])))
     }
     #expect(try world.store.status().state == .publicState)

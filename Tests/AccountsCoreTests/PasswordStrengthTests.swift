@@ -90,14 +90,14 @@ struct PasswordStrengthTests {
     let form = ActivationForm(
       username: "alice", fullName: "Alice Liddell", email: "alice@example.org",
       password: "aliceliddell2024!", passwordAgain: "aliceliddell2024!")
-    #expect(throws: AccountsError.guessablePassword(.personalDetails)) {
+    #expect(throws: AccountsError.invalidForm(.guessable(.personalDetails))) {
       try form.validate(blocklist: nil)
     }
     #expect(
-      AccountsError.guessablePassword(.personalDetails).description
+      AccountsError.invalidForm(.guessable(.personalDetails)).description
         == "Password is too easy to guess: it is mostly words from your name or e-mail!")
-    #expect(AccountsError.guessablePassword(.date).isFormProblem)
-    #expect(AccountsError.guessablePassword(.date).exitStatus == .refused)
+    #expect(AccountsError.invalidForm(.guessable(.date)).isFormProblem)
+    #expect(AccountsError.invalidForm(.guessable(.date)).exitStatus == .refused)
   }
 
   /// Every kind has one sentence of its own, in the field rules' style.

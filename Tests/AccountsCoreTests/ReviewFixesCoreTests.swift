@@ -65,7 +65,7 @@ struct ReviewFixesCoreTests {
       #expect(throws: AccountsError.invalidCredentials) { try result.get() }
     }
     #expect(try world.store.auditEvents(limit: nil).map(\.kind) == [.activation])
-    #expect(throws: AccountsError.invalidForm(Messages.usernameRule)) {
+    #expect(throws: AccountsError.invalidForm(.usernameRule)) {
       try UnlockFlow.run(world.environment(ScriptedConsole([])), username: long)
     }
   }

@@ -1,3 +1,4 @@
+import AccountsCore
 import Foundation
 import GRDB
 import Testing

@@ -1,3 +1,4 @@
+import AccountsCore
 import Foundation
 import GRDB
 import Testing
@@ -101,7 +102,7 @@ struct StatusReaderTests {
     let before = try? Data(contentsOf: URL(fileURLWithPath: path))
     let plain = Result { () throws(StoreError) in try StatusReader.read(path: path) }
     let grdb = Result { () throws(StoreError) in
-      try AccountStore.open(path: path, access: .readOnly)?.status()
+      try AccountStore.open(path: path, access: .readOnly)?.storeStatus()
     }
     #expect(plain == grdb, "\(name)")
     #expect((try? Data(contentsOf: URL(fileURLWithPath: path))) == before, "\(name) unchanged")

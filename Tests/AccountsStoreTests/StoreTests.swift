@@ -1,3 +1,4 @@
+import AccountsCore
 import Foundation
 import GRDB
 import Testing
@@ -20,7 +21,8 @@ let noon = Date(timeIntervalSince1970: 1_800_000_000)
 
 @Suite("Schema")
 struct SchemaTests {
-  /// The schema the program creates is exactly `schema.sql` at the top of the repository.
+  /// The schema the migrations make is exactly `schema.sql` at the top of the repository (its
+  /// tables, indexes, triggers and audit kinds; SQLite quotes a renamed table's name).
   @Test func matchesSchemaFile() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
@@ -35,11 +37,19 @@ struct SchemaTests {
       SELECT type, name, tbl_name, sql FROM sqlite_master
       WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY type, name
       """
-    let created = try DatabaseQueue(path: path).read { try Row.fetchAll($0, sql: query) }
+    let kinds = "SELECT name FROM audit_kind ORDER BY name"
+    func picture(_ db: Database) throws -> [String] {
+      try Row.fetchAll(db, sql: query).map { row in
+        let sql: String = row["sql"]
+        return
+          "\(row["type"] ?? "") \(row["name"] ?? "") \(sql.replacingOccurrences(of: "\"", with: ""))"
+      } + String.fetchAll(db, sql: kinds)
+    }
+    let created = try DatabaseQueue(path: path).read(picture)
     let reference = try DatabaseQueue()
     try reference.write { try $0.execute(sql: schemaFile) }
-    let expected = try reference.read { try Row.fetchAll($0, sql: query) }
-    #expect(created.count == 6)
+    let expected = try reference.read(picture)
+    #expect(created.count == 9 + AuditEventKind.known.count)
     #expect(created == expected)
   }
 
@@ -53,7 +63,7 @@ struct SchemaTests {
       try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
     }
     #expect(recorded == AccountStore.knownMigrations)
-    #expect(recorded == ["v1"])
+    #expect(recorded == ["v1", "v2"])
   }
 
   /// Every table is STRICT: a wrong type is refused, not converted.
@@ -65,10 +75,11 @@ struct SchemaTests {
     let strict = try DatabaseQueue(path: path).read {
       try Row.fetchAll($0, sql: "PRAGMA table_list").filter { row in
         let name: String = row["name"]
-        return ["user", "activation", "login_throttle", "audit_event"].contains(name)
+        return ["account", "activation", "login_throttle", "audit_event", "audit_kind"]
+          .contains(name)
       }.map { row -> Int in row["strict"] }
     }
-    #expect(strict == [1, 1, 1, 1])
+    #expect(strict == [1, 1, 1, 1, 1])
   }
 }
 
@@ -81,8 +92,8 @@ struct ConstraintTests {
     return (try DatabaseQueue(path: path), folder)
   }
 
-  /// Activated with no user is refused by the schema.
-  @Test func activatedNeedsUser() throws {
+  /// Activated with no owner, or an owner that is no account, is refused by the schema.
+  @Test func activatedNeedsOwner() throws {
     let (db, folder) = try rawDatabase()
     defer { try? FileManager.default.removeItem(at: folder) }
     #expect(throws: DatabaseError.self) {
@@ -90,35 +101,50 @@ struct ConstraintTests {
     }
     #expect(throws: DatabaseError.self) {
       try db.write {
-        try $0.execute(sql: "UPDATE activation SET state = 'Activated', user_id = 1")
+        try $0.execute(sql: "UPDATE activation SET state = 'Activated', owner_id = 7")
       }
     }
   }
 
-  /// A second user cannot be stored, and a Public device cannot keep its user.
-  @Test func oneUserAtMost() throws {
-    let store = try AccountStore.inMemory()
-    try store.activate(alice, at: noon)
+  /// Accounts join an Activated device only; a Public device keeps none; the owner cannot be
+  /// deleted while the activation names it; user names are unique.
+  @Test func accountRules() throws {
     let (db, folder) = try rawDatabase()
     defer { try? FileManager.default.removeItem(at: folder) }
+    let insert =
+      "INSERT INTO account (id, username, username_key, full_name, email, "
+      + "password_hash, created_at, updated_at) VALUES "
+    #expect(throws: DatabaseError.self) {
+      try db.write {
+        try $0.execute(sql: insert + "(1, 'a', 'a', 'A', 'a@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x')")
+      }
+    }
     try db.write {
       try $0.execute(
         sql: """
-          INSERT INTO user VALUES (1, 'a', 'a', 'A', 'a@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x', NULL);
-          UPDATE activation SET state = 'Activated', user_id = 1;
+          UPDATE activation SET state = 'Activated', owner_id = 1;
+          \(insert) (1, 'a', 'a', 'A', 'a@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x');
+          \(insert) (2, 'b', 'b', 'B', 'b@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x');
           """)
     }
     #expect(throws: DatabaseError.self) {
       try db.write {
-        try $0.execute(
-          sql:
-            "INSERT INTO user VALUES (2, 'b', 'b', 'B', 'b@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x', NULL)"
-        )
+        try $0.execute(sql: insert + "(3, 'B', 'b', 'B', 'b@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x')")
       }
     }
     #expect(throws: DatabaseError.self) {
+      try db.write { try $0.execute(sql: "DELETE FROM account WHERE id = 1") }
+    }
+    #expect(throws: DatabaseError.self) {
       try db.write {
-        try $0.execute(sql: "UPDATE activation SET state = 'Public', user_id = NULL")
+        try $0.execute(sql: "UPDATE activation SET state = 'Public', owner_id = NULL")
+      }
+    }
+    try db.write { try $0.execute(sql: "DELETE FROM account WHERE id = 2") }
+    #expect(throws: DatabaseError.self) {
+      try db.write {
+        try $0.execute(
+          sql: "INSERT INTO audit_event (occurred_at, kind) VALUES ('x', 'no_such_kind')")
       }
     }
   }
@@ -131,14 +157,16 @@ struct ConstraintTests {
       try db.write {
         try $0.execute(
           sql:
-            "INSERT INTO user VALUES (1, 'a', 'a', '  ', 'a@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x', NULL)"
+            "UPDATE activation SET state = 'Activated', owner_id = 1; INSERT INTO account (id, username, username_key, full_name, email, password_hash, created_at, updated_at) VALUES (1, 'a', 'a', '  ', 'a@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x')"
         )
       }
     }
     #expect(throws: DatabaseError.self) {
       try db.write {
         try $0.execute(
-          sql: "INSERT INTO user VALUES (1, 'a', 'a', 'A', 'a@b.c', 'plaintext', 'x', 'x', NULL)")
+          sql:
+            "UPDATE activation SET state = 'Activated', owner_id = 1; INSERT INTO account (id, username, username_key, full_name, email, password_hash, created_at, updated_at) VALUES (1, 'a', 'a', 'A', 'a@b.c', 'plaintext', 'x', 'x')"
+        )
       }
     }
   }
@@ -156,7 +184,7 @@ struct StoreBehaviourTests {
     // Then it is Activated with the user, and a second activation is refused
     #expect(try store.status() == DeviceStatus(state: .activated, changedAt: noon))
     #expect(try store.user()?.fullName == "Alice Liddell")
-    #expect(throws: StoreError.alreadyActivated) { try store.activate(alice, at: noon) }
+    #expect(throws: AccountsError.alreadyActivated) { try store.activate(alice, at: noon) }
     #expect(try store.consistencyProblems() == [])
   }
 
@@ -193,7 +221,9 @@ struct StoreBehaviourTests {
     let afterwards = later.addingTimeInterval(121)
     let success = try store.recordLoginSuccess(
       username: "alice", usernameKey: "alice", at: afterwards)
-    #expect(success == .loggedIn(previousLogin: nil, failuresSince: 11))
+    #expect(
+      success
+        == .loggedIn(HomeScreen(fullName: "Alice Liddell", previousLogin: nil, failuresSince: 11)))
     #expect(try store.loginRecord(usernameKey: "alice").tally == .clear)
   }
 

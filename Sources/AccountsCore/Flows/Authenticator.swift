@@ -29,12 +29,11 @@ struct Authenticator {
   /// user name is typed, so that nobody types a password in vain (unknown names lock the same
   /// way, so this tells nothing about which names exist).
   func refuseIfLocked(username: String, key: String) throws(AccountsError) {
-    let tally = try store.read { reader throws(AccountsError) in try reader.tally(key: key) }
-    guard tally.lock(at: env.now()) != nil else { return }
-    let until = try store.write { writer throws(AccountsError) -> Date? in
-      try refusal(writer, username: username, key: key)
+    if let until = try LoginRecorder.recordRefusalIfLocked(
+      store, username: username, usernameKey: key, at: env.now())
+    {
+      throw env.lockedError(until: until)
     }
-    if let until { throw env.lockedError(until: until) }
   }
 
   /// Checks `password` (already NFKC-normalized) for `username`; counts and logs a failure.
@@ -88,55 +87,28 @@ struct Authenticator {
   func logIn(_ verified: Verified, newPassword: String? = nil) throws(AccountsError)
     -> HomeScreen
   {
-    let secret = newPassword ?? (verified.needsRehash ? verified.password : nil)
-    // Hashed before the transaction, so that no write waits on PBKDF2.
-    let fresh = try secret.map { password throws(AccountsError) in
-      try hashing { () throws(CryptoError) in try env.hasher.hash(password: password) }
+    // Hashed before the transaction, so that no write waits on PBKDF2. A stronger hash for a
+    // weak one is a bonus: failing to make it never fails the login.
+    let fresh: EncodedPasswordHash?
+    if let newPassword {
+      fresh = try hashing { () throws(CryptoError) in try env.hasher.hash(password: newPassword) }
+    } else {
+      fresh = verified.needsRehash ? try? env.hasher.hash(password: verified.password) : nil
     }
-    let key = verified.account.usernameKey
-    let name = verified.typedName
-    enum Outcome {
-      case home(HomeScreen)
-      case locked(Date)
-      case gone
-    }
-    let outcome = try store.write { writer throws(AccountsError) -> Outcome in
-      let now = env.now()
-      if let until = try refusal(writer, username: name, key: key) { return .locked(until) }
-      guard var account = try writer.account(key: key), account.id == verified.account.id,
-        !account.isDisabled
-      else {
-        try writer.append(
-          AuditRecord(
-            .loginFailure, at: now, username: name, usernameKey: key,
-            detail: Messages.detailInvalidCredentials))
-        return .gone
-      }
-      let failuresSince = try writer.eventCount(
-        key: key, kind: .loginFailure,
-        afterLatestOf: [.loginSuccess, .activation, .accountAdded])
-      let previous = account.lastLoginAt
-      account.lastLoginAt = now
-      if let fresh, account.passwordHash == verified.account.passwordHash {
-        account.passwordHash = fresh.description
-        account.updatedAt = now
-      }
-      if newPassword != nil {
-        account.mustChangePassword = false
-        try writer.append(
-          AuditRecord(
-            .passwordChanged, at: now, username: account.username, usernameKey: key,
-            detail: Messages.detailRequiredAtLogin))
-      }
-      try writer.update(account)
-      try writer.setTally(nil, key: key, at: now)
-      try writer.append(AuditRecord(.loginSuccess, at: now, username: name, usernameKey: key))
-      return .home(
-        HomeScreen(
-          fullName: account.fullName, previousLogin: previous, failuresSince: failuresSince))
+    let outcome: LoginSuccessOutcome
+    do {
+      outcome = try LoginRecorder.recordSuccess(
+        store, username: verified.typedName, usernameKey: verified.account.usernameKey,
+        at: env.now(), expected: verified.account, newHash: fresh?.description,
+        requiredChange: newPassword != nil)
+    } catch  where newPassword == nil && fresh != nil {
+      // The stronger hash could not be written: the login is recorded without it.
+      outcome = try LoginRecorder.recordSuccess(
+        store, username: verified.typedName, usernameKey: verified.account.usernameKey,
+        at: env.now(), expected: verified.account)
     }
     switch outcome {
-    case .home(let home): return home
+    case .loggedIn(let home): return home
     case .locked(let until): throw env.lockedError(until: until)
     case .gone: throw .invalidCredentials
     }
@@ -174,47 +146,12 @@ struct Authenticator {
       ?? PasswordHasher.defaultIterations
   }
 
-  /// Logs a refused attempt and returns the lock's end when `key` is locked now.
-  private func refusal(_ writer: any AccountWriter, username: String, key: String)
-    throws(AccountsError) -> Date?
-  {
-    let now = env.now()
-    guard let until = try writer.tally(key: key).lock(at: now) else { return nil }
-    try writer.append(
-      AuditRecord(.loginFailure, at: now, username: username, usernameKey: key, detail: "locked"))
-    return until
-  }
-
   /// Counts a failure of `key` (the policy's arithmetic), logs it with `detail`, and throws
   /// what the person is told.
   private func fail(username: String, key: String, detail: String) throws(AccountsError) -> Never {
-    enum Outcome {
-      case counted
-      case lockedNow(Date)
-      case alreadyLocked(Date)
-    }
-    let outcome = try store.write { writer throws(AccountsError) -> Outcome in
-      let now = env.now()
-      // Every name's history is forgotten alike a while after its last failure (unless a lock
-      // is in force), so that what is kept tells nothing about which names exist.
-      try writer.forgetTallies(
-        lastFailureBefore: now.addingTimeInterval(-env.lockout.forgetAfter), notLockedAt: now)
-      if let until = try refusal(writer, username: username, key: key) {
-        return .alreadyLocked(until)
-      }
-      let (next, lockedUntil) = env.lockout.tally(
-        afterFailure: try writer.tally(key: key), at: now)
-      try writer.append(
-        AuditRecord(.loginFailure, at: now, username: username, usernameKey: key, detail: detail))
-      if let lockedUntil {
-        try writer.append(
-          AuditRecord(
-            .lockout, at: now, username: username, usernameKey: key,
-            detail: "locked until \(Timestamp.string(from: lockedUntil))"))
-      }
-      try writer.setTally(next, key: key, at: now)
-      return lockedUntil.map(Outcome.lockedNow) ?? .counted
-    }
+    let outcome = try LoginRecorder.recordFailure(
+      store, username: username, usernameKey: key, at: env.now(), policy: env.lockout,
+      detail: detail)
     switch outcome {
     case .counted:
       throw .invalidCredentials

@@ -11,12 +11,7 @@ public enum UnlockFlow {
   {
     let (name, key) = try DetailRules.username(.text(username))
     let store = try env.existingStore()
-    let tally = try store.write { writer throws(AccountsError) -> ThrottleState in
-      let tally = try writer.tally(key: key)
-      try writer.setTally(nil, key: key, at: env.now())
-      try writer.append(AuditRecord(.unlock, at: env.now(), username: name, usernameKey: key))
-      return tally
-    }
+    let tally = try LoginRecorder.unlock(store, username: name, usernameKey: key, at: env.now())
     let sentence = Messages.unlocked(
       name, failures: tally.failures, wasLocked: tally.lock(at: env.now()) != nil)
     env.console.output(sentence)
