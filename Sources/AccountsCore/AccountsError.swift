@@ -79,8 +79,10 @@ public enum FormProblem: Equatable, Sendable {
   case tooLong(field: String)
 }
 
-/// Everything a command can refuse or fail with: data, not sentences. Each prints as one
-/// sentence from `Messages` (an incomplete form adds a line naming the fields).
+/// Everything a command can refuse or fail with: data, not sentences.
+///
+/// Each prints as one sentence from `Messages` (an incomplete form adds a line naming the
+/// fields).
 public enum AccountsError: Error, Equatable, CustomStringConvertible {
   /// The form failed a rule.
   case invalidForm(FormProblem)

@@ -10,8 +10,9 @@ import Musl
 import Darwin
 #endif
 
-/// The device's SQLite database: its activation state, its accounts, login tallies and the
-/// audit log. The SQLite implementation of the core's `AccountRepository`.
+/// The device's SQLite database: the SQLite implementation of the core's `AccountRepository`.
+///
+/// It holds the activation state, the accounts, login tallies and the audit log.
 ///
 /// Every write is one IMMEDIATE transaction, so that several processes can share the file
 /// (WAL mode, a busy timeout) and a crash leaves it as it was before or after the write.

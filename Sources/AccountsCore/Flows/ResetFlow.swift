@@ -1,7 +1,8 @@
 /// The administrator's reset: `accounts reset`.
 public enum ResetFlow {
-  /// Returns the device to Public and deletes every account, after confirmation unless
-  /// `confirmed`. The audit log stays.
+  /// Returns the device to Public and deletes every account.
+  ///
+  /// Asks for confirmation unless `confirmed`. The audit log stays.
   public static func run(_ env: AccountsEnvironment, confirmed: Bool) throws(AccountsError) {
     guard try env.isActivated() else {
       env.console.output(Messages.alreadyPublic)

@@ -2,9 +2,11 @@ import AccountsCrypto
 
 /// `accounts user passwd NAME`: an administrator sets a password without the old one.
 public enum UserPasswordFlow {
-  /// Asks the new password twice (one line with `passwordFromStandardInput`), checks it by the
-  /// form's policy with the account's details, and stores it; with `mustChange` the next login
-  /// must choose another. The name's failed-login tally is cleared.
+  /// Sets the account's password from the new password typed twice.
+  ///
+  /// One line with `passwordFromStandardInput`. It is checked by the form's policy with the
+  /// account's details; with `mustChange` the next login must choose another. The name's
+  /// failed-login tally is cleared.
   public static func run(
     _ env: AccountsEnvironment, username: String, passwordFromStandardInput: Bool,
     mustChange: Bool

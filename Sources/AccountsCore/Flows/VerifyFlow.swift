@@ -1,7 +1,9 @@
 /// `accounts verify`: a login's check for scripts, with nothing shown.
 public enum VerifyFlow {
-  /// Checks `username` and the password read as one line; records it as a login does (cost,
-  /// throttle, audit) and shows nothing. Throws `.invalidCredentials` or `.locked` when refused.
+  /// Checks `username` and the password read as one line, showing nothing.
+  ///
+  /// Records it as a login does (cost, throttle, audit). Throws `.invalidCredentials` or
+  /// `.locked` when refused.
   ///
   /// An account that must change its password still verifies: the password is right, and
   /// changing it needs a person at `accounts login` or `accounts passwd`.
