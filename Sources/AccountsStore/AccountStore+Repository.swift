@@ -374,6 +374,9 @@ private struct SQLiteAccountWriter: AccountWriter {
   }
 
   func append(_ event: AuditRecord) throws(AccountsError) {
-    try statement(path) { try AuditEventRecord(event).insert(db) }
+    try statement(path) {
+      var record = AuditEventRecord(event)
+      try record.insert(db)
+    }
   }
 }

@@ -8,7 +8,7 @@ import GRDB
 // from each record's own `selection`: a million accounts stream through `user list`.
 
 /// A row of `account`.
-struct AccountRecord: FetchableRecord, PersistableRecord {
+struct AccountRecord: FetchableRecord, MutablePersistableRecord {
   static let databaseTableName = "account"
   /// The columns `init(row:)` reads, in its order.
   static let selection = """
@@ -176,7 +176,7 @@ struct ThrottleRecord: FetchableRecord, PersistableRecord {
 }
 
 /// A row of `audit_event`.
-struct AuditEventRecord: FetchableRecord, PersistableRecord {
+struct AuditEventRecord: FetchableRecord, MutablePersistableRecord {
   static let databaseTableName = "audit_event"
   static let selection = "id, occurred_at, kind, username, username_key, detail"
   var id: Int64?
