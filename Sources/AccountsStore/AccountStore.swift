@@ -287,7 +287,15 @@ public final class AccountStore: Sendable {
     // exclusive lock, which the busy timeout does not wait for, so it is retried until then.
     try FileSystem.withExclusiveLock(on: lockPath) {
       try switchToWAL()
-      try Self.migrator.migrate(writer)
+      // One migration at a time, each checkpointed into the database file with the -wal file
+      // emptied after it: v2 rebuilds every v1 table, and a small or nearly full disk must not
+      // hold every migration's pages twice (in the -wal file and then in the file).
+      for migration in Self.knownMigrations {
+        try Self.migrator.migrate(writer, upTo: migration)
+        _ = try writer.writeWithoutTransaction { db in
+          try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+      }
     }
   }
 
