@@ -87,10 +87,16 @@ let package = Package(
       swiftSettings: releaseSwiftSettings,
       linkerSettings: releaseLinkerSettings
     ),
+    // What the test targets share: a scripted console and shorthands over the repository.
+    .target(
+      name: "AccountsTestSupport",
+      dependencies: ["AccountsCore", "AccountsStore"],
+      path: "Tests/AccountsTestSupport"
+    ),
     .testTarget(
       name: "AccountsCLITests",
       dependencies: [
-        "AccountsCLI", "AccountsCore", "AccountsStore",
+        "AccountsCLI", "AccountsCore", "AccountsStore", "AccountsTestSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -98,14 +104,15 @@ let package = Package(
     .testTarget(
       name: "AccountsStoreTests",
       dependencies: [
-        "AccountsCore", "AccountsStore", .product(name: "GRDB", package: "GRDB.swift"),
+        "AccountsCore", "AccountsStore", "AccountsTestSupport",
+        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]
     ),
     .testTarget(
       name: "AccountsCoreTests",
       dependencies: [
-        "AccountsCore", "AccountsCrypto", "AccountsStore",
+        "AccountsCore", "AccountsCrypto", "AccountsStore", "AccountsTestSupport",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),

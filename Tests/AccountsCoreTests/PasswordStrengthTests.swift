@@ -1,3 +1,4 @@
+import AccountsTestSupport
 import Testing
 
 @testable import AccountsCore

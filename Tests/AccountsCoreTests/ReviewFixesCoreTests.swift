@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsCrypto
 import AccountsStore
+import AccountsTestSupport
 import Foundation
 import Testing
 

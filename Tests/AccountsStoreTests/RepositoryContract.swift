@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsStore
+import AccountsTestSupport
 import Foundation
 import Testing
 

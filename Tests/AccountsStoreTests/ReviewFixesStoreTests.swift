@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsTestSupport
 import Foundation
 import GRDB
 import Testing

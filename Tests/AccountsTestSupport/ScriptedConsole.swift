@@ -5,38 +5,38 @@ import Testing
 ///
 /// Reading past the end of the script is a test failure: the flow asked for input the test did
 /// not expect.
-final class ScriptedConsole: Console {
-  let isInteractive: Bool
+public final class ScriptedConsole: Console {
+  public let isInteractive: Bool
   private var script: [ConsoleLine]
   /// Prompts shown, in order; secret ones are marked with a leading "(secret) ".
-  private(set) var prompts: [String] = []
+  public private(set) var prompts: [String] = []
   /// Lines written to standard output.
-  private(set) var outputs: [String] = []
+  public private(set) var outputs: [String] = []
   /// Lines written to standard error.
-  private(set) var messages: [String] = []
+  public private(set) var messages: [String] = []
 
-  init(interactive: Bool = false, _ lines: [String], endsWith ending: [ConsoleLine] = []) {
+  public init(interactive: Bool = false, _ lines: [String], endsWith ending: [ConsoleLine] = []) {
     isInteractive = interactive
     script = lines.map { .bytes(Array($0.utf8)) } + ending
   }
 
-  init(interactive: Bool = false, raw: [ConsoleLine]) {
+  public init(interactive: Bool = false, raw: [ConsoleLine]) {
     isInteractive = interactive
     script = raw
   }
 
   /// True when every scripted line was read.
-  var isExhausted: Bool { script.isEmpty }
+  public var isExhausted: Bool { script.isEmpty }
 
-  func output(_ line: String) { outputs.append(line) }
-  func message(_ line: String) { messages.append(line) }
+  public func output(_ line: String) { outputs.append(line) }
+  public func message(_ line: String) { messages.append(line) }
 
-  func readLine(prompt: String) -> ConsoleLine {
+  public func readLine(prompt: String) -> ConsoleLine {
     prompts.append(prompt)
     return next(prompt)
   }
 
-  func readSecret(prompt: String) -> ConsoleLine {
+  public func readSecret(prompt: String) -> ConsoleLine {
     prompts.append("(secret) " + prompt)
     return next(prompt)
   }

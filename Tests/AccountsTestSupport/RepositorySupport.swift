@@ -5,26 +5,27 @@ import Foundation
 // Shorthands over the repository for tests: what the v1 store API offered, now one
 // transaction each through `AccountRepository`.
 
-typealias NewUser = NewAccount
+/// The v1 name of a new account.
+public typealias NewUser = NewAccount
 
 extension AccountRepository {
   /// The device's state.
-  func status() throws -> DeviceStatus {
+  public func status() throws -> DeviceStatus {
     try read { reader throws(AccountsError) in try reader.deviceStatus() }
   }
 
   /// The owner; nil on a Public device.
-  func user() throws -> Account? {
+  public func user() throws -> Account? {
     try read { reader throws(AccountsError) in try reader.owner() }
   }
 
   /// The account with `key`.
-  func account(key: String) throws -> Account? {
+  public func account(key: String) throws -> Account? {
     try read { reader throws(AccountsError) in try reader.account(key: key) }
   }
 
   /// The newest `limit` events (all when nil), oldest first.
-  func auditEvents(limit: Int? = nil) throws -> [AuditEvent] {
+  public func auditEvents(limit: Int? = nil) throws -> [AuditEvent] {
     try read { reader throws(AccountsError) -> [AuditEvent] in
       var events: [AuditEvent] = []
       try reader.forEachEvent(AuditQuery(limit: limit)) { event throws(AccountsError) in
@@ -35,7 +36,7 @@ extension AccountRepository {
   }
 
   /// Activates with `user` as owner and logs it, as `accounts activate` does.
-  func activate(_ user: NewAccount, at date: Date) throws {
+  public func activate(_ user: NewAccount, at date: Date) throws {
     try write { writer throws(AccountsError) in
       _ = try writer.activate(owner: user, at: date)
       try writer.append(
@@ -44,12 +45,12 @@ extension AccountRepository {
   }
 
   /// The name's tally.
-  func tally(key: String) throws -> ThrottleState {
+  public func tally(key: String) throws -> ThrottleState {
     try read { reader throws(AccountsError) in try reader.tally(key: key) }
   }
 
   /// Replaces the account's stored hash.
-  func updatePasswordHash(usernameKey: String, to hash: String, at date: Date) throws {
+  public func updatePasswordHash(usernameKey: String, to hash: String, at date: Date) throws {
     try write { writer throws(AccountsError) in
       guard var account = try writer.account(key: usernameKey) else { return }
       account.passwordHash = hash
@@ -61,7 +62,7 @@ extension AccountRepository {
 
 extension AccountRepository {
   /// `LoginRecorder.recordFailure` on this store.
-  func recordLoginFailure(
+  public func recordLoginFailure(
     username: String, usernameKey: String, at date: Date, policy: LockoutPolicy,
     detail: String = Messages.detailInvalidCredentials
   ) throws -> LoginFailureOutcome {
@@ -71,7 +72,7 @@ extension AccountRepository {
   }
 
   /// `LoginRecorder.recordSuccess` on this store.
-  func recordLoginSuccess(username: String, usernameKey: String, at date: Date) throws
+  public func recordLoginSuccess(username: String, usernameKey: String, at date: Date) throws
     -> LoginSuccessOutcome
   {
     try LoginRecorder.recordSuccess(self, username: username, usernameKey: usernameKey, at: date)
@@ -79,13 +80,13 @@ extension AccountRepository {
 
   /// `LoginRecorder.unlock` on this store.
   @discardableResult
-  func unlock(username: String, usernameKey: String, at date: Date) throws -> ThrottleState {
+  public func unlock(username: String, usernameKey: String, at date: Date) throws -> ThrottleState {
     try LoginRecorder.unlock(self, username: username, usernameKey: usernameKey, at: date)
   }
 
   /// Makes the device Public as `accounts reset` does; false when it already was.
   @discardableResult
-  func reset(at date: Date) throws -> Bool {
+  public func reset(at date: Date) throws -> Bool {
     try write { writer throws(AccountsError) -> Bool in
       guard try writer.deviceStatus().state == .activated else { return false }
       let owner = try writer.owner()
@@ -97,7 +98,7 @@ extension AccountRepository {
   }
 
   /// The account, tally and owner's hash a login reads.
-  func loginRecord(usernameKey: String) throws -> (
+  public func loginRecord(usernameKey: String) throws -> (
     user: Account?, tally: ThrottleState, referenceHash: String?
   ) {
     try read { reader throws(AccountsError) in
@@ -105,6 +106,18 @@ extension AccountRepository {
         try reader.account(key: usernameKey), try reader.tally(key: usernameKey),
         try reader.owner()?.passwordHash
       )
+    }
+  }
+}
+
+extension AccountStore {
+  /// The device's state, failing with the store's own error.
+  public func storeStatus() throws(StoreError) -> DeviceStatus {
+    do {
+      return try read { reader throws(AccountsError) in try reader.deviceStatus() }
+    } catch {
+      if case .storage(let error) = error { throw error }
+      throw .failure(path: path, reason: error.description)
     }
   }
 }
