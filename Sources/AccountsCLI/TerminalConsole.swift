@@ -172,6 +172,9 @@ struct LineReader {
 protocol BulkOutput: AnyObject {
   /// Adds one line (escaped as every printed line is).
   func line(_ text: String)
+  /// Adds one line that `body` appends as bytes, already safe for a terminal (JSON, whose
+  /// writer escapes everything `Escaping.visible` would).
+  func escapedLine(_ body: (inout [UInt8]) -> Void)
   /// Writes what is pending.
   func flush()
 }
@@ -190,6 +193,12 @@ final class StandardOutputBuffer: BulkOutput {
     if buffer.count >= Self.blockSize { flush() }
   }
 
+  func escapedLine(_ body: (inout [UInt8]) -> Void) {
+    body(&buffer)
+    buffer.append(UInt8(ascii: "\n"))
+    if buffer.count >= Self.blockSize { flush() }
+  }
+
   func flush() {
     guard !buffer.isEmpty else { return }
     buffer.withUnsafeBytes { StandardStreams.write(bytes: $0, to: STDOUT_FILENO) }
@@ -202,5 +211,10 @@ final class ConsoleBulkOutput: BulkOutput {
   private let console: any Console
   init(_ console: any Console) { self.console = console }
   func line(_ text: String) { console.output(text) }
+  func escapedLine(_ body: (inout [UInt8]) -> Void) {
+    var bytes: [UInt8] = []
+    body(&bytes)
+    console.output(String(decoding: bytes, as: UTF8.self))
+  }
   func flush() {}
 }

@@ -73,7 +73,7 @@ extension AccountsCommand {
       var first = true
       try AccountQuery.list(context.environment) { listing in
         if json {
-          context.bulk.line(AccountPresentation.json(listing, now: now))
+          context.bulk.escapedLine { AccountPresentation.json(listing, now: now, into: &$0) }
         } else {
           if first { context.bulk.line(AccountPresentation.header) }
           context.bulk.line(AccountPresentation.line(listing, now: now))

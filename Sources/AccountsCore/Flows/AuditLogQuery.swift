@@ -31,9 +31,10 @@ public enum AuditLogQuery {
   /// `--since`'s value: a UTC date (`2026-11-23`), a UTC time (`2026-11-23T10:00:00Z`, with or
   /// without milliseconds) or an age (`90s`, `30m`, `2h`, `7d`) counted back from `now`.
   public static func since(_ text: String, now: Date) -> Date? {
-    let value = text.trimmingCharacters(in: .whitespaces)
-    if let unit = value.last, "smhd".contains(unit), let count = Int(value.dropLast()),
-      count >= 0, count <= 100_000_000
+    let value = text
+    if let unit = value.last, "smhd".contains(unit), value.count > 1,
+      value.dropLast().allSatisfy(\.isASCIIDigit), let count = Int(value.dropLast()),
+      count <= 100_000_000
     {
       let seconds: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
       return now.addingTimeInterval(-Double(count) * (seconds[unit] ?? 1))
@@ -44,4 +45,9 @@ public enum AuditLogQuery {
     }
     return Timestamp.date(from: value)
   }
+}
+
+extension Character {
+  /// True for `0` to `9`.
+  fileprivate var isASCIIDigit: Bool { isASCII && isWholeNumber }
 }

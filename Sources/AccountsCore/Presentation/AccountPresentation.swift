@@ -40,21 +40,39 @@ public enum AccountPresentation {
 
   /// One JSON object; every key always present, in a fixed order.
   public static func json(_ listing: AccountListing, now: Date) -> String {
+    var bytes: [UInt8] = []
+    json(listing, now: now, into: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// The same object appended to `bytes`: what `user list --json` writes a million times.
+  /// Everything a terminal could act on is escaped as `\u` (see `JSON`).
+  public static func json(_ listing: AccountListing, now: Date, into bytes: inout [UInt8]) {
     let account = listing.account
     let lock = listing.tally.lock(at: now)
-    return JSON.object([
-      ("username", JSON.string(account.username)),
-      ("fullName", JSON.string(account.fullName)),
-      ("email", JSON.string(account.email)),
-      ("owner", JSON.bool(account.isOwner)),
-      ("disabled", JSON.bool(account.isDisabled)),
-      ("locked", JSON.bool(lock != nil)),
-      ("lockedUntil", JSON.string(lock.map(Timestamp.string(from:)))),
-      ("mustChangePassword", JSON.bool(account.mustChangePassword)),
-      ("failures", String(max(listing.tally.failures, 0))),
-      ("createdAt", JSON.string(Timestamp.string(from: account.createdAt))),
-      ("lastLogin", JSON.string(account.lastLoginAt.map(Timestamp.string(from:)))),
-    ])
+    JSON.key("username", first: true, to: &bytes)
+    JSON.append(account.username, to: &bytes)
+    JSON.key("fullName", to: &bytes)
+    JSON.append(account.fullName, to: &bytes)
+    JSON.key("email", to: &bytes)
+    JSON.append(account.email, to: &bytes)
+    JSON.key("owner", to: &bytes)
+    bytes.append(contentsOf: JSON.bool(account.isOwner).utf8)
+    JSON.key("disabled", to: &bytes)
+    bytes.append(contentsOf: JSON.bool(account.isDisabled).utf8)
+    JSON.key("locked", to: &bytes)
+    bytes.append(contentsOf: JSON.bool(lock != nil).utf8)
+    JSON.key("lockedUntil", to: &bytes)
+    JSON.append(lock, to: &bytes)
+    JSON.key("mustChangePassword", to: &bytes)
+    bytes.append(contentsOf: JSON.bool(account.mustChangePassword).utf8)
+    JSON.key("failures", to: &bytes)
+    bytes.append(contentsOf: String(max(listing.tally.failures, 0)).utf8)
+    JSON.key("createdAt", to: &bytes)
+    JSON.append(account.createdAt, to: &bytes)
+    JSON.key("lastLogin", to: &bytes)
+    JSON.append(account.lastLoginAt, to: &bytes)
+    bytes.append(UInt8(ascii: "}"))
   }
 
   /// `user show`'s lines: one field each.
@@ -91,10 +109,10 @@ public enum AuditPresentation {
   /// One JSON object; every key always present (`null` when absent).
   public static func json(_ event: AuditEvent) -> String {
     JSON.object([
-      ("time", JSON.string(Timestamp.string(from: event.occurredAt))),
-      ("event", JSON.string(event.kind.rawValue)),
-      ("user", JSON.string(event.username)),
-      ("detail", JSON.string(event.detail)),
+      "time": JSON.string(Timestamp.string(from: event.occurredAt)),
+      "event": JSON.string(event.kind.rawValue),
+      "user": JSON.string(event.username),
+      "detail": JSON.string(event.detail),
     ])
   }
 }
@@ -112,9 +130,9 @@ public enum StatusPresentation {
   /// One JSON object; every key always present.
   public static func json(_ report: StatusReport, path: String) -> String {
     JSON.object([
-      ("state", JSON.string(report.state.rawValue)), ("database", JSON.string(path)),
-      ("exists", JSON.bool(report.databaseExists)),
-      ("changedAt", JSON.string(report.changedAt.map(Timestamp.string(from:)))),
+      "state": JSON.string(report.state.rawValue), "database": JSON.string(path),
+      "exists": JSON.bool(report.databaseExists),
+      "changedAt": JSON.string(report.changedAt.map(Timestamp.string(from:))),
     ])
   }
 }

@@ -30,6 +30,43 @@ enum JSON {
     return result + "\""
   }
 
+  /// Appends `text` as a JSON string literal to `bytes`: copied as it is when it holds
+  /// nothing to escape (the usual case), else through `string(_:)`.
+  static func append(_ text: String, to bytes: inout [UInt8]) {
+    var text = text
+    let plain = text.withUTF8 { utf8 -> Bool in
+      for byte in utf8 where byte < 0x20 || byte >= 0x7F || byte == 0x22 || byte == 0x5C {
+        return false
+      }
+      bytes.append(UInt8(ascii: "\""))
+      bytes.append(contentsOf: utf8)
+      bytes.append(UInt8(ascii: "\""))
+      return true
+    }
+    if !plain { bytes.append(contentsOf: string(text).utf8) }
+  }
+
+  /// Appends a string literal, or `null`.
+  static func append(_ text: String?, to bytes: inout [UInt8]) {
+    if let text { append(text, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+  }
+
+  /// Appends a stored timestamp as a string literal, or `null`.
+  static func append(_ date: Date?, to bytes: inout [UInt8]) {
+    guard let date else { return bytes.append(contentsOf: "null".utf8) }
+    bytes.append(UInt8(ascii: "\""))
+    Timestamp.append(date, to: &bytes)
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  /// Appends `"key":`, preceded by `{` for the first key and `,` for the others.
+  static func key(_ key: StaticString, first: Bool = false, to bytes: inout [UInt8]) {
+    bytes.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+    bytes.append(UInt8(ascii: "\""))
+    key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    bytes.append(contentsOf: "\":".utf8)
+  }
+
   /// `true` or `false`.
   static func bool(_ value: Bool) -> String { value ? "true" : "false" }
 
@@ -39,7 +76,16 @@ enum JSON {
   }
 
   /// A JSON object from already-encoded values, keys in the order given.
-  static func object(_ fields: [(String, String)]) -> String {
-    "{" + fields.map { "\(string($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+  static func object(_ fields: KeyValuePairs<String, String>) -> String {
+    var result = "{"
+    result.reserveCapacity(fields.reduce(2) { $0 + $1.key.utf8.count + $1.value.utf8.count + 4 })
+    for (index, field) in fields.enumerated() {
+      if index > 0 { result += "," }
+      result += string(field.key)
+      result += ":"
+      result += field.value
+    }
+    result += "}"
+    return result
   }
 }
