@@ -189,21 +189,34 @@ class Device:
         assert result.code == 0, result
         return [json.loads(line) for line in result.out_lines]
 
-    def stored_hash(self) -> str:
+    def stored_hash(self, username_key: str = USERNAME) -> str:
+        """The password hash stored for the account whose user name key is `username_key`."""
+        row = self.query("SELECT password_hash FROM account WHERE username_key = ?", username_key)
+        assert len(row) == 1, f"no account with the key {username_key!r}"
+        return row[0][0]
+
+    def set_stored_hash(self, value: str, username_key: str = USERNAME):
+        """Overwrites the stored hash of one account (a tampered or older database)."""
+        self.execute("UPDATE account SET password_hash = ? WHERE username_key = ?", value,
+                     username_key)
+
+    def query(self, sql: str, *args) -> list:
+        """The rows of a read from the database file, with a connection of its own."""
         db = sqlite3.connect(self.db)
         try:
-            (value,) = db.execute("SELECT password_hash FROM user").fetchone()
+            return db.execute(sql, args).fetchall()
         finally:
             db.close()  # `with` alone would leave it open, and keep the -wal from checkpointing
-        return value
 
-    def set_stored_hash(self, value: str):
+    def execute(self, sql: str, *args):
+        """One write to the database file, committed."""
         db = sqlite3.connect(self.db)
         try:
-            db.execute("UPDATE user SET password_hash = ?", (value,))
+            changed = db.execute(sql, args).rowcount
             db.commit()
         finally:
             db.close()
+        assert changed >= 1, f"{sql!r} changed no row"
 
     def assert_nothing_stored(self):
         """The device is still Public and no activation was logged."""
