@@ -2,10 +2,13 @@
 terminal; wrong answers count like failed logins."""
 
 import re
+import shlex
+import time
 
+import pexpect
 import pytest
 
-from conftest import (BOB, BOB_PASSWORD, FILL, FULL_NAME, INVALID, MATCH, NEW_PASSWORD,
+from conftest import (BIN, BOB, BOB_PASSWORD, FILL, FULL_NAME, INVALID, MATCH, NEW_PASSWORD,
                       PASSWORD, PERSONAL, SHORT, TOO_MANY, USERNAME, WRONG_PASSWORD, answer,
                       answer_secret, finish, screen)
 
@@ -240,3 +243,47 @@ def test_at_terminal_locked_name_refused_after_the_name(activated):
     assert "Current password" not in shown
     assert shown.startswith(f"User name: {USERNAME}\n")
     assert LOCK_LINE.fullmatch(shown.splitlines()[-1]), shown
+
+
+def wait_for_file_text(path, ending, timeout=10):
+    """Waits until the file's text ends with `ending` (a prompt written to a redirected stderr)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().endswith(ending):
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"{ending!r} never written; got {path.read_text()!r}")
+
+
+def test_at_terminal_prompts_on_stderr_result_on_stdout(activated):
+    """At a terminal the prompts go to stderr and only `Password changed for alice.` to stdout."""
+    err = activated.root / "stderr.txt"
+    command = f"{shlex.quote(BIN)} passwd 2>{shlex.quote(str(err))}"
+    child = pexpect.spawn("bash", ["-c", command], env=activated.env(), dimensions=(24, 200),
+                          encoding="utf-8", timeout=10)
+    wait_for_file_text(err, "User name: ")
+    child.sendline(USERNAME)
+    for prompt, secret in (("Current password: ", PASSWORD), ("New password: ", NEW_PASSWORD),
+                           ("New password again: ", NEW_PASSWORD)):
+        wait_for_file_text(err, prompt)
+        assert child.waitnoecho(timeout=5)
+        child.sendline(secret)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert child.before.replace("\r\n", "\n") == f"{USERNAME}\n{CHANGED}"
+    assert err.read_text() == (
+        "User name: Current password: \nNew password: \nNew password again: \n")
+
+
+def test_at_terminal_ctrl_c_exits_130(activated):
+    """Ctrl-C at `New password` exits 130 and changes nothing."""
+    child = activated.spawn("passwd")
+    answer(child, "User name: ", USERNAME)
+    answer_secret(child, "Current password: ", PASSWORD)
+    child.expect_exact("New password: ")
+    assert child.waitnoecho(timeout=5)
+    child.sendintr()
+    assert finish(child) == 130
+    assert activated.login().code == 0
+    assert "password_changed" not in kinds(activated)

@@ -15,6 +15,10 @@ ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 BOB_WELCOME = f"Welcome back {BOB_FULL_NAME}!\n"
 JSON_KEYS = ["username", "fullName", "email", "owner", "disabled", "locked", "lockedUntil",
              "mustChangePassword", "failures", "createdAt", "lastLogin"]
+# Said at a terminal before the first password, as in the Activation Form (issue 8 §20).
+RULES = ("Choose a password of 15 to 1,024 characters (a few unrelated words work well); not "
+         "your user name, name or e-mail, not easy to guess (a common password, a keyboard row, a "
+         "repeat, a run like 12345, a date), not on the administrator's list.")
 REMOVE_REFUSED = ("Refusing to remove an account without confirmation: run it at a terminal or "
                   "pass --yes.\n")
 
@@ -140,8 +144,9 @@ def test_add_input_ends_early(activated):
 
 
 def test_add_at_terminal(activated):
-    """At a terminal user add asks the form's five prompts in order, the passwords with echo off
-    and never shown, then says `Account added: bob.`"""
+    """At a terminal user add shows the Activation Form's transcript: the five prompts in order,
+    the password rules before the first password, the passwords with echo off and never shown,
+    then `Account added: bob.`"""
     child = activated.spawn("user", "add")
     answer(child, "User name: ", BOB)
     answer(child, "Full name: ", BOB_FULL_NAME)
@@ -149,10 +154,9 @@ def test_add_at_terminal(activated):
     answer_secret(child, "Password: ", BOB_PASSWORD)
     answer_secret(child, "Password again: ", BOB_PASSWORD)
     assert finish(child) == 0
-    shown = screen(child)
-    assert shown.startswith(f"User name: {BOB}\nFull name: {BOB_FULL_NAME}\n"
-                            f"E-mail address: {BOB_EMAIL}\n")
-    assert shown.endswith("Password: \nPassword again: \nAccount added: bob.\n")
+    assert screen(child) == (
+        f"User name: {BOB}\nFull name: {BOB_FULL_NAME}\nE-mail address: {BOB_EMAIL}\n"
+        f"{RULES}\nPassword: \nPassword again: \nAccount added: bob.\n")
     assert BOB_PASSWORD not in child.logfile_read.getvalue()
     assert activated.login(BOB, BOB_PASSWORD).stdout == BOB_WELCOME
 
@@ -554,6 +558,28 @@ def test_remove_at_terminal_confirmed(activated):
     assert [a["username"] for a in activated.accounts()] == [USERNAME]
 
 
+def test_remove_at_terminal_end_of_input(activated):
+    """At a terminal Ctrl-D at the remove question cancels: exit 1, on a line of its own, the
+    account kept."""
+    activated.add_user()
+    child = activated.spawn("user", "remove", BOB)
+    child.expect_exact('Type "remove" to confirm: ')
+    child.sendeof()
+    assert finish(child) == 1
+    assert screen(child).startswith('This deletes the account bob.\nType "remove" to confirm: \n')
+    assert [a["username"] for a in activated.accounts()] == [USERNAME, BOB]
+
+
+def test_remove_at_terminal_ctrl_c(activated):
+    """Ctrl-C at the remove question exits 130 and removes nothing."""
+    activated.add_user()
+    child = activated.spawn("user", "remove", BOB)
+    child.expect_exact('Type "remove" to confirm: ')
+    child.sendintr()
+    assert finish(child) == 130
+    assert [a["username"] for a in activated.accounts()] == [USERNAME, BOB]
+
+
 def test_remove_owner_while_others_exist(activated):
     """The owner cannot be removed while another account exists: exit 1, both kept."""
     activated.add_user()
@@ -664,6 +690,19 @@ def test_passwd_at_terminal(activated):
     assert screen(child).endswith("New password: \nNew password again: \nPassword set for bob.\n")
     assert NEW_PASSWORD not in child.logfile_read.getvalue()
     assert activated.login(BOB, NEW_PASSWORD).code == 0
+
+
+def test_passwd_at_terminal_ctrl_c(activated):
+    """Ctrl-C at `New password again` exits 130 and leaves the password as it was."""
+    activated.add_user()
+    child = activated.spawn("user", "passwd", BOB)
+    answer_secret(child, "New password: ", NEW_PASSWORD)
+    child.expect_exact("New password again: ")
+    assert child.waitnoecho(timeout=5)
+    child.sendintr()
+    assert finish(child) == 130
+    assert activated.login(BOB, BOB_PASSWORD).code == 0
+    assert "password_set" not in kinds(activated)
 
 
 # A password that must be changed at the next login.
