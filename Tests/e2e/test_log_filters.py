@@ -188,7 +188,7 @@ def test_since_age(device, age, expected):
 
 
 @pytest.mark.parametrize("value", [
-    "yesterday", "5w", "-2h", "2h30m", "1.5h", "90", "", "d", "2026/11/23",
+    "yesterday", "5w", "-2h", "+2h", "2h30m", "1.5h", "90", "", "d", "2026/11/23",
     # Shaped like a date or time, but no such day or time exists.
     "2026-13-45", "2026-02-30", "2026-11-31", "0000-00-00", "2026-11-23T25:00:00Z",
     "2026-11-23T10:61:00Z"])
