@@ -139,6 +139,17 @@ def test_new_password_policy(activated, new, again, message):
     assert "password_changed" not in kinds(activated)
 
 
+def test_disabled_account_answers_invalid(activated):
+    """A disabled account cannot change its password: the right current password gets
+    `Invalid user name or password!`, exit 1, and nothing changes."""
+    activated.add_user()
+    assert activated.run("user", "disable", BOB).code == 0
+    result = passwd(activated, BOB_PASSWORD, username=BOB)
+    assert (result.code, result.stdout, result.stderr) == (1, "", INVALID + "\n")
+    assert activated.run("user", "enable", BOB).code == 0
+    assert activated.login(BOB, BOB_PASSWORD).code == 0
+
+
 def test_policy_refusal_is_not_a_failed_login(activated):
     """A refused new password (right current password) does not count as a failed login."""
     for _ in range(5):

@@ -786,6 +786,23 @@ def test_must_change_login_at_terminal(activated):
     assert activated.login(BOB, CHOSEN).code == 0
 
 
+def test_must_change_at_terminal_refuses_the_current_password(activated):
+    """At a terminal the current password given as the new one is refused with
+    `New password must differ from the current one!` and the two prompts are asked again."""
+    must_change(activated)
+    child = activated.spawn("login")
+    answer(child, "User name: ", BOB)
+    answer_secret(child, "Password: ", NEW_PASSWORD)
+    answer_secret(child, "New password: ", NEW_PASSWORD)
+    answer_secret(child, "New password again: ", NEW_PASSWORD)
+    child.expect_exact("New password must differ from the current one!")
+    answer_secret(child, "New password: ", CHOSEN)
+    answer_secret(child, "New password again: ", CHOSEN)
+    child.expect_exact(BOB_WELCOME.strip())
+    assert finish(child) == 0
+    assert activated.login(BOB, CHOSEN).code == 0
+
+
 def test_must_change_bare_command_at_terminal(activated):
     """The bare `accounts` asks for the new password too before Home."""
     must_change(activated)
