@@ -1,10 +1,8 @@
 """Issue 4 §4: a full disk gets one clear sentence and the storage exit code; nothing is
 changed, reading still works, and once there is room again everything works.
 
-The disk is a 1 MiB tmpfs mounted in a private mount namespace (`unshare -m`; as a non-root
-user, `unshare -rm`), so nothing outside the test sees it. (200 KiB sufficed for schema v1; a
-schema v2 activation's write-ahead log alone is about 150 KiB, so on 200 KiB the activation itself
-filled the disk.)"""
+The disk is a 200 KiB tmpfs mounted in a private mount namespace (`unshare -m`; as a non-root
+user, `unshare -rm`), so nothing outside the test sees it."""
 
 import os
 import pathlib
@@ -15,7 +13,7 @@ from conftest import BIN
 SCRIPT = r'''
 set -u
 A=$1; D=$2
-mount -t tmpfs -o size=1m tmpfs "$D" || exit 90
+mount -t tmpfs -o size=200k tmpfs "$D" || exit 90
 export ACCOUNTS_PBKDF2_ITERATIONS=1000 TZ=UTC
 run() { name=$1; shift; "$@" >"$D.$name.out" 2>"$D.$name.err"; echo "$name=$?" >>"$D.codes"; }
 printf 'correct horse battery staple\n' > "$D.pw"
