@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 import subprocess
 import tempfile
+import termios
 from dataclasses import dataclass
 
 import pexpect
@@ -35,6 +36,19 @@ INVALID = "Invalid user name or password!"
 TOO_MANY = "Too many failed attempts"
 NOT_ACTIVATED = "This device is not activated yet. Run `accounts activate` to activate it."
 INPUT_ENDED = "Input ended before all fields were given; nothing was stored."
+
+# A second account (issue 10), and the sentences of the form every account command shares.
+BOB = "bob"
+BOB_FULL_NAME = "Bob Builder"
+BOB_EMAIL = "bob@example.org"
+BOB_PASSWORD = "can we fix it yes we can"
+NEW_PASSWORD = "tangerine submarine orchestra 93"
+FILL = "Please fill all fields!"
+MATCH = "Passwords must match!"
+SHORT = "Password must be at least 15 characters!"
+PERSONAL = "Password must not be your user name, full name or e-mail address!"
+USERNAME_RULE = "User name must be 1 to 64 letters, digits, '.', '_' or '-'!"
+EMAIL_RULE = "E-mail address must look like name@example.org, with no spaces!"
 
 
 AS_ROOT = os.geteuid() == 0
@@ -84,6 +98,27 @@ def form(username=USERNAME, full_name=FULL_NAME, email=EMAIL, password=PASSWORD,
 def screen(child) -> str:
     """Everything the pty showed so far, with \\r\\n turned into \\n."""
     return child.logfile_read.getvalue().replace("\r\n", "\n")
+
+
+def pty_echo(child) -> bool:
+    """The ECHO flag of the child's terminal, read with termios."""
+    return bool(termios.tcgetattr(child.child_fd)[3] & termios.ECHO)
+
+
+def answer(child, prompt, text):
+    """Waits for a visible prompt with echo on, then types a line."""
+    child.expect_exact(prompt)
+    assert child.getecho() and pty_echo(child), f"echo is off at {prompt!r}"
+    child.sendline(text)
+
+
+def answer_secret(child, prompt, text):
+    """Waits for a password prompt, checks echo is off, then types a line."""
+    child.expect_exact(prompt)
+    assert child.waitnoecho(timeout=5), f"echo still on at {prompt!r}"
+    assert not child.getecho()
+    assert not pty_echo(child)
+    child.sendline(text)
 
 
 def finish(child, timeout=15) -> int:
@@ -179,6 +214,27 @@ class Device:
     def login(self, username=USERNAME, password=PASSWORD, fast=True, env=None) -> Result:
         return self.run("login", input=f"{username}\n{password}\n", fast=fast, env=env)
 
+    def add_user(self, username=BOB, full_name=BOB_FULL_NAME, email=BOB_EMAIL,
+                 password=BOB_PASSWORD):
+        """`accounts user add` with every field a flag and the password on stdin."""
+        result = self.run("user", "add", "--username", username, "--full-name", full_name,
+                          "--email", email, "--password-stdin", input=password + "\n")
+        assert (result.code, result.stdout, result.stderr) == (
+            0, f"Account added: {username}.\n", ""), result
+        return result
+
+    def accounts(self) -> list:
+        """`accounts user list --json`, one dict per account."""
+        result = self.run("user", "list", "--json")
+        assert (result.code, result.stderr) == (0, ""), result
+        return [json.loads(line) for line in result.out_lines]
+
+    def account(self, name) -> dict:
+        """`accounts user show NAME --json`."""
+        result = self.run("user", "show", name, "--json")
+        assert (result.code, result.stderr) == (0, ""), result
+        return json.loads(result.stdout)
+
     def status(self) -> dict:
         result = self.run("status", "--json")
         assert result.code == 0, result
@@ -189,21 +245,34 @@ class Device:
         assert result.code == 0, result
         return [json.loads(line) for line in result.out_lines]
 
-    def stored_hash(self) -> str:
+    def stored_hash(self, username_key: str = USERNAME) -> str:
+        """The password hash stored for the account whose user name key is `username_key`."""
+        row = self.query("SELECT password_hash FROM account WHERE username_key = ?", username_key)
+        assert len(row) == 1, f"no account with the key {username_key!r}"
+        return row[0][0]
+
+    def set_stored_hash(self, value: str, username_key: str = USERNAME):
+        """Overwrites the stored hash of one account (a tampered or older database)."""
+        self.execute("UPDATE account SET password_hash = ? WHERE username_key = ?", value,
+                     username_key)
+
+    def query(self, sql: str, *args) -> list:
+        """The rows of a read from the database file, with a connection of its own."""
         db = sqlite3.connect(self.db)
         try:
-            (value,) = db.execute("SELECT password_hash FROM user").fetchone()
+            return db.execute(sql, args).fetchall()
         finally:
             db.close()  # `with` alone would leave it open, and keep the -wal from checkpointing
-        return value
 
-    def set_stored_hash(self, value: str):
+    def execute(self, sql: str, *args):
+        """One write to the database file, committed."""
         db = sqlite3.connect(self.db)
         try:
-            db.execute("UPDATE user SET password_hash = ?", (value,))
+            changed = db.execute(sql, args).rowcount
             db.commit()
         finally:
             db.close()
+        assert changed >= 1, f"{sql!r} changed no row"
 
     def assert_nothing_stored(self):
         """The device is still Public and no activation was logged."""

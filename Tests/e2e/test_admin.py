@@ -5,7 +5,7 @@ import re
 
 from conftest import PASSWORD, WRONG_PASSWORD, finish, form, screen
 
-RESET_DONE = "Device reset: it is Public again and its user was deleted."
+RESET_DONE = "Device reset: it is Public again and its accounts were deleted."
 ALREADY_PUBLIC = "This device is already Public; nothing to reset."
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
@@ -55,7 +55,7 @@ def test_reset_at_terminal_wrong_word(activated):
     child.sendline("yes")
     assert finish(child) == 1
     assert screen(child) == (
-        "This deletes the user alice and makes this device Public again.\n"
+        "This deletes every account (1) and makes this device Public again.\n"
         'Type "reset" to confirm: yes\n'
         "Reset cancelled; nothing was changed.\n")
     assert activated.status()["state"] == "Activated"

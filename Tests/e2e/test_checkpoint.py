@@ -34,3 +34,27 @@ def test_single_file_holds_every_change(device, tmp_path):
     assert wal_is_empty(device)
     assert events_in_copy(device, tmp_path) == [
         "activation", "login_success", "login_success", "reset"]
+
+
+def test_account_commands_leave_the_file_complete(activated, tmp_path):
+    """The issue-10 writing commands (user add/edit/disable/enable/passwd/remove, passwd, verify)
+    also leave every change in the main file."""
+    steps = [
+        (("user", "add", "--username", "bob", "--full-name", "Bob Builder", "--email",
+          "bob@example.org", "--password-stdin"), "can we fix it yes we can\n", "account_added"),
+        (("user", "edit", "bob", "--full-name", "Robert Builder"), None, "account_edited"),
+        (("user", "disable", "bob"), None, "account_disabled"),
+        (("user", "enable", "bob"), None, "account_enabled"),
+        (("user", "passwd", "bob", "--password-stdin"), "tangerine submarine orchestra 93\n",
+         "password_set"),
+        (("passwd",), f"alice\n{PASSWORD}\nmarble otter jigsaw midnight\n"
+                      "marble otter jigsaw midnight\n", "password_changed"),
+        (("verify", "--username", "bob", "--password-stdin"),
+         "tangerine submarine orchestra 93\n", "login_success"),
+        (("user", "remove", "bob", "--yes"), None, "account_removed"),
+    ]
+    for args, stdin, kind in steps:
+        result = activated.run(*args, input=stdin)
+        assert result.code == 0, (args, result)
+        assert wal_is_empty(activated), args
+        assert events_in_copy(activated, tmp_path)[-1] == kind, args

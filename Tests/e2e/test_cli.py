@@ -11,7 +11,8 @@ ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 
 def test_help_lists_administrator_group(device):
-    """`--help` exits 0 and lists reset, unlock and log under an ADMINISTRATOR group."""
+    """`--help` exits 0 and lists reset, unlock, log and user under an ADMINISTRATOR group, and
+    the person-facing passwd and verify (issue 10) with activate, login and status."""
     result = device.run("--help")
     assert result.code == 0
     lines = result.stdout.splitlines()
@@ -27,9 +28,9 @@ def test_help_lists_administrator_group(device):
                 names.append(line.split()[0])
         return names
 
-    assert section(headers[0]) == ["reset", "unlock", "log"]
+    assert sorted(section(headers[0])) == ["log", "reset", "unlock", "user"]
     main = lines.index("SUBCOMMANDS:")
-    assert section(main) == ["activate", "login", "status"]
+    assert sorted(section(main)) == ["activate", "login", "passwd", "status", "verify"]
 
 
 @pytest.mark.parametrize(

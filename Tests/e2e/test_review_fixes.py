@@ -211,21 +211,33 @@ def tamper(db, sql, *args):
 
 
 def test_home_escapes_a_tampered_full_name(activated):
-    tamper(activated.db, "UPDATE user SET full_name = ?", "Eve\x1b]0;pwned\x07\x1b[31m\u202e")
+    tamper(activated.db, "UPDATE account SET full_name = ?", "Eve\x1b]0;pwned\x07\x1b[31m\u202e")
     result = activated.login()
     assert result.code == 0
     assert result.stdout == "Welcome back Eve\\u{1b}]0;pwned\\u{7}\\u{1b}[31m\\u{202e}!\n"
 
 
-def test_reset_warning_escapes_a_tampered_user_name(activated):
-    tamper(activated.db, "UPDATE user SET username = ?", "al\x1b[2Jice")
+def test_reset_warning_counts_the_accounts(activated):
+    """The reset warning at a terminal counts the accounts (issue 10) and shows no raw escape."""
+    tamper(activated.db, "UPDATE account SET username = ?", "al\x1b[2Jice")
     child = activated.spawn("reset")
     child.expect_exact('Type "reset" to confirm: ')
     child.sendline("no")
     assert finish(child) == 1
     shown = child.logfile_read.getvalue()
-    assert "This deletes the user al\\u{1b}[2Jice and makes this device Public again." in shown
+    assert "This deletes every account (1) and makes this device Public again." in shown
     assert "\x1b" not in shown
+
+
+def test_account_list_and_show_escape_a_tampered_user_name(activated):
+    """A user name with an escape sequence, written into the database behind the program's back,
+    is shown escaped by `user list` and `user show` (issue 10)."""
+    tamper(activated.db, "UPDATE account SET username = ?", "al\x1b[2Jice")
+    for args in (("user", "list"), ("user", "show", "alice")):
+        result = activated.run(*args)
+        assert result.code == 0, result
+        assert "al\\u{1b}[2Jice" in result.stdout, result.stdout
+        assert "\x1b" not in result.stdout + result.stderr
 
 
 def test_paths_are_escaped(device, tmp_path):
@@ -253,7 +265,7 @@ def test_absurd_iteration_count_is_a_damaged_hash(activated):
     """A stored count of 2^31-1 would cost minutes: the usual answer at the usual cost, and the
     log tells the administrator the hash is damaged."""
     stored = activated.stored_hash().split("$")
-    tamper(activated.db, "UPDATE user SET password_hash = ?",
+    tamper(activated.db, "UPDATE account SET password_hash = ?",
            "$".join([stored[0], str(2**31 - 1), stored[2], stored[3]]))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = activated.login()

@@ -1,12 +1,11 @@
 """At a terminal (pexpect on a pty): prompts, echo, re-asking, Ctrl-C, Ctrl-D and the bare command."""
 
 import shlex
-import termios
 
 import pexpect
 
 from conftest import (BIN, EMAIL, FULL_NAME, INPUT_ENDED, INVALID, PASSWORD, USERNAME,
-                      WRONG_PASSWORD, finish, screen)
+                      WRONG_PASSWORD, answer, answer_secret, finish, pty_echo, screen)
 
 WELCOME = f"Welcome back {FULL_NAME}!"
 # At a terminal the password rules are said before the first Password prompt (issue 8 §20).
@@ -20,27 +19,6 @@ FORM_TRANSCRIPT = (
     f"{RULES}\n"
     "Password: \n"
     "Password again: \n")
-
-
-def pty_echo(child) -> bool:
-    """The ECHO flag of the child's terminal, read with termios."""
-    return bool(termios.tcgetattr(child.child_fd)[3] & termios.ECHO)
-
-
-def answer(child, prompt, text):
-    """Waits for a visible prompt with echo on, then types a line."""
-    child.expect_exact(prompt)
-    assert child.getecho() and pty_echo(child), f"echo is off at {prompt!r}"
-    child.sendline(text)
-
-
-def answer_secret(child, prompt, text):
-    """Waits for a password prompt, checks echo is off, then types a line."""
-    child.expect_exact(prompt)
-    assert child.waitnoecho(timeout=5), f"echo still on at {prompt!r}"
-    assert not child.getecho()
-    assert not pty_echo(child)
-    child.sendline(text)
 
 
 def fill_form(child, username=USERNAME, full_name=FULL_NAME, email=EMAIL, password=PASSWORD,

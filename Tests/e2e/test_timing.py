@@ -8,6 +8,8 @@ import os
 import statistics
 import subprocess
 
+import pytest
+
 from conftest import BIN as DEBUG_BIN
 
 # Timings use the release build, the one Scripts/run installs and Scripts/bench measures.
@@ -54,3 +56,52 @@ def test_cost_does_not_follow_the_environment(device):
     wrong_median, unknown_median = statistics.median(wrong), statistics.median(unknown)
     assert wrong_median > 0.02, wrong
     assert 0.5 < unknown_median / wrong_median < 2.0, (wrong, unknown)
+
+
+def cpu_seconds_of(device, args, stdin, expected=1):
+    """CPU seconds of one run of `accounts *args` at the real iteration count."""
+    proc = subprocess.Popen([BIN, *args], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=device.env(fast=False))
+    proc.stdin.write(stdin.encode())
+    proc.stdin.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == expected, args
+    return usage.ru_utime + usage.ru_stime
+
+
+GUESS = "not the password, but long enough"
+NEW = "tangerine submarine orchestra 93"
+# Issue 10: each new way of being refused, next to the refusal it must look like. The first
+# command of each pair is a wrong password of an existing account.
+REFUSALS = {
+    "verify-unknown-name": (
+        (["verify", "--username", "alice", "--password-stdin"], GUESS + "\n"),
+        (["verify", "--username", "nobody{turn}", "--password-stdin"], GUESS + "\n")),
+    "passwd-unknown-name": (
+        (["passwd"], f"alice\n{GUESS}\n{NEW}\n{NEW}\n"),
+        (["passwd"], f"nobody{{turn}}\n{GUESS}\n{NEW}\n{NEW}\n")),
+    "login-disabled-account": (
+        (["login", "--username", "alice", "--password-stdin"], GUESS + "\n"),
+        (["login", "--username", "bob", "--password-stdin"], "can we fix it yes we can\n")),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSALS))
+def test_new_refusals_cost_a_wrong_password(device, case):
+    """Issue 10: verify and passwd with an unknown name, and login of a disabled account (right
+    password), cost what a wrong password costs: CPU medians within 2x, 3 alternated runs each."""
+    device.activate(fast=False)
+    added = device.run("user", "add", "--username", "bob", "--full-name", "Bob Builder",
+                       "--email", "bob@example.org", "--password-stdin",
+                       input="can we fix it yes we can\n", fast=False)
+    assert added.code == 0, added
+    assert device.run("user", "disable", "bob").code == 0
+    (wrong_args, wrong_stdin), (other_args, other_stdin) = REFUSALS[case]
+    wrong, other = [], []
+    for turn in range(3):
+        wrong.append(cpu_seconds_of(device, wrong_args, wrong_stdin))
+        other.append(cpu_seconds_of(device, [a.format(turn=turn) for a in other_args],
+                                    other_stdin.format(turn=turn)))
+    wrong_median, other_median = statistics.median(wrong), statistics.median(other)
+    assert wrong_median > 0.02, wrong
+    assert 0.5 < other_median / wrong_median < 2.0, (wrong, other)

@@ -1,0 +1,198 @@
+"""Schema upgrade (issue 10): a database made by the v1 release (Tests/fixtures/v1.sqlite3, every
+row recorded in v1.expected.json) is read, then upgraded to v2 by the first write, losing
+nothing."""
+
+import json
+import os
+import pathlib
+import shutil
+import sqlite3
+import stat
+
+import pytest
+
+from conftest import FULL_NAME, INVALID, PASSWORD, WRONG_PASSWORD
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+EXPECTED = json.loads((FIXTURES / "v1.expected.json").read_text())
+V1_USER = EXPECTED["user"][0]
+V1_ACTIVATION = EXPECTED["activation"][0]
+WELCOME = f"Welcome back {FULL_NAME}!"
+V2_TABLES = {"account", "activation", "audit_event", "audit_kind", "grdb_migrations",
+             "login_throttle", "sqlite_sequence"}
+V2_KINDS = {"activation", "login_success", "login_failure", "lockout", "unlock", "reset",
+            "account_added", "account_edited", "account_disabled", "account_enabled",
+            "account_removed", "password_changed", "password_set", "ownership_moved"}
+
+
+@pytest.fixture
+def v1(device):
+    """The device's database is a copy of the v1 fixture: the file 0600 in a 0700 folder."""
+    folder = device.root / "v1"
+    folder.mkdir()
+    os.chmod(folder, 0o700)
+    db = folder / "accounts.sqlite3"
+    shutil.copyfile(FIXTURES / "v1.sqlite3", db)
+    os.chmod(db, 0o600)
+    device.db = db
+    return device
+
+
+def rows(device, sql, *args):
+    """Rows as dicts keyed by column name."""
+    db = sqlite3.connect(device.db)
+    try:
+        cursor = db.execute(sql, args)
+        columns = [c[0] for c in cursor.description]
+        return [dict(zip(columns, row)) for row in cursor]
+    finally:
+        db.close()
+
+
+def migrations(device):
+    return {r["identifier"] for r in rows(device, "SELECT identifier FROM grdb_migrations")}
+
+
+def upgrade_by_login(device):
+    """The owner's login with the v1 password: Home with the v1 last login, exit 0."""
+    result = device.login("alice", PASSWORD)
+    assert (result.code, result.stderr) == (0, ""), result
+    assert result.out_lines == [WELCOME, "Last login: Mon Nov 23 12:56:46 UTC 2026"]
+
+
+def test_fixture_is_v1(v1):
+    """Control: the copied file is the v1 schema, with the rows the JSON records."""
+    assert migrations(v1) == {"v1"}
+    assert rows(v1, "SELECT * FROM user") == EXPECTED["user"]
+
+
+def test_status_reads_v1_as_activated(v1):
+    """status on the v1 file, before any write: Activated, with v1's change time."""
+    result = v1.run("status", "--json")
+    assert (result.code, result.stderr) == (0, "")
+    assert json.loads(result.stdout) == {
+        "state": "Activated", "database": str(v1.db), "exists": True,
+        "changedAt": V1_ACTIVATION["changed_at"]}
+    text = v1.run("status")
+    assert (text.code, text.stdout) == (0, f"State: Activated\nDatabase: {v1.db}\n")
+
+
+def test_login_upgrades_to_v2(v1):
+    """The v1 owner logs in with the v1 password (name typed in another case); afterwards the
+    file holds migrations v1 and v2 and the v2 tables, not `user`."""
+    upgrade_by_login(v1)
+    assert migrations(v1) == {"v1", "v2"}
+    tables = {r["name"] for r in rows(v1, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert tables == V2_TABLES
+    triggers = {r["name"] for r in rows(v1, "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert triggers == {"activation_public_keeps_no_account", "account_needs_activated_device"}
+    assert {r["name"] for r in rows(v1, "SELECT name FROM audit_kind")} == V2_KINDS
+
+
+def test_upgrade_keeps_the_account(v1):
+    """The v1 user row is the account row with id 1: every field identical but the last login
+    the upgrading login wrote; must_change_password 0, disabled_at NULL."""
+    upgrade_by_login(v1)
+    (account,) = rows(v1, "SELECT * FROM account")
+    assert account["must_change_password"] == 0
+    assert account["disabled_at"] is None
+    for field in ("id", "username", "username_key", "full_name", "email", "password_hash",
+                  "created_at"):
+        assert account[field] == V1_USER[field], field
+    assert account["last_login_at"] > V1_USER["last_login_at"]
+    assert account["updated_at"] >= V1_USER["updated_at"]
+
+
+def test_upgrade_by_another_write_keeps_every_account_field(v1):
+    """Upgraded by a write that touches no account (a stranger's failed login), the account row
+    equals the v1 user row field for field."""
+    result = v1.login("dave", WRONG_PASSWORD)
+    assert (result.code, result.stderr) == (1, INVALID + "\n")
+    assert migrations(v1) == {"v1", "v2"}
+    (account,) = rows(v1, "SELECT * FROM account")
+    assert account == {**V1_USER, "must_change_password": 0, "disabled_at": None}
+
+
+def test_upgrade_keeps_activation(v1):
+    """The activation row keeps its state and time; owner_id is the old user_id."""
+    upgrade_by_login(v1)
+    assert rows(v1, "SELECT * FROM activation") == [{
+        "id": 1, "state": "Activated", "owner_id": V1_ACTIVATION["user_id"],
+        "changed_at": V1_ACTIVATION["changed_at"]}]
+
+
+def test_upgrade_keeps_login_throttle(v1):
+    """Every v1 login_throttle row is still there, unchanged."""
+    upgrade_by_login(v1)
+    after = rows(v1, "SELECT * FROM login_throttle")
+    for row in EXPECTED["login_throttle"]:
+        assert row in after, row
+
+
+def test_upgrade_keeps_audit_events(v1):
+    """Every v1 audit event is still there with the same id and fields; the login's event comes
+    after them, and the sequence is not lower than v1's."""
+    upgrade_by_login(v1)
+    after = rows(v1, "SELECT * FROM audit_event ORDER BY id")
+    assert after[:len(EXPECTED["audit_event"])] == EXPECTED["audit_event"]
+    newest = after[len(EXPECTED["audit_event"]):]
+    assert [(e["id"], e["kind"], e["username_key"]) for e in newest] == [
+        (18, "login_success", "alice")]
+    (v1_sequence,) = EXPECTED["sqlite_sequence"]
+    (sequence,) = rows(v1, "SELECT seq FROM sqlite_sequence WHERE name = 'audit_event'")
+    assert sequence["seq"] >= v1_sequence["seq"]
+    assert rows(v1, "SELECT count(*) AS n FROM sqlite_sequence WHERE name LIKE '%_v2'") == [
+        {"n": 0}]
+
+
+def test_upgraded_file_is_consistent(v1):
+    """After the upgrade PRAGMA integrity_check says ok and foreign_key_check finds nothing."""
+    upgrade_by_login(v1)
+    assert v1.query("PRAGMA integrity_check") == [("ok",)]
+    assert v1.query("PRAGMA foreign_key_check") == []
+
+
+def test_upgraded_file_keeps_its_modes(v1):
+    """The upgraded file stays 0600 in its 0700 folder."""
+    upgrade_by_login(v1)
+    assert stat.S_IMODE(v1.db.stat().st_mode) == 0o600
+    assert stat.S_IMODE(v1.db.parent.stat().st_mode) == 0o700
+
+
+def test_upgraded_log_shows_v1_history(v1):
+    """log --json after the upgrade shows the v1 events first, as v1 recorded them."""
+    upgrade_by_login(v1)
+    events = v1.events()
+    assert [(e["time"], e["event"], e["user"], e["detail"]) for e in events[:17]] == [
+        (e["occurred_at"], e["kind"], e["username"], e["detail"])
+        for e in EXPECTED["audit_event"]]
+    assert [e["event"] for e in events[17:]] == ["login_success"]
+
+
+def test_upgraded_account_in_user_commands(v1):
+    """After the upgrade the v1 user is the owner in `user list --json`, with its v1 details."""
+    upgrade_by_login(v1)
+    (account,) = v1.accounts()
+    assert {k: account[k] for k in ("username", "fullName", "email", "owner", "disabled",
+                                    "mustChangePassword", "createdAt")} == {
+        "username": "Alice", "fullName": "Alice Liddell", "email": "alice@example.org",
+        "owner": True, "disabled": False, "mustChangePassword": False,
+        "createdAt": V1_USER["created_at"]}
+
+
+def test_upgraded_throttle_still_counts(v1):
+    """carol's one v1 failure survives: unlock says it cleared a failed-login count."""
+    upgrade_by_login(v1)
+    result = v1.run("unlock", "carol")
+    assert (result.code, result.stdout, result.stderr) == (
+        0, "Unlocked carol: its failed-login count is cleared.\n", "")
+
+
+def test_second_login_after_upgrade(v1):
+    """The upgrade happens once: a second login works and shows the first one as last login."""
+    upgrade_by_login(v1)
+    result = v1.login("alice", PASSWORD)
+    assert result.code == 0
+    assert result.out_lines[0] == WELCOME
+    assert result.out_lines[1] != "Last login: Mon Nov 23 12:56:46 UTC 2026"
+    assert migrations(v1) == {"v1", "v2"}
