@@ -13,28 +13,36 @@ extension AccountsCommand {
         it exits 1. Nothing is stored until the form passes.
         """)
 
-    @Option(name: .customLong("username"), help: "The user name (skips its prompt).")
-    var username: String?
-
-    @Option(name: .customLong("full-name"), help: "The full name (skips its prompt).")
-    var fullName: String?
-
-    @Option(name: .customLong("email"), help: "The e-mail address (skips its prompt).")
-    var email: String?
-
-    @Flag(
-      name: .customLong("password-stdin"),
-      help: "Read the password as one line of standard input, used for both password fields.")
-    var passwordStdin = false
+    @OptionGroup var form: AccountFormOptions
 
     @OptionGroup var global: GlobalOptions
 
     func run(_ context: CommandContext) throws {
-      try ActivationFlow.run(
-        context.environment,
-        options: ActivationOptions(
-          username: username, fullName: fullName, email: email,
-          passwordFromStandardInput: passwordStdin))
+      try ActivationFlow.run(context.environment, options: form.options)
     }
+  }
+}
+
+/// The Activation Form's flags, shared by `activate` and `user add`: a flag skips its prompt.
+struct AccountFormOptions: ParsableArguments {
+  @Option(name: .customLong("username"), help: "The user name (skips its prompt).")
+  var username: String?
+
+  @Option(name: .customLong("full-name"), help: "The full name (skips its prompt).")
+  var fullName: String?
+
+  @Option(name: .customLong("email"), help: "The e-mail address (skips its prompt).")
+  var email: String?
+
+  @Flag(
+    name: .customLong("password-stdin"),
+    help: "Read the password as one line of standard input, used for both password fields.")
+  var passwordStdin = false
+
+  /// What the core's form reads.
+  var options: ActivationOptions {
+    ActivationOptions(
+      username: username, fullName: fullName, email: email,
+      passwordFromStandardInput: passwordStdin)
   }
 }

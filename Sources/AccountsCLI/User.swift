@@ -27,28 +27,12 @@ extension AccountsCommand {
         skips its prompt. Refused on a Public device (activate it first).
         """)
 
-    @Option(name: .customLong("username"), help: "The user name (skips its prompt).")
-    var username: String?
-
-    @Option(name: .customLong("full-name"), help: "The full name (skips its prompt).")
-    var fullName: String?
-
-    @Option(name: .customLong("email"), help: "The e-mail address (skips its prompt).")
-    var email: String?
-
-    @Flag(
-      name: .customLong("password-stdin"),
-      help: "Read the password as one line of standard input, used for both password fields.")
-    var passwordStdin = false
+    @OptionGroup var form: AccountFormOptions
 
     @OptionGroup var global: GlobalOptions
 
     func run(_ context: CommandContext) throws {
-      try UserAddFlow.run(
-        context.environment,
-        options: ActivationOptions(
-          username: username, fullName: fullName, email: email,
-          passwordFromStandardInput: passwordStdin))
+      try UserAddFlow.run(context.environment, options: form.options)
     }
   }
 

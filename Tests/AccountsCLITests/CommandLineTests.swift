@@ -12,10 +12,10 @@ struct CommandLineTests {
         "activate", "--username", "alice", "--full-name", "Alice Liddell", "--email",
         "alice@example.org", "--password-stdin", "--database", "/tmp/x.sqlite3",
       ]) as? AccountsCommand.Activate)
-    #expect(activate.username == "alice")
-    #expect(activate.fullName == "Alice Liddell")
-    #expect(activate.email == "alice@example.org")
-    #expect(activate.passwordStdin)
+    #expect(activate.form.username == "alice")
+    #expect(activate.form.fullName == "Alice Liddell")
+    #expect(activate.form.email == "alice@example.org")
+    #expect(activate.form.passwordStdin)
     #expect(activate.global.database == "/tmp/x.sqlite3")
 
     let log = try #require(
