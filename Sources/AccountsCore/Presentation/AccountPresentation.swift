@@ -46,6 +46,7 @@ public enum AccountPresentation {
   }
 
   /// The same object appended to `bytes`: what `user list --json` writes a million times.
+  ///
   /// Everything a terminal could act on is escaped as `\u` (see `JSON`).
   public static func json(_ listing: AccountListing, now: Date, into bytes: inout [UInt8]) {
     let account = listing.account
