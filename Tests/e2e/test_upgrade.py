@@ -196,3 +196,65 @@ def test_second_login_after_upgrade(v1):
     assert result.out_lines[0] == WELCOME
     assert result.out_lines[1] != "Last login: Mon Nov 23 12:56:46 UTC 2026"
     assert migrations(v1) == {"v1", "v2"}
+
+
+# The v1 program itself (Scripts/build-v1 builds it from the v1 release's commit; Scripts/test
+# runs that first and passes its path in ACCOUNTS_V1_BIN).
+V1_BIN = os.environ.get("ACCOUNTS_V1_BIN") or str(
+    pathlib.Path(__file__).resolve().parents[2] / ".build" / "v1" / "debug" / "accounts")
+
+
+def run_v1(device, *args, input=None):
+    import subprocess
+    assert os.access(V1_BIN, os.X_OK), f"the v1 program is missing: run Scripts/build-v1 ({V1_BIN})"
+    return subprocess.run([V1_BIN, "--database", str(device.db), *args], input=input,
+                          capture_output=True, text=True, env=device.env(), timeout=60)
+
+
+def test_v1_program_refuses_an_upgraded_file(v1):
+    """The v1 release refuses a file this version upgraded (a newer schema), and leaves it be."""
+    upgrade_by_login(v1)
+    before = v1.db.read_bytes()
+    for args, stdin in ((["status"], None), (["login", "--username", "alice", "--password-stdin"],
+                                             PASSWORD + "\n"), (["log"], None)):
+        result = run_v1(v1, *args, input=stdin)
+        assert result.returncode == 3, (args, result)
+        assert result.stderr == (
+            f"Cannot use the database {v1.db}: it was written by a newer version of accounts. "
+            "Upgrade accounts to use it.\n"), args
+    assert v1.db.read_bytes() == before
+    assert v1.login("alice", PASSWORD).code == 0
+
+
+def test_v1_program_still_uses_the_fixture(v1):
+    """Before any upgrade the fixture is the v1 program's own file: it logs in with it."""
+    result = run_v1(v1, "login", "--username", "alice", "--password-stdin",
+                    input=PASSWORD + "\n")
+    assert (result.returncode, result.stdout.splitlines()[0]) == (0, WELCOME)
+    assert migrations(v1) == {"v1"}
+
+
+def test_fixture_is_what_the_v1_program_makes(tmp_path):
+    """Remaking the fixture with the v1 program gives the same tables, rows and events as the
+    committed one (times, salts and hashes aside): it was made by the program, not by hand."""
+    import subprocess
+    import sys
+    assert os.access(V1_BIN, os.X_OK), f"the v1 program is missing: run Scripts/build-v1"
+    subprocess.run([sys.executable, str(FIXTURES / "make_v1_fixture.py"), V1_BIN, str(tmp_path)],
+                   check=True, timeout=300)
+    remade = json.loads((tmp_path / "v1.expected.json").read_text())
+    volatile = {"created_at", "updated_at", "last_login_at", "changed_at", "occurred_at",
+                "locked_until", "password_hash", "applied_at"}
+
+    import re
+
+    def timeless(value):
+        return re.sub(r"\d{4}-\d\d-\d\dT[\d:.]+Z", "TIME", value) if isinstance(value, str) \
+            else value
+
+    def stable(tables):
+        return {table: [{k: timeless(v) for k, v in row.items() if k not in volatile}
+                        for row in rows]
+                for table, rows in tables.items()}
+
+    assert stable(remade) == stable(EXPECTED)
