@@ -8,7 +8,7 @@ import Foundation
 /// With no subcommand it walks Activation → Login → Home.
 @main
 struct AccountsCommand: ParsableCommand {
-  static let version = "1.0.0"
+  static let version = "1.1.0"
 
   static let configuration = CommandConfiguration(
     commandName: "accounts",
