@@ -13,6 +13,7 @@ CREATE TABLE account (
   disabled_at TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
+  password_changed_at TEXT NOT NULL,
   last_login_at TEXT
 ) STRICT;
 

@@ -141,7 +141,7 @@ def fill(db: str, count: int, say) -> dict[str, object]:
             for i in range(2, count):
                 name = name_of(i)
                 yield (name, name, full_name_of(i), f"{name}@example.org", owner_hash,
-                       stamps[i], stamps[i])
+                       stamps[i], stamps[i], stamps[i])
 
         def events():
             for i in range(2, count):
@@ -155,8 +155,9 @@ def fill(db: str, count: int, say) -> dict[str, object]:
         try:
             con.executemany(
                 "INSERT INTO account (username, username_key, full_name, email, password_hash,"
-                " must_change_password, disabled_at, created_at, updated_at, last_login_at)"
-                " VALUES (?, ?, ?, ?, ?, 0, NULL, ?, ?, NULL)", accounts())
+                " must_change_password, disabled_at, created_at, updated_at,"
+                " password_changed_at, last_login_at)"
+                " VALUES (?, ?, ?, ?, ?, 0, NULL, ?, ?, ?, NULL)", accounts())
             con.executemany(
                 "INSERT INTO audit_event (occurred_at, kind, username, username_key, detail)"
                 " VALUES (?, 'account_added', ?, ?, ?)", events())

@@ -290,7 +290,10 @@ public final class AccountStore: Sendable {
       // One migration at a time, each checkpointed into the database file with the -wal file
       // emptied after it: v2 rebuilds every v1 table, and a small or nearly full disk must not
       // hold every migration's pages twice (in the -wal file and then in the file).
-      for migration in Self.knownMigrations {
+      // Read again under the lock: another process may have migrated the file meanwhile (GRDB
+      // stops the program when asked to migrate up to a migration already passed).
+      let recorded = try writer.read { db in try Self.recordedMigrations(db) } ?? []
+      for migration in Self.knownMigrations where !recorded.contains(migration) {
         try Self.migrator.migrate(writer, upTo: migration)
         _ = try writer.writeWithoutTransaction { db in
           try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")

@@ -14,9 +14,9 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
   static let selection = """
     account.id, account.username, account.username_key, account.full_name, account.email,
     account.password_hash, account.must_change_password, account.disabled_at,
-    account.created_at, account.updated_at, account.last_login_at
+    account.created_at, account.updated_at, account.password_changed_at, account.last_login_at
     """
-  static let columnCount = 11
+  static let columnCount = 12
 
   var id: Int64?
   var username: String
@@ -28,6 +28,7 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
   var disabledAt: String?
   var createdAt: String
   var updatedAt: String
+  var passwordChangedAt: String
   var lastLoginAt: String?
 
   init(row: Row) {
@@ -41,7 +42,8 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     disabledAt = row[7]
     createdAt = row[8]
     updatedAt = row[9]
-    lastLoginAt = row[10]
+    passwordChangedAt = row[10]
+    lastLoginAt = row[11]
   }
 
   init(_ new: NewAccount, at date: Date) {
@@ -56,6 +58,7 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     disabledAt = nil
     createdAt = now
     updatedAt = now
+    passwordChangedAt = now
     lastLoginAt = nil
   }
 
@@ -70,6 +73,7 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     disabledAt = account.disabledAt.map(Timestamp.string(from:))
     createdAt = Timestamp.string(from: account.createdAt)
     updatedAt = Timestamp.string(from: account.updatedAt)
+    passwordChangedAt = Timestamp.string(from: account.passwordChangedAt)
     lastLoginAt = account.lastLoginAt.map(Timestamp.string(from:))
   }
 
@@ -84,6 +88,7 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     container["disabled_at"] = disabledAt
     container["created_at"] = createdAt
     container["updated_at"] = updatedAt
+    container["password_changed_at"] = passwordChangedAt
     container["last_login_at"] = lastLoginAt
   }
 
@@ -97,6 +102,7 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
       mustChangePassword: mustChangePassword, disabledAt: disabledAt.flatMap(Timestamp.date),
       createdAt: Timestamp.date(from: createdAt) ?? .distantPast,
       updatedAt: Timestamp.date(from: updatedAt) ?? .distantPast,
+      passwordChangedAt: Timestamp.date(from: passwordChangedAt) ?? .distantPast,
       lastLoginAt: lastLoginAt.flatMap(Timestamp.date))
   }
 }

@@ -72,13 +72,15 @@ let schemaV2 = """
     disabled_at TEXT,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
+    password_changed_at TEXT NOT NULL,
     last_login_at TEXT
   ) STRICT;
 
   INSERT INTO account (id, username, username_key, full_name, email, password_hash,
-                       must_change_password, disabled_at, created_at, updated_at, last_login_at)
+                       must_change_password, disabled_at, created_at, updated_at,
+                       password_changed_at, last_login_at)
   SELECT id, username, username_key, full_name, email, password_hash, 0, NULL, created_at,
-         updated_at, last_login_at
+         updated_at, created_at, last_login_at
   FROM user;
 
   CREATE TABLE activation_v2 (

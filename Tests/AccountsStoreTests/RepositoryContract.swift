@@ -113,6 +113,7 @@ struct RepositoryContract {
     bob.disabledAt = noon + 5
     bob.lastLoginAt = noon + 6
     bob.updatedAt = noon + 7
+    bob.passwordChangedAt = noon + 8
     try store.write { writer throws(AccountsError) in try writer.update(bob) }
     #expect(try store.account(key: "bob") == bob)
     var renamed = bob

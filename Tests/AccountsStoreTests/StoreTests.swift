@@ -114,23 +114,25 @@ struct ConstraintTests {
     defer { try? FileManager.default.removeItem(at: folder) }
     let insert =
       "INSERT INTO account (id, username, username_key, full_name, email, "
-      + "password_hash, created_at, updated_at) VALUES "
+      + "password_hash, created_at, updated_at, password_changed_at) VALUES "
     #expect(throws: DatabaseError.self) {
       try db.write {
-        try $0.execute(sql: insert + "(1, 'a', 'a', 'A', 'a@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x')")
+        try $0.execute(
+          sql: insert + "(1, 'a', 'a', 'A', 'a@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x', 'x')")
       }
     }
     try db.write {
       try $0.execute(
         sql: """
           UPDATE activation SET state = 'Activated', owner_id = 1;
-          \(insert) (1, 'a', 'a', 'A', 'a@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x');
-          \(insert) (2, 'b', 'b', 'B', 'b@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x');
+          \(insert) (1, 'a', 'a', 'A', 'a@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x', 'x');
+          \(insert) (2, 'b', 'b', 'B', 'b@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x', 'x');
           """)
     }
     #expect(throws: DatabaseError.self) {
       try db.write {
-        try $0.execute(sql: insert + "(3, 'B', 'b', 'B', 'b@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x')")
+        try $0.execute(
+          sql: insert + "(3, 'B', 'b', 'B', 'b@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x', 'x')")
       }
     }
     #expect(throws: DatabaseError.self) {
@@ -158,7 +160,7 @@ struct ConstraintTests {
       try db.write {
         try $0.execute(
           sql:
-            "UPDATE activation SET state = 'Activated', owner_id = 1; INSERT INTO account (id, username, username_key, full_name, email, password_hash, created_at, updated_at) VALUES (1, 'a', 'a', '  ', 'a@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x')"
+            "UPDATE activation SET state = 'Activated', owner_id = 1; INSERT INTO account (id, username, username_key, full_name, email, password_hash, created_at, updated_at, password_changed_at) VALUES (1, 'a', 'a', '  ', 'a@b.c', 'pbkdf2_sha256$1$s$k', 'x', 'x', 'x')"
         )
       }
     }
@@ -166,7 +168,7 @@ struct ConstraintTests {
       try db.write {
         try $0.execute(
           sql:
-            "UPDATE activation SET state = 'Activated', owner_id = 1; INSERT INTO account (id, username, username_key, full_name, email, password_hash, created_at, updated_at) VALUES (1, 'a', 'a', 'A', 'a@b.c', 'plaintext', 'x', 'x')"
+            "UPDATE activation SET state = 'Activated', owner_id = 1; INSERT INTO account (id, username, username_key, full_name, email, password_hash, created_at, updated_at, password_changed_at) VALUES (1, 'a', 'a', 'A', 'a@b.c', 'plaintext', 'x', 'x', 'x')"
         )
       }
     }

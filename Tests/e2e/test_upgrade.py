@@ -91,11 +91,13 @@ def test_login_upgrades_to_v2(v1):
 
 def test_upgrade_keeps_the_account(v1):
     """The v1 user row is the account row with id 1: every field identical but the last login
-    the upgrading login wrote; must_change_password 0, disabled_at NULL."""
+    the upgrading login wrote; must_change_password 0, disabled_at NULL, the password set when the
+    v1 user was created."""
     upgrade_by_login(v1)
     (account,) = rows(v1, "SELECT * FROM account")
     assert account["must_change_password"] == 0
     assert account["disabled_at"] is None
+    assert account["password_changed_at"] == V1_USER["created_at"]
     for field in ("id", "username", "username_key", "full_name", "email", "password_hash",
                   "created_at"):
         assert account[field] == V1_USER[field], field
@@ -110,7 +112,8 @@ def test_upgrade_by_another_write_keeps_every_account_field(v1):
     assert (result.code, result.stderr) == (1, INVALID + "\n")
     assert migrations(v1) == {"v1", "v2"}
     (account,) = rows(v1, "SELECT * FROM account")
-    assert account == {**V1_USER, "must_change_password": 0, "disabled_at": None}
+    assert account == {**V1_USER, "must_change_password": 0, "disabled_at": None,
+                       "password_changed_at": V1_USER["created_at"]}
 
 
 def test_upgrade_keeps_activation(v1):

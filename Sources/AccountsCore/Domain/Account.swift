@@ -75,6 +75,9 @@ public struct Account: Equatable, Sendable {
   public var createdAt: Date
   /// When the account last changed.
   public var updatedAt: Date
+  /// When its password was last set (a stronger hash of the same password does not count):
+  /// what tells a check that raced a password change from one that raced a rehash.
+  public var passwordChangedAt: Date
   /// When the account last logged in successfully, if ever.
   public var lastLoginAt: Date?
 
@@ -82,7 +85,7 @@ public struct Account: Equatable, Sendable {
   public init(
     id: Int64, username: String, usernameKey: String, fullName: String, email: String,
     passwordHash: String, isOwner: Bool, mustChangePassword: Bool, disabledAt: Date?,
-    createdAt: Date, updatedAt: Date, lastLoginAt: Date?
+    createdAt: Date, updatedAt: Date, passwordChangedAt: Date, lastLoginAt: Date?
   ) {
     self.id = id
     self.username = username
@@ -95,6 +98,7 @@ public struct Account: Equatable, Sendable {
     self.disabledAt = disabledAt
     self.createdAt = createdAt
     self.updatedAt = updatedAt
+    self.passwordChangedAt = passwordChangedAt
     self.lastLoginAt = lastLoginAt
   }
 

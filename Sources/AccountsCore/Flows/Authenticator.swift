@@ -116,7 +116,7 @@ struct Authenticator {
 
   /// Stores `newPassword` for a checked account (`passwd`): the hash replaced, must-change
   /// cleared, the name's tally cleared, one event; refused if the password was changed by
-  /// another process meanwhile.
+  /// another process meanwhile (not if a concurrent login only rehashed it).
   func changePassword(_ verified: Verified, to newPassword: String) throws(AccountsError) {
     let fresh = try hashing { () throws(CryptoError) in
       try env.hasher.hash(password: newPassword)
@@ -125,11 +125,12 @@ struct Authenticator {
     let changed = try store.write { writer throws(AccountsError) -> Bool in
       let now = env.now()
       guard var account = try writer.account(key: key), account.id == verified.account.id,
-        account.passwordHash == verified.account.passwordHash, !account.isDisabled
+        account.passwordChangedAt == verified.account.passwordChangedAt, !account.isDisabled
       else { return false }
       account.passwordHash = fresh.description
       account.mustChangePassword = false
       account.updatedAt = now
+      account.passwordChangedAt = now
       try writer.update(account)
       try writer.setTally(nil, key: key, at: now)
       try writer.append(

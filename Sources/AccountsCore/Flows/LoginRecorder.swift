@@ -79,8 +79,8 @@ public enum LoginRecorder {
   /// `requiredChange` the new password a login asked for, must-change cleared), logged.
   ///
   /// `expected` is the account as read before the password was checked: if it was removed,
-  /// disabled or given another password meanwhile, or the name was locked, nothing changes but
-  /// the log.
+  /// disabled or given another password meanwhile (a stronger hash of the same password, from a
+  /// concurrent login, is no change), or the name was locked, nothing changes but the log.
   public static func recordSuccess(
     _ store: any AccountRepository, username: String, usernameKey: String, at now: Date,
     expected: Account? = nil, newHash: String? = nil, requiredChange: Bool = false
@@ -90,7 +90,7 @@ public enum LoginRecorder {
         return .locked(until: until)
       }
       guard var account = try writer.account(key: usernameKey), !account.isDisabled,
-        expected.map({ $0.id == account.id && $0.passwordHash == account.passwordHash })
+        expected.map({ $0.id == account.id && $0.passwordChangedAt == account.passwordChangedAt })
           ?? true
       else {
         try writer.append(
@@ -109,6 +109,7 @@ public enum LoginRecorder {
       }
       if requiredChange {
         account.mustChangePassword = false
+        account.passwordChangedAt = now
         try writer.append(
           AuditRecord(
             .passwordChanged, at: now, username: account.username, usernameKey: usernameKey,

@@ -23,6 +23,7 @@ public enum UserPasswordFlow {
       changed.passwordHash = hash.description
       changed.mustChangePassword = mustChange
       changed.updatedAt = now
+      changed.passwordChangedAt = now
       try writer.update(changed)
       try writer.setTally(nil, key: account.usernameKey, at: now)
       try writer.append(
