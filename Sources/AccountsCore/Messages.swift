@@ -195,8 +195,24 @@ public enum Messages {
   public static let detailMustChange = "must change at next login"
   /// The audit log's word for a password changed because a login required it.
   public static let detailRequiredAtLogin = "required at login"
-  /// The audit log's word for an account added at activation.
-  public static let detailOwner = "owner"
+  /// The audit log's word for an attempt refused while the name is locked.
+  public static let detailLocked = "locked"
+  /// The audit log's words for a lock earned.
+  public static func detailLockedUntil(_ time: String) -> String { "locked until \(time)" }
+  /// The audit log's words for a rename, in `account_edited`.
+  public static func detailRenamed(_ old: String, _ new: String) -> String {
+    "user name \(old) -> \(new)"
+  }
+  /// The audit log's word for a changed full name, in `account_edited`.
+  public static let detailFullName = "full name"
+  /// The audit log's word for a changed e-mail address, in `account_edited`.
+  public static let detailEmail = "e-mail"
+  /// The audit log's words for a reset.
+  public static func detailAccountsDeleted(_ count: Int) -> String {
+    count == 1 ? "1 account deleted" : "\(count) accounts deleted"
+  }
+  /// The audit log's words for ownership moved away from `previous`.
+  public static func detailOwnershipFrom(_ previous: String) -> String { "from \(previous)" }
 
   /// `status` where no database exists: the second line.
   public static func databaseMissing(_ path: String) -> String {

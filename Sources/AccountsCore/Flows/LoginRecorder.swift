@@ -53,7 +53,7 @@ public enum LoginRecorder {
         try writer.append(
           AuditRecord(
             .lockout, at: now, username: username, usernameKey: usernameKey,
-            detail: "locked until \(Timestamp.string(from: lockedUntil))"))
+            detail: Messages.detailLockedUntil(Timestamp.string(from: lockedUntil))))
       }
       try writer.setTally(next, key: usernameKey, at: now)
       return lockedUntil.map { .lockedNow(until: $0) } ?? .counted(failures: next.failures)
@@ -146,7 +146,9 @@ public enum LoginRecorder {
   {
     guard let until = try writer.tally(key: key).lock(at: now) else { return nil }
     try writer.append(
-      AuditRecord(.loginFailure, at: now, username: username, usernameKey: key, detail: "locked"))
+      AuditRecord(
+        .loginFailure, at: now, username: username, usernameKey: key,
+        detail: Messages.detailLocked))
     return until
   }
 }

@@ -25,7 +25,7 @@ public enum ResetFlow {
       try writer.append(
         AuditRecord(
           .reset, at: env.now(), username: owner?.username, usernameKey: owner?.usernameKey,
-          detail: deleted == 1 ? "1 account deleted" : "\(deleted) accounts deleted"))
+          detail: Messages.detailAccountsDeleted(deleted)))
       return true
     }
     env.console.output(changed ? Messages.resetDone : Messages.alreadyPublic)

@@ -50,16 +50,16 @@ public enum UserEditFlow {
         if key != account.usernameKey, try writer.account(key: key) != nil {
           throw .usernameTaken(name)
         }
-        fields.append("user name \(account.username) -> \(name)")
+        fields.append(Messages.detailRenamed(account.username, name))
         changed.username = name
         changed.usernameKey = key
       }
       if let fullName, fullName != account.fullName {
-        fields.append("full name")
+        fields.append(Messages.detailFullName)
         changed.fullName = fullName
       }
       if let email, email != account.email {
-        fields.append("e-mail")
+        fields.append(Messages.detailEmail)
         changed.email = email
       }
       var said: [String] = []
@@ -79,7 +79,7 @@ public enum UserEditFlow {
           AuditRecord(
             .ownershipMoved, at: now, username: changed.username,
             usernameKey: changed.usernameKey,
-            detail: previous.map { "from \($0.username)" }))
+            detail: previous.map { Messages.detailOwnershipFrom($0.username) }))
         said.append(Messages.ownershipMoved(changed.username))
       }
       return said.isEmpty ? [Messages.nothingToEdit(account.username)] : said
