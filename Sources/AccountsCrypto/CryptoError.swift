@@ -6,6 +6,9 @@ public enum CryptoError: Error, Equatable, CustomStringConvertible {
   case openSSLUnavailable(library: String, reason: String)
   /// A parameter is outside what the primitive accepts.
   case invalidParameter(String)
+  /// Sealed data did not open: the key is not the one it was sealed with, or the data or its
+  /// tag was changed.
+  case authenticationFailed
 
   public var description: String {
     switch self {
@@ -17,6 +20,8 @@ public enum CryptoError: Error, Equatable, CustomStringConvertible {
         + "install OpenSSL 3 (the libssl3 package on Debian and Ubuntu) and try again."
     case .invalidParameter(let what):
       return "Invalid cryptographic parameter: \(what)."
+    case .authenticationFailed:
+      return "Sealed data could not be opened: wrong key, or the data was changed."
     }
   }
 }

@@ -16,6 +16,15 @@ struct LibCrypto: Sendable {
   let pbkdf2HMAC: accounts_PKCS5_PBKDF2_HMAC_fn
   let randomBytes: accounts_RAND_bytes_fn
   let constantTimeCompare: accounts_CRYPTO_memcmp_fn
+  let hmac: accounts_HMAC_fn
+  let sha1: accounts_EVP_sha1_fn
+  let aes256GCM: accounts_EVP_aes_256_gcm_fn
+  let cipherContextNew: accounts_EVP_CIPHER_CTX_new_fn
+  let cipherContextFree: accounts_EVP_CIPHER_CTX_free_fn
+  let cipherContextControl: accounts_EVP_CIPHER_CTX_ctrl_fn
+  let cipherInit: accounts_EVP_CipherInit_ex_fn
+  let cipherUpdate: accounts_EVP_CipherUpdate_fn
+  let cipherFinal: accounts_EVP_CipherFinal_ex_fn
 
   // A static let is initialised once, on first use, and thread-safely (swift_once); a failure is
   // kept too, so every later use reports it without trying again.
@@ -34,6 +43,20 @@ struct LibCrypto: Sendable {
       randomBytes = try library.function("RAND_bytes", as: accounts_RAND_bytes_fn.self)
       constantTimeCompare = try library.function(
         "CRYPTO_memcmp", as: accounts_CRYPTO_memcmp_fn.self)
+      hmac = try library.function("HMAC", as: accounts_HMAC_fn.self)
+      sha1 = try library.function("EVP_sha1", as: accounts_EVP_sha1_fn.self)
+      aes256GCM = try library.function("EVP_aes_256_gcm", as: accounts_EVP_aes_256_gcm_fn.self)
+      cipherContextNew = try library.function(
+        "EVP_CIPHER_CTX_new", as: accounts_EVP_CIPHER_CTX_new_fn.self)
+      cipherContextFree = try library.function(
+        "EVP_CIPHER_CTX_free", as: accounts_EVP_CIPHER_CTX_free_fn.self)
+      cipherContextControl = try library.function(
+        "EVP_CIPHER_CTX_ctrl", as: accounts_EVP_CIPHER_CTX_ctrl_fn.self)
+      cipherInit = try library.function("EVP_CipherInit_ex", as: accounts_EVP_CipherInit_ex_fn.self)
+      cipherUpdate = try library.function(
+        "EVP_CipherUpdate", as: accounts_EVP_CipherUpdate_fn.self)
+      cipherFinal = try library.function(
+        "EVP_CipherFinal_ex", as: accounts_EVP_CipherFinal_ex_fn.self)
     } catch {
       throw .openSSLUnavailable(library: error.library, reason: error.reason)
     }
