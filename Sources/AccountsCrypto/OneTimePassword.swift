@@ -61,8 +61,10 @@ public enum Base32 {
     return String(decoding: output, as: UTF8.self)
   }
 
-  /// The bytes `text` encodes; nil when it is not Base32. Case, spaces and hyphens (as people
-  /// copy secrets in groups) and the padding are ignored; leftover bits must be zero.
+  /// The bytes `text` encodes; nil when it is not Base32.
+  ///
+  /// Case, spaces and hyphens (as people copy secrets in groups) and the padding are ignored;
+  /// leftover bits must be zero.
   public static func decode(_ text: String) -> [UInt8]? {
     var output: [UInt8] = []
     var buffer: UInt64 = 0
