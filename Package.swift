@@ -71,9 +71,12 @@ let package = Package(
     // time a new password is checked (AccountsCore's LibZxcvbn.swift), so no `link` in its
     // module map and no pkgConfig.
     .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
+    // libqrencode's header only (from libqrencode-dev): opened the first time a QR code is shown
+    // (AccountsCore's QRCode.swift), as zxcvbn is.
+    .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),
     .target(
       name: "AccountsCore",
-      dependencies: ["AccountsCrypto", "CZxcvbn", "DynamicLibrary"]
+      dependencies: ["AccountsCrypto", "CQRencode", "CZxcvbn", "DynamicLibrary"]
     ),
     .executableTarget(
       name: "AccountsCLI",

@@ -112,6 +112,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case lastAccount(String)
   /// zxcvbn's library, which checks new passwords, could not be opened or lacks a function.
   case passwordCheckerUnavailable(library: String, reason: String)
+  /// libqrencode, which draws QR codes, could not be opened or lacks a function.
+  case qrEncoderUnavailable(library: String, reason: String)
   /// The password blocklist is configured but cannot be read.
   case blocklistUnreadable(path: String, reason: String)
   /// A setting from the environment has a value `accounts` cannot use.
@@ -133,7 +135,9 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .invalidSetting: return .usage
     case .locked: return .locked
     case .noSuchAccount: return .noSuchAccount
-    case .passwordCheckerUnavailable, .blocklistUnreadable, .storage, .crypto: return .storage
+    case .passwordCheckerUnavailable, .qrEncoderUnavailable, .blocklistUnreadable, .storage,
+      .crypto:
+      return .storage
     }
   }
 
@@ -175,6 +179,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .lastAccount(let name): return Messages.lastAccount(name)
     case .passwordCheckerUnavailable(let library, let reason):
       return Messages.passwordCheckerUnavailable(library, reason: reason)
+    case .qrEncoderUnavailable(let library, let reason):
+      return Messages.qrEncoderUnavailable(library, reason: reason)
     case .blocklistUnreadable(let path, let reason):
       return Messages.blocklistUnreadable(path, reason: reason)
     case .invalidSetting(let name, let value, let expected):

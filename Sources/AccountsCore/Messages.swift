@@ -270,6 +270,11 @@ public enum Messages {
     "zxcvbn's \(library) is needed to check new passwords but could not be loaded (\(reason)); "
       + "install it (the libzxcvbn0 package on Debian and Ubuntu) and try again."
   }
+  /// libqrencode is missing or broken.
+  public static func qrEncoderUnavailable(_ library: String, reason: String) -> String {
+    "libqrencode's \(library) is needed to show a QR code but could not be loaded (\(reason)); "
+      + "install it (the libqrencode4 package on Debian and Ubuntu) or skip the QR code."
+  }
   /// Password is on the blocklist.
   public static let passwordIsBlocked =
     "Password is on the administrator's list of forbidden passwords!"
