@@ -37,9 +37,10 @@ public enum SecondFactor {
     try SecureRandom.bytes(secretByteCount)
   }
 
-  /// Checks `typed` (spaces ignored) against `secret` at `now`; a code is accepted only in a
-  /// step later than `lastAcceptedStep`. At `enrolling`, a code from a step further away is
-  /// told as a clock that is off.
+  /// Checks `typed` (spaces ignored) against `secret` at `now`.
+  ///
+  /// A code is accepted only in a step later than `lastAcceptedStep`. At `enrolling`, a code
+  /// from a step further away is told as a clock that is off.
   ///
   /// Every step of the window is computed and compared in constant time, whatever matched, so
   /// the time taken tells nothing.
@@ -115,9 +116,10 @@ public enum SecondFactor {
     return codes
   }
 
-  /// What is stored of a recovery code: the SHA-256 of its 10 bytes, or nil when `typed` is not
-  /// one (case, spaces and hyphens ignored). The codes carry 80 random bits, so a fast hash is
-  /// enough: there is nothing to guess from a dictionary.
+  /// What is stored of a recovery code: the SHA-256 of its 10 bytes.
+  ///
+  /// Nil when `typed` is not one (case, spaces and hyphens ignored). The codes carry 80 random
+  /// bits, so a fast hash is enough: there is nothing to guess from a dictionary.
   public static func recoveryCodeHash(_ typed: String) throws(CryptoError) -> [UInt8]? {
     guard let bytes = Base32.decode(typed), bytes.count == 10 else { return nil }
     return try SHA256.hash(bytes)
