@@ -56,8 +56,11 @@ let package = Package(
     // opened at first use (AccountsCrypto's LibCrypto.swift). No `pkgConfig: "libcrypto"`, as
     // SwiftPM would add libcrypto.pc's `-lcrypto` to the link.
     .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
+    // libxcrypt's header only (from libcrypt-dev): crypt(3) hashes of imported users are checked
+    // through it, opened at first use (AccountsCrypto's CryptHash.swift).
+    .systemLibrary(name: "CXcrypt", providers: [.apt(["libcrypt-dev"])]),
     .target(name: "DynamicLibrary"),
-    .target(name: "AccountsCrypto", dependencies: ["COpenSSL", "DynamicLibrary"]),
+    .target(name: "AccountsCrypto", dependencies: ["COpenSSL", "CXcrypt", "DynamicLibrary"]),
     .target(name: "CTerminal"),
     .target(
       name: "AccountsStore",
