@@ -106,7 +106,8 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
-    .testTarget(name: "AccountsCryptoTests", dependencies: ["AccountsCrypto"]),
+    .testTarget(
+      name: "AccountsCryptoTests", dependencies: ["AccountsCrypto", "AccountsTestSupport"]),
     .testTarget(
       name: "AccountsStoreTests",
       dependencies: [

@@ -61,6 +61,8 @@ struct CommandContext {
     let blocklist = variable("ACCOUNTS_PASSWORD_BLOCKLIST").flatMap {
       $0.isEmpty ? nil : PasswordBlocklist(path: $0)
     }
+    // Two calls rather than one with optional typed-throws closures: Swift 6.3's compiler
+    // crashes (signal 11) on `openStore ?? …` and on an optional `readStatus` built here.
     let environment: AccountsEnvironment
     if let openStore {
       environment = AccountsEnvironment(

@@ -36,26 +36,20 @@ extension AccountsCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-      if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
+      if let limit, limit < 1 { throw ValidationError(Messages.limitAtLeastOne) }
       if let event, !AuditEventKind.known.contains(AuditEventKind(rawValue: event)) {
-        throw ValidationError(
-          "--event must be one of: \(AuditEventKind.known.map(\.rawValue).joined(separator: ", "))."
-        )
+        throw ValidationError(Messages.eventKinds)
       }
       if let since, AuditLogQuery.since(since, now: Date()) == nil {
-        throw ValidationError(
-          "--since must be a UTC date (2026-11-23), a UTC time (2026-11-23T10:00:00Z) or an age "
-            + "(90s, 30m, 2h, 7d).")
+        throw ValidationError(Messages.sinceForms)
       }
-      if let user, user.isEmpty { throw ValidationError("--user must not be empty.") }
+      if let user, user.isEmpty { throw ValidationError(Messages.userFilterEmpty) }
     }
 
     func run(_ context: CommandContext) throws {
       let env = context.environment
-      let query = AuditQuery(
-        usernameKey: user.map(UsernameRules.lookupKey(for:)),
-        kind: event.map(AuditEventKind.init(rawValue:)),
-        since: since.flatMap { AuditLogQuery.since($0, now: env.now()) }, limit: limit)
+      let query = AuditLogQuery.query(
+        user: user, event: event, since: since, limit: limit, now: env.now())
       try AuditLogQuery.run(env, query: query) { event in
         context.bulk.line(json ? AuditPresentation.json(event) : AuditPresentation.line(event))
       }

@@ -23,46 +23,4 @@ extension AccountsCommand {
       try PasswordChangeFlow.run(context.environment, username: username)
     }
   }
-
-  /// `accounts verify`: check a password for a script, printing nothing.
-  struct Verify: ContextualCommand {
-    static let configuration = CommandConfiguration(
-      commandName: "verify",
-      abstract: "Check a user name and password for a script: exit 0 right, 1 wrong, 4 locked.",
-      discussion: """
-        Reads the password as one line of standard input and prints nothing for a right, wrong \
-        or locked answer. Costs, counts and logs exactly as a login does, without Home.
-        """)
-
-    @Option(name: .customLong("username"), help: "The user name.")
-    var username: String
-
-    @Flag(
-      name: .customLong("password-stdin"),
-      help: "Read the password as one line of standard input (required).")
-    var passwordStdin = false
-
-    @OptionGroup var global: GlobalOptions
-
-    func validate() throws {
-      if !passwordStdin {
-        throw ValidationError("--password-stdin is required: verify never prompts.")
-      }
-    }
-
-    func run(_ context: CommandContext) throws {
-      do {
-        try VerifyFlow.run(context.environment, username: username)
-      } catch .invalidCredentials {
-        throw SilentExit(status: .refused)
-      } catch .locked {
-        throw SilentExit(status: .locked)
-      }
-    }
-  }
-}
-
-/// Ends the process with `status` and prints nothing (`verify`'s answers).
-struct SilentExit: Error {
-  var status: ExitStatus
 }

@@ -122,7 +122,7 @@ extension AccountsCommand {
 
     func validate() throws {
       if edit.isEmpty {
-        throw ValidationError("Give at least one of --full-name, --email, --username, --owner.")
+        throw ValidationError(Messages.editNeedsAChange)
       }
     }
 

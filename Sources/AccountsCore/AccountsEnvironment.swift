@@ -112,7 +112,7 @@ func storing<T>(_ body: () throws(StoreError) -> T) throws(AccountsError) -> T {
   do {
     return try body()
   } catch {
-    throw .from(error)
+    throw .storage(error)
   }
 }
 

@@ -190,9 +190,4 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .crypto(let error): return error.description
     }
   }
-
-  /// Wraps a store error, turning `alreadyActivated` into the refusal it is.
-  public static func from(_ error: StoreError) -> AccountsError {
-    error == .alreadyActivated ? .alreadyActivated : .storage(error)
-  }
 }

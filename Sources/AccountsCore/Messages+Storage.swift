@@ -4,8 +4,6 @@ extension Messages {
   /// A store failure in one sentence: what is wrong and what to do.
   public static func storage(_ error: StoreError) -> String {
     switch error {
-    case .alreadyActivated:
-      return alreadyActivated
     case .isDirectory(let path):
       return "Cannot use the database \(path): it is a directory, not a file."
     case .cannotCreateFolder(let path, let reason):

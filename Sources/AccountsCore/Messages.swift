@@ -227,6 +227,27 @@ public enum Messages {
     "\(name) must be \(expected), not \"\(value)\"."
   }
 
+  // The command line's own refusals (exit 2), as the argument parser prints them.
+
+  /// `log --limit` below 1.
+  public static let limitAtLeastOne = "--limit must be at least 1."
+  /// `log --user ""`.
+  public static let userFilterEmpty = "--user must not be empty."
+  /// `log --event` of a kind that does not exist.
+  public static var eventKinds: String {
+    "--event must be one of: \(AuditEventKind.known.map(\.rawValue).joined(separator: ", "))."
+  }
+  /// `log --since` that is no date, time or age.
+  public static let sinceForms =
+    "--since must be a UTC date (2026-11-23), a UTC time (2026-11-23T10:00:00Z) or an age "
+    + "(90s, 30m, 2h, 7d)."
+  /// `verify` without `--password-stdin`.
+  public static let verifyNeedsPasswordStdin =
+    "--password-stdin is required: verify reads the password as one line of standard input."
+  /// `user edit` with nothing to change.
+  public static let editNeedsAChange =
+    "Give at least one of --full-name, --email, --username, --owner."
+
   /// Unlock done.
   public static func unlocked(_ username: String, failures: Int, wasLocked: Bool) -> String {
     if wasLocked { return "Unlocked \(username): its lock and failed-login count are cleared." }

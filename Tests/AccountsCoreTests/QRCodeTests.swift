@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsTestSupport
 import Foundation
 import Testing
 
@@ -54,16 +55,9 @@ struct QRCodeTests {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID()).pgm")
     defer { try? FileManager.default.removeItem(at: file) }
     try Data(image).write(to: file)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
-    process.arguments = ["--raw", "--quiet", file.path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
-    return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .newlines)
+    let (status, output) = try runTool("/usr/bin/zbarimg", ["--raw", "--quiet", file.path])
+    #expect(status == 0)
+    return output
   }
 
   /// An otpauth URI drawn for the terminal decodes to exactly that URI.

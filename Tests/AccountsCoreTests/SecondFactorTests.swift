@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsCrypto
+import AccountsTestSupport
 import Foundation
 import Testing
 
@@ -82,16 +83,9 @@ struct SecondFactorTests {
     let base32 = try #require(
       URLComponents(string: uri)?.queryItems?.first { $0.name == "secret" }?.value)
     let time = 1_800_000_015
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/oathtool")
-    process.arguments = ["--totp", "-b", "--now", "@\(time)", base32]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let code = String(
-      decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self
-    ).trimmingCharacters(in: .whitespacesAndNewlines)
-    process.waitUntilExit()
+    let (status, code) = try runTool(
+      "/usr/bin/oathtool", ["--totp", "-b", "--now", "@\(time)", base32])
+    #expect(status == 0)
     let now = Date(timeIntervalSince1970: Double(time))
     #expect(
       try SecondFactor.check(code, secret: secret, at: now, lastAcceptedStep: nil)

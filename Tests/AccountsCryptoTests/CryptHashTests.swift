@@ -1,4 +1,5 @@
 import AccountsCrypto
+import AccountsTestSupport
 import Foundation
 import Testing
 
@@ -9,16 +10,9 @@ struct CryptHashTests {
   let password = "correct horse battery staple"
 
   func run(_ tool: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
-    return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    let (status, output) = try runTool(tool, arguments)
+    #expect(status == 0)
+    return output
   }
 
   /// `mkpasswd -m yescrypt|sha-512|sha-256|bcrypt`: the right password verifies, a wrong one

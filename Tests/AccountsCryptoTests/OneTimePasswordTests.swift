@@ -1,4 +1,5 @@
 import AccountsCrypto
+import AccountsTestSupport
 import Foundation
 import Testing
 
@@ -97,17 +98,9 @@ struct OneTimePasswordTests {
     for _ in 0..<12 {
       let secret = try SecureRandom.bytes(20)
       let time = Int(try SecureRandom.bytes(4).reduce(0) { $0 << 8 | Int($1) }) % 4_000_000_000
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/oathtool")
-      process.arguments = ["--totp", "-b", "--now", "@\(time)", Base32.encode(secret)]
-      let pipe = Pipe()
-      process.standardOutput = pipe
-      try process.run()
-      let output = pipe.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
-      #expect(process.terminationStatus == 0)
-      let theirs = String(decoding: output, as: UTF8.self)
-        .trimmingCharacters(in: .whitespacesAndNewlines)
+      let (status, theirs) = try runTool(
+        "/usr/bin/oathtool", ["--totp", "-b", "--now", "@\(time)", Base32.encode(secret)])
+      #expect(status == 0)
       let ours = try OneTimePassword.totp(
         secret: secret, at: Date(timeIntervalSince1970: Double(time)))
       #expect(ours == theirs, "time \(time)")

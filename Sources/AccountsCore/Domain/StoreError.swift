@@ -4,8 +4,6 @@ import Foundation
 ///
 /// It names no backend: SQLite's and GRDB's errors are translated inside AccountsStore.
 public enum StoreError: Error, Equatable, Sendable {
-  /// The device is already activated; a second activation is refused.
-  case alreadyActivated
   /// The path names a directory, not a file.
   case isDirectory(path: String)
   /// The folder that should hold the database cannot be created.

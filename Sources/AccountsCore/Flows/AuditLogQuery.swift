@@ -12,20 +12,15 @@ public enum AuditLogQuery {
     }
   }
 
-  /// Every event `query` selects, oldest first.
-  public static func run(_ env: AccountsEnvironment, query: AuditQuery = AuditQuery())
-    throws(AccountsError) -> [AuditEvent]
-  {
-    var events: [AuditEvent] = []
-    try run(env, query: query) { events.append($0) }
-    return events
-  }
-
-  /// The newest `limit` events (all when nil), oldest first.
-  public static func run(_ env: AccountsEnvironment, limit: Int?) throws(AccountsError)
-    -> [AuditEvent]
-  {
-    try run(env, query: AuditQuery(limit: limit))
+  /// The query `log`'s filters ask for: `user` compared as a login compares names (its key),
+  /// `since` read by `since(_:now:)` (nil when it cannot be: the command checks that first).
+  public static func query(
+    user: String?, event: String?, since: String?, limit: Int?, now: Date
+  ) -> AuditQuery {
+    AuditQuery(
+      usernameKey: user.map(UsernameRules.lookupKey(for:)),
+      kind: event.map(AuditEventKind.init(rawValue:)),
+      since: since.flatMap { Self.since($0, now: now) }, limit: limit)
   }
 
   /// `--since`'s value: a UTC date (`2026-11-23`), a UTC time (`2026-11-23T10:00:00Z`, with or

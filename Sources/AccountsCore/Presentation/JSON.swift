@@ -7,10 +7,13 @@ import Foundation
 enum JSON {
   /// A JSON string literal.
   static func string(_ text: String) -> String {
-    // Most text is printable ASCII with nothing to escape: copied whole.
-    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
-      return "\"" + text + "\""
-    }
+    var bytes: [UInt8] = []
+    append(text, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// `text` as a literal, character by character: what `append` falls back to.
+  private static func escaped(_ text: String) -> String {
     var result = "\""
     for scalar in text.unicodeScalars {
       switch scalar {
@@ -31,7 +34,7 @@ enum JSON {
   }
 
   /// Appends `text` as a JSON string literal to `bytes`: copied as it is when it holds
-  /// nothing to escape (the usual case), else through `string(_:)`.
+  /// nothing to escape (printable ASCII without `"` or `\`, the usual case), else escaped.
   static func append(_ text: String, to bytes: inout [UInt8]) {
     var text = text
     let plain = text.withUTF8 { utf8 -> Bool in
@@ -43,7 +46,7 @@ enum JSON {
       bytes.append(UInt8(ascii: "\""))
       return true
     }
-    if !plain { bytes.append(contentsOf: string(text).utf8) }
+    if !plain { bytes.append(contentsOf: escaped(text).utf8) }
   }
 
   /// Appends a string literal, or `null`.
