@@ -145,20 +145,34 @@ class Result:
 
 
 class Device:
-    """One isolated device: its own HOME, XDG_DATA_HOME and database file."""
+    """One isolated device: its own HOME, XDG_DATA_HOME, XDG_STATE_HOME (the session file) and
+    database file."""
 
     def __init__(self, root: pathlib.Path):
         self.root = root
         self.home = root / "home"
         self.xdg = root / "xdg"
+        self.state = root / "state"
         self.home.mkdir()
         self.xdg.mkdir()
+        self.state.mkdir(mode=0o700)
         self.db = root / "x" / "accounts.sqlite3"
+
+    @property
+    def session_file(self) -> pathlib.Path:
+        """Where this device's client keeps its session token."""
+        return self.state / "accounts" / "session"
+
+    @property
+    def key_file(self) -> pathlib.Path:
+        """The key the TOTP secrets are sealed under, beside the database."""
+        return self.db.with_name(self.db.name + ".key")
 
     def env(self, fast=True, database=True, **extra) -> dict:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ACCOUNTS_")}
         env.update(
-            HOME=str(self.home), XDG_DATA_HOME=str(self.xdg), TZ="UTC", LC_ALL="C.UTF-8",
+            HOME=str(self.home), XDG_DATA_HOME=str(self.xdg), XDG_STATE_HOME=str(self.state),
+            TZ="UTC", LC_ALL="C.UTF-8",
             TERM="dumb")
         if database:
             env["ACCOUNTS_DATABASE"] = str(self.db)
