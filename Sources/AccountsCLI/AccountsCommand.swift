@@ -27,10 +27,14 @@ struct AccountsCommand: ParsableCommand {
       (administrator commands); 128+N killed by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
       """,
     version: version,
-    subcommands: [Activate.self, Login.self, Passwd.self, Verify.self, Status.self],
+    subcommands: [
+      Activate.self, Login.self, Logout.self, Whoami.self, Passwd.self, TwoFactor.self,
+      Verify.self, Status.self,
+    ],
     groupedSubcommands: [
       CommandGroup(
-        name: "Administrator", subcommands: [User.self, Reset.self, Unlock.self, Log.self])
+        name: "Administrator",
+        subcommands: [User.self, SessionCommand.self, Reset.self, Unlock.self, Log.self])
     ]
   )
 

@@ -61,6 +61,15 @@ struct CommandContext {
     let blocklist = variable("ACCOUNTS_PASSWORD_BLOCKLIST").flatMap {
       $0.isEmpty ? nil : PasswordBlocklist(path: $0)
     }
+    let sessionPolicy = SessionPolicy(
+      lifetime: try SessionSetting.read(
+        "ACCOUNTS_SESSION_LIFETIME", variable: variable, longest: SessionPolicy.longestLifetime),
+      idle: try SessionSetting.read(
+        "ACCOUNTS_SESSION_IDLE", variable: variable, longest: SessionPolicy.longestIdle))
+    let sessions = SessionFile(
+      path: SessionFile.defaultPath(
+        stateHome: variable("XDG_STATE_HOME"), home: variable("HOME")))
+    let keys = KeyFile(databasePath: path)
     // Two calls rather than one with optional typed-throws closures: Swift 6.3's compiler
     // crashes (signal 11) on `openStore ?? …` and on an optional `readStatus` built here.
     let environment: AccountsEnvironment
@@ -68,7 +77,8 @@ struct CommandContext {
       environment = AccountsEnvironment(
         console: console, databasePath: path,
         openStore: { access throws(StoreError) in try openStore(path, access) }, now: now,
-        hasher: hasher, blocklist: blocklist)
+        hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
+        sessionPolicy: sessionPolicy, hostName: hostName())
     } else {
       environment = AccountsEnvironment(
         console: console, databasePath: path,
@@ -76,7 +86,8 @@ struct CommandContext {
           try AccountStore.open(path: path, access: access)
         },
         readStatus: { () throws(StoreError) in try StatusReader.read(path: path) }, now: now,
-        hasher: hasher, blocklist: blocklist)
+        hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
+        sessionPolicy: sessionPolicy, hostName: hostName())
     }
     return CommandContext(environment: environment, console: console, bulk: bulk)
   }
@@ -84,6 +95,42 @@ struct CommandContext {
   /// Prints Home on standard output.
   func showHome(_ home: HomeScreen) {
     for line in home.lines(timeZone: environment.timeZone) { console.output(line) }
+  }
+}
+
+/// This machine's name (`gethostname`), for the label authenticator apps show.
+private func hostName() -> String {
+  var buffer = [CChar](repeating: 0, count: 256)
+  guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+  let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  return name.isEmpty ? "localhost" : name
+}
+
+/// The session timeouts from the environment: seconds, or a number with `s`, `m` or `h`; at
+/// least 5 minutes and at most the longest (NIST's limits, the defaults).
+enum SessionSetting {
+  static func read(_ name: String, variable: (String) -> String?, longest: TimeInterval)
+    throws(AccountsError) -> TimeInterval
+  {
+    guard let text = variable(name), !text.isEmpty else { return longest }
+    let expected =
+      "a duration from 5m to \(Int(longest / 3600))h (seconds, or a number with s, m or h)"
+    var digits = Substring(text)
+    var unit: TimeInterval = 1
+    switch digits.last {
+    case "s": digits = digits.dropLast()
+    case "m": (digits, unit) = (digits.dropLast(), 60)
+    case "h": (digits, unit) = (digits.dropLast(), 3600)
+    default: break
+    }
+    guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+      let count = Int(digits), count <= 1_000_000
+    else { throw .invalidSetting(name: name, value: text, expected: expected) }
+    let seconds = TimeInterval(count) * unit
+    guard seconds >= SessionPolicy.shortest, seconds <= longest else {
+      throw .invalidSetting(name: name, value: text, expected: expected)
+    }
+    return seconds
   }
 }
 

@@ -10,8 +10,10 @@ extension AccountsCommand {
       discussion: """
         Asks for User name and Password. A wrong user name or password gets the same message \
         either way. After 5 failures in a row a user name is locked for 1 minute, then 2, 4, ... \
-        up to 1 hour (exit 4). An account whose password must change asks for a new one \
-        (twice) before Home.
+        up to 1 hour (exit 4). With two-factor authentication on, asks for a Verification \
+        code next (a code from the app, or a recovery code). An account whose password must \
+        change asks for a new one (twice) before Home. Starts a session that the bare \
+        accounts resumes until logout, 1 hour without use or 24 hours.
         """)
 
     @Option(name: .customLong("username"), help: "The user name (skips its prompt).")
@@ -22,12 +24,19 @@ extension AccountsCommand {
       help: "Read the password as one line of standard input.")
     var passwordStdin = false
 
+    @Flag(
+      name: .customLong("no-session"),
+      help: "Check and record the login without starting a session (for scripts).")
+    var noSession = false
+
     @OptionGroup var global: GlobalOptions
 
     func run(_ context: CommandContext) throws {
       let home = try LoginFlow.run(
         context.environment,
-        options: LoginOptions(username: username, passwordFromStandardInput: passwordStdin))
+        options: LoginOptions(
+          username: username, passwordFromStandardInput: passwordStdin,
+          startsSession: !noSession))
       context.showHome(home)
     }
   }

@@ -7,13 +7,14 @@ extension AccountsCommand {
   struct User: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "user",
-      abstract: "Manage accounts: add, list, show, edit, disable, enable, remove, set a password.",
+      abstract:
+        "Manage accounts: add, list, show, edit, disable, enable, remove, set a password, reset 2FA.",
       discussion: """
         For administrators: whoever may write the database. An unknown account exits 5.
         """,
       subcommands: [
         UserAdd.self, UserList.self, UserShow.self, UserEdit.self, UserDisable.self,
-        UserEnable.self, UserRemove.self, UserPasswd.self,
+        UserEnable.self, UserRemove.self, UserPasswd.self, UserResetSecondFactor.self,
       ])
   }
 
@@ -87,6 +88,11 @@ extension AccountsCommand {
         context.console.output(AccountPresentation.json(listing, now: now))
       } else {
         AccountPresentation.details(listing, now: now).forEach(context.console.output)
+        let factor = try SecondFactorFlow.status(context.environment, username: username)
+        var sessions = 0
+        try SessionAdminFlow.list(context.environment, username: username) { _ in sessions += 1 }
+        SessionPresentation.accountDetails(factor, sessions: sessions)
+          .forEach(context.console.output)
       }
     }
   }
@@ -215,6 +221,26 @@ extension AccountsCommand {
       try UserPasswordFlow.run(
         context.environment, username: username, passwordFromStandardInput: passwordStdin,
         mustChange: mustChange)
+    }
+  }
+
+  /// `accounts user reset-2fa NAME`.
+  struct UserResetSecondFactor: ContextualCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "reset-2fa",
+      abstract: "Turn off an account's second factor (a lost phone); its sessions end.",
+      discussion: """
+        The person logs in with the password alone until they run accounts 2fa enable again. \
+        Not on: exit 1.
+        """)
+
+    @Argument(help: "The user name.")
+    var username: String
+
+    @OptionGroup var global: GlobalOptions
+
+    func run(_ context: CommandContext) throws {
+      try SecondFactorFlow.reset(context.environment, username: username)
     }
   }
 }

@@ -29,6 +29,14 @@ public struct AccountsEnvironment {
   public var lockout: LockoutPolicy
   /// The administrator's forbidden passwords, if configured.
   public var blocklist: PasswordBlocklist?
+  /// Where this client keeps its session token.
+  public var sessions: any SessionKeeper
+  /// Where the key sealing TOTP secrets is kept.
+  public var keys: any SealingKeyStore
+  /// How long sessions last.
+  public var sessionPolicy: SessionPolicy
+  /// This device's name, in the label an authenticator app shows (`user@host`).
+  public var hostName: String
 
   /// Creates an environment.
   public init(
@@ -37,10 +45,16 @@ public struct AccountsEnvironment {
     readStatus: (() throws(StoreError) -> DeviceStatus?)? = nil,
     now: @escaping () -> Date = Date.init, timeZone: TimeZone? = nil,
     hasher: PasswordHasher = PasswordHasher(), lockout: LockoutPolicy = .standard,
-    blocklist: PasswordBlocklist? = nil
+    blocklist: PasswordBlocklist? = nil, sessions: (any SessionKeeper)? = nil,
+    keys: (any SealingKeyStore)? = nil, sessionPolicy: SessionPolicy = .standard,
+    hostName: String = "localhost"
   ) {
     self.console = console
     self.databasePath = databasePath
+    self.sessions = sessions ?? MemorySessionKeeper()
+    self.keys = keys ?? MemorySealingKeyStore()
+    self.sessionPolicy = sessionPolicy
+    self.hostName = hostName
     self.openStore = openStore
     self.readStatus = readStatus ?? Self.statusThroughStore(openStore)
     self.now = now
@@ -55,11 +69,13 @@ public struct AccountsEnvironment {
     console: any Console, store: any AccountRepository, now: @escaping () -> Date = Date.init,
     timeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current,
     hasher: PasswordHasher = PasswordHasher(), lockout: LockoutPolicy = .standard,
-    blocklist: PasswordBlocklist? = nil
+    blocklist: PasswordBlocklist? = nil, sessions: (any SessionKeeper)? = nil,
+    keys: (any SealingKeyStore)? = nil, sessionPolicy: SessionPolicy = .standard
   ) {
     self.init(
       console: console, databasePath: store.location, openStore: { _ in store }, now: now,
-      timeZone: timeZone, hasher: hasher, lockout: lockout, blocklist: blocklist)
+      timeZone: timeZone, hasher: hasher, lockout: lockout, blocklist: blocklist,
+      sessions: sessions, keys: keys, sessionPolicy: sessionPolicy)
   }
 
   /// Reads the state by opening the store (what tests and in-memory stores use).

@@ -37,6 +37,10 @@ public enum InputStage: Equatable, Sendable {
   case newPasswordAtLogin
   /// At `passwd`'s or `user passwd`'s prompts.
   case passwordChange
+  /// At `2fa enable`'s verification code.
+  case enrollment
+  /// At the verification code of `2fa disable` or `2fa recovery-codes`.
+  case secondFactorChange
 }
 
 /// What a person can decline.
@@ -124,19 +128,36 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case storage(StoreError)
   /// The system's cryptography failed.
   case crypto(CryptoError)
+  /// No live session for this database in this client's session file.
+  case notLoggedIn
+  /// A verification code that is neither a code of the window nor an unused recovery code.
+  case invalidVerificationCode
+  /// A right code of a time step already used.
+  case replayedVerificationCode
+  /// At enrollment: a right code of a step `seconds` away (positive: the phone is ahead).
+  case clockOff(seconds: Int)
+  /// `2fa enable` for an account that has a second factor.
+  case secondFactorAlreadyOn(String)
+  /// `2fa disable` (and the like) for an account that has none.
+  case secondFactorNotOn(String)
+  /// No live session with this number.
+  case noSuchSession(Int64)
+  /// The session file or the key file cannot be used.
+  case clientFile(ClientFileProblem)
 
   /// The exit code this error ends the process with.
   public var exitStatus: ExitStatus {
     switch self {
     case .invalidForm, .incompleteForm, .invalidCredentials, .notActivated, .alreadyActivated,
       .inputEnded, .declined, .confirmationRequired, .noDatabase, .usernameTaken,
-      .ownerCannotBeRemoved, .lastAccount:
+      .ownerCannotBeRemoved, .lastAccount, .notLoggedIn, .invalidVerificationCode,
+      .replayedVerificationCode, .clockOff, .secondFactorAlreadyOn, .secondFactorNotOn:
       return .refused
     case .invalidSetting: return .usage
     case .locked: return .locked
-    case .noSuchAccount: return .noSuchAccount
+    case .noSuchAccount, .noSuchSession: return .noSuchAccount
     case .passwordCheckerUnavailable, .qrEncoderUnavailable, .blocklistUnreadable, .storage,
-      .crypto:
+      .crypto, .clientFile:
       return .storage
     }
   }
@@ -188,6 +209,41 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .noDatabase(let path): return Messages.noDatabase(path)
     case .storage(let error): return Messages.storage(error)
     case .crypto(let error): return error.description
+    case .notLoggedIn: return Messages.notLoggedIn
+    case .invalidVerificationCode: return Messages.invalidVerificationCode
+    case .replayedVerificationCode: return Messages.replayedVerificationCode
+    case .clockOff(let seconds): return Messages.clockOff(seconds: seconds)
+    case .secondFactorAlreadyOn(let name): return Messages.secondFactorAlreadyOn(name)
+    case .secondFactorNotOn(let name): return Messages.secondFactorNotOn(name)
+    case .noSuchSession(let id): return Messages.noSuchSession(id)
+    case .clientFile(let problem): return Messages.clientFile(problem)
     }
   }
+}
+
+/// What is wrong with the session file or the key file.
+public enum ClientFileProblem: Equatable, Sendable {
+  /// Which file.
+  public enum Kind: Equatable, Sendable {
+    /// `$XDG_STATE_HOME/accounts/session`.
+    case sessionFile
+    /// `<database>.key`.
+    case keyFile
+  }
+  /// Group or others may read or write it (`mode` as octal digits).
+  case notPrivate(Kind, path: String, mode: String)
+  /// Another user owns it.
+  case wrongOwner(Kind, path: String, owner: UInt32)
+  /// It is a symbolic link, a folder or another kind of file.
+  case notAFile(Kind, path: String)
+  /// Its content is not what `accounts` writes.
+  case damaged(Kind, path: String)
+  /// It cannot be read or written (the system's reason).
+  case unusable(Kind, path: String, reason: String)
+  /// The key file is missing although secrets are sealed under it.
+  case keyMissing(path: String)
+  /// The key file is not the key a secret was sealed under.
+  case wrongKey(path: String)
+  /// Its folder is not private (writable by others, or another user's).
+  case folderNotPrivate(Kind, path: String)
 }

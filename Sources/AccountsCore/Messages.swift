@@ -49,6 +49,11 @@ public enum Messages {
       return "Input ended before a new password was chosen; you are not logged in."
     case .passwordChange:
       return "Input ended before the new password was given; nothing was changed."
+    case .enrollment:
+      return "Input ended before a verification code was given; two-factor authentication was "
+        + "not turned on."
+    case .secondFactorChange:
+      return "Input ended before the verification code was given; nothing was changed."
     }
   }
   /// After `Please fill all fields!`: which fields were empty.

@@ -121,13 +121,31 @@ private struct EmptyAccountReader: AccountReader {
   { 0 }
   func forEachAccount(_ body: (AccountListing) throws(AccountsError) -> Void) {}
   func forEachEvent(_ query: AuditQuery, _ body: (AuditEvent) throws(AccountsError) -> Void) {}
+  func account(id: Int64) -> Account? { nil }
+  func session(tokenHash: [UInt8]) -> Session? { nil }
+  func session(id: Int64) -> Session? { nil }
+  func forEachSession(
+    accountID: Int64?, liveAt now: Date, _ body: (SessionListing) throws(AccountsError) -> Void
+  ) {}
+  func secondFactor(accountID: Int64) -> StoredSecondFactor? { nil }
+  func recoveryCodesLeft(accountID: Int64) -> Int { 0 }
+  func hasRecoveryCode(accountID: Int64, hash: [UInt8]) -> Bool { false }
+  func secondFactorKeyIDs() -> Set<String> { [] }
 }
 
 /// Reads inside one transaction of `db`.
-private struct SQLiteAccountReader: AccountReader {
+private struct SQLiteAccountReader: SQLiteReading {
   let db: Database
   let path: String
+}
 
+/// The reads, shared by the reader and the writer (which reads inside its own transaction).
+private protocol SQLiteReading: AccountReader {
+  var db: Database { get }
+  var path: String { get }
+}
+
+extension SQLiteReading {
   func deviceStatus() throws(AccountsError) -> DeviceStatus {
     try statement(path) {
       try ActivationRecord.fetchOne(db, key: 1)?.status
@@ -248,35 +266,95 @@ private struct SQLiteAccountReader: AccountReader {
       }
     }
   }
+
+  func account(id: Int64) throws(AccountsError) -> Account? {
+    try statement(path) {
+      guard
+        let record = try AccountRecord.fetchOne(
+          db, sql: "SELECT \(AccountRecord.selection) FROM account WHERE id = ?", arguments: [id])
+      else { return nil }
+      return record.account(isOwner: try record.id == ownerID())
+    }
+  }
+
+  func session(tokenHash: [UInt8]) throws(AccountsError) -> Session? {
+    try statement(path) {
+      try SessionRecord.fetchOne(
+        db, sql: "SELECT \(SessionRecord.selection) FROM session WHERE token_hash = ?",
+        arguments: [Data(tokenHash)]
+      )?.session
+    }
+  }
+
+  func session(id: Int64) throws(AccountsError) -> Session? {
+    try statement(path) {
+      try SessionRecord.fetchOne(
+        db, sql: "SELECT \(SessionRecord.selection) FROM session WHERE id = ?", arguments: [id]
+      )?.session
+    }
+  }
+
+  func forEachSession(
+    accountID: Int64?, liveAt now: Date, _ body: (SessionListing) throws(AccountsError) -> Void
+  ) throws(AccountsError) {
+    try statement(path) {
+      let time = Timestamp.string(from: now)
+      var arguments: StatementArguments = [time, time]
+      var filter = ""
+      if let accountID {
+        filter = "AND session.account_id = ?"
+        arguments += [accountID]
+      }
+      let rows = try Row.fetchCursor(
+        db,
+        sql: """
+          SELECT \(SessionRecord.selection), account.username
+          FROM session JOIN account ON account.id = session.account_id
+          WHERE session.expires_at > ? AND session.idle_until > ? \(filter)
+          ORDER BY session.id
+          """, arguments: arguments)
+      while let row = try rows.next() {
+        let listing = SessionListing(
+          session: SessionRecord(row: row).session, username: row[SessionRecord.columnCount])
+        try AccountStore.passingThrough { () throws(AccountsError) in try body(listing) }
+      }
+    }
+  }
+
+  func secondFactor(accountID: Int64) throws(AccountsError) -> StoredSecondFactor? {
+    try statement(path) { try SecondFactorRecord.fetchOne(db, key: accountID)?.factor }
+  }
+
+  func hasRecoveryCode(accountID: Int64, hash: [UInt8]) throws(AccountsError) -> Bool {
+    try statement(path) {
+      try Bool.fetchOne(
+        db,
+        sql: """
+          SELECT EXISTS (SELECT 1 FROM recovery_code
+                         WHERE account_id = ? AND code_hash = ? AND used_at IS NULL)
+          """, arguments: [accountID, Data(hash)]) ?? false
+    }
+  }
+
+  func recoveryCodesLeft(accountID: Int64) throws(AccountsError) -> Int {
+    try statement(path) {
+      try Int.fetchOne(
+        db, sql: "SELECT count(*) FROM recovery_code WHERE account_id = ? AND used_at IS NULL",
+        arguments: [accountID]) ?? 0
+    }
+  }
+
+  func secondFactorKeyIDs() throws(AccountsError) -> Set<String> {
+    try statement(path) {
+      Set(try String.fetchAll(db, sql: "SELECT DISTINCT key_id FROM second_factor"))
+    }
+  }
 }
 
 /// Writes inside one IMMEDIATE transaction of `db`.
-private struct SQLiteAccountWriter: AccountWriter {
+private struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
   let db: Database
   let path: String
-  private var reader: SQLiteAccountReader { SQLiteAccountReader(db: db, path: path) }
-
-  func deviceStatus() throws(AccountsError) -> DeviceStatus { try reader.deviceStatus() }
-  func account(key: String) throws(AccountsError) -> Account? { try reader.account(key: key) }
-  func owner() throws(AccountsError) -> Account? { try reader.owner() }
-  func accountCount() throws(AccountsError) -> Int { try reader.accountCount() }
-  func tally(key: String) throws(AccountsError) -> ThrottleState { try reader.tally(key: key) }
-  func eventCount(key: String, kind: AuditEventKind, afterLatestOf kinds: [AuditEventKind])
-    throws(AccountsError) -> Int
-  {
-    try reader.eventCount(key: key, kind: kind, afterLatestOf: kinds)
-  }
-  func forEachAccount(_ body: (AccountListing) throws(AccountsError) -> Void)
-    throws(AccountsError)
-  {
-    try reader.forEachAccount(body)
-  }
-  func forEachEvent(_ query: AuditQuery, _ body: (AuditEvent) throws(AccountsError) -> Void)
-    throws(AccountsError)
-  {
-    try reader.forEachEvent(query, body)
-  }
-
   func activate(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {
     let activation = try statement(path) { try ActivationRecord.fetchOne(db, key: 1) }
     // The row is made by the first migration; without it the file is damaged.
@@ -377,6 +455,90 @@ private struct SQLiteAccountWriter: AccountWriter {
     try statement(path) {
       var record = AuditEventRecord(event)
       try record.insert(db)
+    }
+  }
+
+  func startSession(_ session: NewSession) throws(AccountsError) -> Session {
+    try statement(path) {
+      var record = SessionRecord(session)
+      try record.insert(db)
+      return record.session
+    }
+  }
+
+  func touchSession(id: Int64, at date: Date, idleUntil: Date) throws(AccountsError) {
+    try statement(path) {
+      try db.execute(
+        sql: "UPDATE session SET last_seen_at = ?, idle_until = ? WHERE id = ?",
+        arguments: [Timestamp.string(from: date), Timestamp.string(from: idleUntil), id])
+    }
+  }
+
+  func endSession(id: Int64) throws(AccountsError) -> Bool {
+    try statement(path) { try SessionRecord.deleteOne(db, key: id) }
+  }
+
+  func endSessions(accountID: Int64, keeping: Int64?) throws(AccountsError) -> [Int64] {
+    try statement(path) {
+      try Int64.fetchAll(
+        db,
+        sql: "DELETE FROM session WHERE account_id = ? AND id IS NOT ? RETURNING id",
+        arguments: [accountID, keeping]
+      ).sorted()
+    }
+  }
+
+  func endSessions(deadAt now: Date) throws(AccountsError) {
+    try statement(path) {
+      let time = Timestamp.string(from: now)
+      try db.execute(
+        sql: "DELETE FROM session WHERE expires_at <= ? OR idle_until <= ?",
+        arguments: [time, time])
+    }
+  }
+
+  func storeSecondFactor(_ factor: StoredSecondFactor, recoveryCodeHashes: [[UInt8]])
+    throws(AccountsError)
+  {
+    try statement(path) {
+      try SecondFactorRecord(factor).save(db)
+    }
+    try replaceRecoveryCodes(accountID: factor.accountID, hashes: recoveryCodeHashes)
+  }
+
+  func removeSecondFactor(accountID: Int64) throws(AccountsError) -> Bool {
+    // Its recovery codes go with it (ON DELETE CASCADE).
+    try statement(path) { try SecondFactorRecord.deleteOne(db, key: accountID) }
+  }
+
+  func acceptStep(_ step: UInt64, accountID: Int64) throws(AccountsError) -> Bool {
+    try statement(path) {
+      try db.execute(
+        sql: "UPDATE second_factor SET last_step = ?1 WHERE account_id = ?2 AND last_step < ?1",
+        arguments: [Int64(clamping: step), accountID])
+      return db.changesCount == 1
+    }
+  }
+
+  func replaceRecoveryCodes(accountID: Int64, hashes: [[UInt8]]) throws(AccountsError) {
+    try statement(path) {
+      try db.execute(sql: "DELETE FROM recovery_code WHERE account_id = ?", arguments: [accountID])
+      let insert = try db.cachedStatement(
+        sql: "INSERT OR IGNORE INTO recovery_code (account_id, code_hash) VALUES (?, ?)")
+      for hash in hashes { try insert.execute(arguments: [accountID, Data(hash)]) }
+    }
+  }
+
+  func useRecoveryCode(accountID: Int64, hash: [UInt8], at date: Date) throws(AccountsError)
+    -> Bool
+  {
+    try statement(path) {
+      try db.execute(
+        sql: """
+          UPDATE recovery_code SET used_at = ?
+          WHERE account_id = ? AND code_hash = ? AND used_at IS NULL
+          """, arguments: [Timestamp.string(from: date), accountID, Data(hash)])
+      return db.changesCount == 1
     }
   }
 }

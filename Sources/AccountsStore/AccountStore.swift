@@ -51,6 +51,7 @@ public final class AccountStore: Sendable {
       }
     ),
     ("v2", { db in try db.execute(sql: schemaV2) }),
+    ("v3", { db in try db.execute(sql: schemaV3) }),
   ]
 
   /// The identifiers of the migrations this build knows, in order.

@@ -236,3 +236,114 @@ struct AuditKindRecord: FetchableRecord, PersistableRecord {
 
   func encode(to container: inout PersistenceContainer) { container["name"] = name }
 }
+
+/// A row of `session`.
+struct SessionRecord: FetchableRecord, MutablePersistableRecord {
+  static let databaseTableName = "session"
+  static let selection = """
+    session.id, session.account_id, session.created_at, session.last_seen_at,
+    session.expires_at, session.idle_seconds, session.idle_until, session.second_factor
+    """
+  static let columnCount = 8
+
+  var id: Int64?
+  var tokenHash: Data?
+  var accountID: Int64
+  var createdAt: String
+  var lastSeenAt: String
+  var expiresAt: String
+  var idleSeconds: Int
+  var idleUntil: String
+  var secondFactor: Bool
+
+  init(row: Row) {
+    id = row[0]
+    tokenHash = nil
+    accountID = row[1]
+    createdAt = row[2]
+    lastSeenAt = row[3]
+    expiresAt = row[4]
+    idleSeconds = row[5]
+    idleUntil = row[6]
+    secondFactor = row[7]
+  }
+
+  init(_ new: NewSession) {
+    id = nil
+    tokenHash = Data(new.tokenHash)
+    accountID = new.accountID
+    createdAt = Timestamp.string(from: new.createdAt)
+    lastSeenAt = createdAt
+    expiresAt = Timestamp.string(from: new.expiresAt)
+    idleSeconds = new.idleSeconds
+    idleUntil = Timestamp.string(
+      from: new.createdAt.addingTimeInterval(TimeInterval(new.idleSeconds)))
+    secondFactor = new.secondFactor
+  }
+
+  func encode(to container: inout PersistenceContainer) {
+    container["id"] = id
+    container["token_hash"] = tokenHash
+    container["account_id"] = accountID
+    container["created_at"] = createdAt
+    container["last_seen_at"] = lastSeenAt
+    container["expires_at"] = expiresAt
+    container["idle_seconds"] = idleSeconds
+    container["idle_until"] = idleUntil
+    container["second_factor"] = secondFactor
+  }
+
+  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+  var session: Session {
+    Session(
+      id: id ?? 0, accountID: accountID, createdAt: Self.date(createdAt),
+      lastSeenAt: Self.date(lastSeenAt), expiresAt: Self.date(expiresAt),
+      idleSeconds: idleSeconds, idleUntil: Self.date(idleUntil), secondFactor: secondFactor)
+  }
+
+  /// A stored time; a damaged one reads as long past (the session is not live).
+  private static func date(_ text: String) -> Date { Timestamp.date(from: text) ?? .distantPast }
+}
+
+/// A row of `second_factor`.
+struct SecondFactorRecord: FetchableRecord, PersistableRecord {
+  static let databaseTableName = "second_factor"
+
+  var accountID: Int64
+  var sealedSecret: Data
+  var keyID: String
+  var lastStep: Int64
+  var enabledAt: String
+
+  init(row: Row) {
+    accountID = row["account_id"]
+    sealedSecret = row["sealed_secret"]
+    keyID = row["key_id"]
+    lastStep = row["last_step"]
+    enabledAt = row["enabled_at"]
+  }
+
+  init(_ factor: StoredSecondFactor) {
+    accountID = factor.accountID
+    sealedSecret = Data(factor.sealedSecret)
+    keyID = factor.keyID
+    lastStep = Int64(clamping: factor.lastStep)
+    enabledAt = Timestamp.string(from: factor.enabledAt)
+  }
+
+  func encode(to container: inout PersistenceContainer) {
+    container["account_id"] = accountID
+    container["sealed_secret"] = sealedSecret
+    container["key_id"] = keyID
+    container["last_step"] = lastStep
+    container["enabled_at"] = enabledAt
+  }
+
+  var factor: StoredSecondFactor {
+    StoredSecondFactor(
+      accountID: accountID, sealedSecret: [UInt8](sealedSecret), keyID: keyID,
+      lastStep: UInt64(max(lastStep, 0)),
+      enabledAt: Timestamp.date(from: enabledAt) ?? .distantPast)
+  }
+}

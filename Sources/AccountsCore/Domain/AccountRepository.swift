@@ -58,6 +58,27 @@ public protocol AccountReader {
   /// The events `query` selects, oldest first, one at a time.
   func forEachEvent(_ query: AuditQuery, _ body: (AuditEvent) throws(AccountsError) -> Void)
     throws(AccountsError)
+
+  // MARK: Sessions and second factors
+
+  /// The account with the id `id`, if any.
+  func account(id: Int64) throws(AccountsError) -> Account?
+  /// The session whose token has the SHA-256 `tokenHash`, live or not.
+  func session(tokenHash: [UInt8]) throws(AccountsError) -> Session?
+  /// The session numbered `id`, live or not.
+  func session(id: Int64) throws(AccountsError) -> Session?
+  /// The sessions live at `now` (of one account, or all), in id order, with user names.
+  func forEachSession(
+    accountID: Int64?, liveAt now: Date, _ body: (SessionListing) throws(AccountsError) -> Void
+  ) throws(AccountsError)
+  /// The account's TOTP second factor, if it has one.
+  func secondFactor(accountID: Int64) throws(AccountsError) -> StoredSecondFactor?
+  /// True when the account has an unused recovery code with hash `hash`.
+  func hasRecoveryCode(accountID: Int64, hash: [UInt8]) throws(AccountsError) -> Bool
+  /// How many of the account's recovery codes are unused.
+  func recoveryCodesLeft(accountID: Int64) throws(AccountsError) -> Int
+  /// The keys (`SealingKey.id`) the stored secrets are sealed under.
+  func secondFactorKeyIDs() throws(AccountsError) -> Set<String>
 }
 
 /// What the flows write, inside `AccountRepository.write`.
@@ -89,4 +110,31 @@ public protocol AccountWriter: AccountReader {
     throws(AccountsError)
   /// Appends an event to the audit log.
   func append(_ event: AuditRecord) throws(AccountsError)
+
+  // MARK: Sessions and second factors
+
+  /// Stores a new session.
+  func startSession(_ session: NewSession) throws(AccountsError) -> Session
+  /// Records a use of session `id` at `date`: its last use and idle end.
+  func touchSession(id: Int64, at date: Date, idleUntil: Date) throws(AccountsError)
+  /// Deletes session `id`; false when there was none.
+  func endSession(id: Int64) throws(AccountsError) -> Bool
+  /// Deletes the account's sessions, but the one numbered `keeping`; returns the ids deleted.
+  func endSessions(accountID: Int64, keeping: Int64?) throws(AccountsError) -> [Int64]
+  /// Deletes every session no longer live at `now`.
+  func endSessions(deadAt now: Date) throws(AccountsError)
+  /// Stores the account's second factor and its recovery codes' hashes (replacing any).
+  func storeSecondFactor(_ factor: StoredSecondFactor, recoveryCodeHashes: [[UInt8]])
+    throws(AccountsError)
+  /// Deletes the account's second factor and recovery codes; false when it had none.
+  func removeSecondFactor(accountID: Int64) throws(AccountsError) -> Bool
+  /// Records `step` as the account's last accepted step if it is later than the stored one;
+  /// false (and nothing written) otherwise. One conditional update: of two processes accepting
+  /// the same code, one wins.
+  func acceptStep(_ step: UInt64, accountID: Int64) throws(AccountsError) -> Bool
+  /// Replaces the account's recovery codes.
+  func replaceRecoveryCodes(accountID: Int64, hashes: [[UInt8]]) throws(AccountsError)
+  /// Marks the unused recovery code with hash `hash` used; false when there is none.
+  func useRecoveryCode(accountID: Int64, hash: [UInt8], at date: Date) throws(AccountsError)
+    -> Bool
 }

@@ -40,12 +40,27 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
   public static let passwordSet = Self(rawValue: "password_set")
   /// An administrator moved the device's ownership to another account.
   public static let ownershipMoved = Self(rawValue: "ownership_moved")
+  /// A person ended their session (or all of them).
+  public static let logout = Self(rawValue: "logout")
+  /// An administrator ended a session.
+  public static let sessionRevoked = Self(rawValue: "session_revoked")
+  /// A person turned the TOTP second factor on.
+  public static let secondFactorEnabled = Self(rawValue: "second_factor_enabled")
+  /// A person turned their second factor off.
+  public static let secondFactorDisabled = Self(rawValue: "second_factor_disabled")
+  /// An administrator turned an account's second factor off (a lost phone).
+  public static let secondFactorReset = Self(rawValue: "second_factor_reset")
+  /// A new set of recovery codes replaced the old one.
+  public static let recoveryCodesMade = Self(rawValue: "recovery_codes_made")
+  /// A recovery code was used in place of a TOTP code.
+  public static let recoveryCodeUsed = Self(rawValue: "recovery_code_used")
 
   /// Every kind this build writes, in the order README lists them.
   public static let known: [AuditEventKind] = [
     .activation, .loginSuccess, .loginFailure, .lockout, .unlock, .reset, .accountAdded,
     .accountEdited, .accountDisabled, .accountEnabled, .accountRemoved, .passwordChanged,
-    .passwordSet, .ownershipMoved,
+    .passwordSet, .ownershipMoved, .logout, .sessionRevoked, .secondFactorEnabled,
+    .secondFactorDisabled, .secondFactorReset, .recoveryCodesMade, .recoveryCodeUsed,
   ]
 
   /// Orders by name.

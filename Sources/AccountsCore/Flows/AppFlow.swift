@@ -6,7 +6,10 @@ public enum AppFlow {
   /// Walks the screens from wherever the device is; returns Home.
   public static func run(_ env: AccountsEnvironment) throws(AccountsError) -> HomeScreen {
     var stage = InputStage.login
-    if try !env.isActivated() {
+    if try env.isActivated() {
+      // Holding a live session, the app opens on its inside.
+      if let home = try SessionFlow.resume(env) { return home }
+    } else {
       env.console.message(Messages.notActivatedYet)
       try askToActivate(env)
       let username = try ActivationFlow.run(env, options: ActivationOptions())
@@ -18,10 +21,20 @@ public enum AppFlow {
     while true {
       do {
         return try LoginFlow.run(env, options: LoginOptions(), stage: stage)
-      } catch .invalidCredentials where attempt < attempts {
-        env.console.message(Messages.invalidCredentials)
+      } catch let error where attempt < attempts && Self.goesBackToLogin(error) {
+        // A wrong password, or at the second step a wrong code or none: back to the start.
+        for line in error.lines { env.console.message(line) }
         attempt += 1
       }
+    }
+  }
+
+  /// True for the refusals after which a terminal offers Login again.
+  private static func goesBackToLogin(_ error: AccountsError) -> Bool {
+    switch error {
+    case .invalidCredentials, .invalidVerificationCode, .replayedVerificationCode: return true
+    case .incompleteForm(let empty): return empty == [Messages.verificationCodePrompt]
+    default: return false
     }
   }
 

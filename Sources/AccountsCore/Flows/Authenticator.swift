@@ -84,9 +84,10 @@ struct Authenticator {
   ///
   /// If another process locked the name, disabled or removed the account meanwhile, the login
   /// is refused instead.
-  func logIn(_ verified: Verified, newPassword: String? = nil) throws(AccountsError)
-    -> HomeScreen
-  {
+  func logIn(
+    _ verified: Verified, newPassword: String? = nil,
+    completion: LoginCompletion = LoginCompletion()
+  ) throws(AccountsError) -> HomeScreen {
     // Hashed before the transaction, so that no write waits on PBKDF2. A stronger hash for a
     // weak one is a bonus: failing to make it never fails the login.
     let fresh: EncodedPasswordHash?
@@ -100,33 +101,44 @@ struct Authenticator {
       outcome = try LoginRecorder.recordSuccess(
         store, username: verified.typedName, usernameKey: verified.account.usernameKey,
         at: env.now(), expected: verified.account, newHash: fresh?.description,
-        requiredChange: newPassword != nil)
+        requiredChange: newPassword != nil, completion: completion)
     } catch  where newPassword == nil && fresh != nil {
       // The stronger hash could not be written: the login is recorded without it.
       outcome = try LoginRecorder.recordSuccess(
         store, username: verified.typedName, usernameKey: verified.account.usernameKey,
-        at: env.now(), expected: verified.account)
+        at: env.now(), expected: verified.account, completion: completion)
     }
     switch outcome {
     case .loggedIn(let home): return home
     case .locked(let until): throw env.lockedError(until: until)
     case .gone: throw .invalidCredentials
+    case .codeAlreadyUsed:
+      try fail(
+        username: verified.typedName, key: verified.account.usernameKey,
+        detail: Messages.detailReplayedCode, error: .replayedVerificationCode)
     }
   }
 
   /// Stores `newPassword` for a checked account (`passwd`): the hash replaced, must-change
   /// cleared, the name's tally cleared, one event; refused if the password was changed by
   /// another process meanwhile (not if a concurrent login only rehashed it).
-  func changePassword(_ verified: Verified, to newPassword: String) throws(AccountsError) {
+  func changePassword(
+    _ verified: Verified, to newPassword: String, proof: VerificationProof? = nil,
+    keeping: Int64? = nil
+  ) throws(AccountsError) {
     let fresh = try hashing { () throws(CryptoError) in
       try env.hasher.hash(password: newPassword)
     }
     let key = verified.account.usernameKey
-    let changed = try store.write { writer throws(AccountsError) -> Bool in
+    let outcome = try store.write { writer throws(AccountsError) -> LoginSuccessOutcome in
       let now = env.now()
       guard var account = try writer.account(key: key), account.id == verified.account.id,
         account.passwordChangedAt == verified.account.passwordChangedAt, !account.isDisabled
-      else { return false }
+      else { return .gone }
+      if let proof {
+        guard try SecondFactorGate.accept(proof, writer: writer, account: account, at: now)
+        else { return .codeAlreadyUsed }
+      }
       account.passwordHash = fresh.description
       account.mustChangePassword = false
       account.updatedAt = now
@@ -135,9 +147,17 @@ struct Authenticator {
       try writer.setTally(nil, key: key, at: now)
       try writer.append(
         AuditRecord(.passwordChanged, at: now, username: account.username, usernameKey: key))
-      return true
+      _ = try writer.endSessions(accountID: account.id, keeping: keeping)
+      return .loggedIn(HomeScreen(fullName: account.fullName, previousLogin: nil, failuresSince: 0))
     }
-    if !changed { throw .invalidCredentials }
+    switch outcome {
+    case .loggedIn: return
+    case .codeAlreadyUsed:
+      try fail(
+        username: verified.typedName, key: key, detail: Messages.detailReplayedCode,
+        error: .replayedVerificationCode)
+    case .gone, .locked: throw .invalidCredentials
+    }
   }
 
   /// The work a failed check must cost: the stored hash's iteration count, or Django's current
@@ -148,16 +168,19 @@ struct Authenticator {
   }
 
   /// Counts a failure of `key` (the policy's arithmetic), logs it with `detail`, and throws
-  /// what the person is told.
-  private func fail(username: String, key: String, detail: String) throws(AccountsError) -> Never {
+  /// what the person is told: `error` while counting, the lock once it locks.
+  func fail(
+    username: String, key: String, detail: String,
+    error: AccountsError = .invalidCredentials
+  ) throws(AccountsError) -> Never {
     let outcome = try LoginRecorder.recordFailure(
       store, username: username, usernameKey: key, at: env.now(), policy: env.lockout,
       detail: detail)
     switch outcome {
     case .counted:
-      throw .invalidCredentials
+      throw error
     case .lockedNow(let until):
-      env.console.message(Messages.invalidCredentials)
+      for line in error.lines { env.console.message(line) }
       throw env.lockedError(until: until)
     case .alreadyLocked(let until):
       throw env.lockedError(until: until)

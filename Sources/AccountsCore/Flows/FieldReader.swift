@@ -27,11 +27,16 @@ public struct LoginOptions: Equatable, Sendable {
   public var username: String?
   /// `--password-stdin`.
   public var passwordFromStandardInput: Bool
+  /// False for `--no-session`: the login is checked and recorded, no session is started.
+  public var startsSession: Bool
 
   /// Creates options.
-  public init(username: String? = nil, passwordFromStandardInput: Bool = false) {
+  public init(
+    username: String? = nil, passwordFromStandardInput: Bool = false, startsSession: Bool = true
+  ) {
     self.username = username
     self.passwordFromStandardInput = passwordFromStandardInput
+    self.startsSession = startsSession
   }
 }
 

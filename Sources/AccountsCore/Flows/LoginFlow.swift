@@ -22,11 +22,33 @@ public enum LoginFlow {
     let verified = try Credentials.ask(
       reader, authenticator: authenticator, username: options.username,
       passwordPrompt: Messages.passwordPrompt)
-    guard verified.account.mustChangePassword else { return try authenticator.logIn(verified) }
-    env.console.message(Messages.mustChangePassword)
-    let newPassword = try FieldReader(console: env.console, stage: .newPasswordAtLogin)
-      .newPassword(for: verified.account, current: verified.password, blocklist: env.blocklist)
-    return try authenticator.logIn(verified, newPassword: newPassword)
+    let proof = try SecondFactorGate(authenticator).askIfEnabled(verified, stage: stage)
+    var newPassword: String?
+    if verified.account.mustChangePassword {
+      env.console.message(Messages.mustChangePassword)
+      newPassword = try FieldReader(console: env.console, stage: .newPasswordAtLogin)
+        .newPassword(for: verified.account, current: verified.password, blocklist: env.blocklist)
+    }
+    guard options.startsSession else {
+      let home = try authenticator.logIn(
+        verified, newPassword: newPassword, completion: LoginCompletion(proof: proof))
+      if let proof {
+        SecondFactorGate.acknowledge(proof, account: verified.account, env: env, store: store)
+      }
+      return home
+    }
+    let (token, hash) = try SessionBook.newToken()
+    let start = SessionStart(
+      tokenHash: hash, policy: env.sessionPolicy,
+      replacing: SessionBook.previousID(env, store: store))
+    let home = try authenticator.logIn(
+      verified, newPassword: newPassword,
+      completion: LoginCompletion(proof: proof, session: start))
+    try SessionBook.keep(token: token, tokenHash: hash, env: env, store: store)
+    if let proof {
+      SecondFactorGate.acknowledge(proof, account: verified.account, env: env, store: store)
+    }
+    return home
   }
 }
 

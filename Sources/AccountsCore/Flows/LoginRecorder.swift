@@ -18,6 +18,40 @@ public enum LoginSuccessOutcome: Equatable, Sendable {
   case locked(until: Date)
   /// The account was removed, disabled or given another password meanwhile; refused.
   case gone
+  /// The verification code's step (or the recovery code) was used by another login meanwhile.
+  case codeAlreadyUsed
+}
+
+/// What a successful login does beyond the password: the second factor it passed, and the
+/// session it starts.
+public struct LoginCompletion: Equatable, Sendable {
+  /// The second factor passed, accepted in the login's transaction (nil: none asked).
+  public var proof: VerificationProof?
+  /// The session to start (nil: `--no-session`, `verify`).
+  public var session: SessionStart?
+
+  /// Creates a completion.
+  public init(proof: VerificationProof? = nil, session: SessionStart? = nil) {
+    self.proof = proof
+    self.session = session
+  }
+}
+
+/// A session a login starts.
+public struct SessionStart: Equatable, Sendable {
+  /// SHA-256 of the new token.
+  public var tokenHash: [UInt8]
+  /// How long it lasts.
+  public var policy: SessionPolicy
+  /// The session this client held before, ended now (a new token at every login).
+  public var replacing: Int64?
+
+  /// Creates a session start.
+  public init(tokenHash: [UInt8], policy: SessionPolicy, replacing: Int64?) {
+    self.tokenHash = tokenHash
+    self.policy = policy
+    self.replacing = replacing
+  }
 }
 
 /// The login bookkeeping, each a single transaction: the core's rules (the lockout arithmetic,
@@ -83,7 +117,8 @@ public enum LoginRecorder {
   /// concurrent login, is no change), or the name was locked, nothing changes but the log.
   public static func recordSuccess(
     _ store: any AccountRepository, username: String, usernameKey: String, at now: Date,
-    expected: Account? = nil, newHash: String? = nil, requiredChange: Bool = false
+    expected: Account? = nil, newHash: String? = nil, requiredChange: Bool = false,
+    completion: LoginCompletion = LoginCompletion()
   ) throws(AccountsError) -> LoginSuccessOutcome {
     try store.write { writer throws(AccountsError) -> LoginSuccessOutcome in
       if let until = try refusal(writer, username: username, key: usernameKey, at: now) {
@@ -98,6 +133,10 @@ public enum LoginRecorder {
             .loginFailure, at: now, username: username, usernameKey: usernameKey,
             detail: Messages.detailInvalidCredentials))
         return .gone
+      }
+      if let proof = completion.proof {
+        guard try SecondFactorGate.accept(proof, writer: writer, account: account, at: now)
+        else { return .codeAlreadyUsed }
       }
       let failuresSince = try writer.eventCount(
         key: usernameKey, kind: .loginFailure, afterLatestOf: failureCountResets)
@@ -119,6 +158,13 @@ public enum LoginRecorder {
       try writer.setTally(nil, key: usernameKey, at: now)
       try writer.append(
         AuditRecord(.loginSuccess, at: now, username: username, usernameKey: usernameKey))
+      if let start = completion.session {
+        try SessionBook.start(
+          start, writer: writer, account: account, secondFactor: completion.proof != nil,
+          endingOthers: requiredChange, at: now)
+      } else if requiredChange {
+        _ = try writer.endSessions(accountID: account.id, keeping: nil)
+      }
       return .loggedIn(
         HomeScreen(
           fullName: account.fullName, previousLogin: previous, failuresSince: failuresSince))

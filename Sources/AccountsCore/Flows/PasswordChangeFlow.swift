@@ -14,9 +14,12 @@ public enum PasswordChangeFlow {
     let verified = try Credentials.ask(
       reader, authenticator: authenticator, username: username,
       passwordPrompt: Messages.currentPasswordPrompt)
+    let proof = try SecondFactorGate(authenticator).askIfEnabled(verified, stage: .passwordChange)
     let newPassword = try reader.newPassword(
       for: verified.account, current: verified.password, blocklist: env.blocklist)
-    try authenticator.changePassword(verified, to: newPassword)
+    // Every other session of the account ends; this client's own, if it is one, stays.
+    let keeping = SessionBook.previousID(env, store: store)
+    try authenticator.changePassword(verified, to: newPassword, proof: proof, keeping: keeping)
     env.console.output(Messages.passwordChanged(verified.account.username))
     return verified.account.username
   }

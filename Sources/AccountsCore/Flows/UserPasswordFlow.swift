@@ -25,6 +25,8 @@ public enum UserPasswordFlow {
       changed.updatedAt = now
       changed.passwordChangedAt = now
       try writer.update(changed)
+      // A password set by an administrator logs the account out everywhere.
+      _ = try writer.endSessions(accountID: account.id, keeping: nil)
       try writer.setTally(nil, key: account.usernameKey, at: now)
       try writer.append(
         AuditRecord(

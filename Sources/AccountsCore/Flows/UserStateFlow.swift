@@ -19,6 +19,8 @@ public enum UserStateFlow {
       changed.disabledAt = disabled ? now : nil
       changed.updatedAt = now
       try writer.update(changed)
+      // A disabled account is logged out everywhere.
+      if disabled { _ = try writer.endSessions(accountID: account.id, keeping: nil) }
       try writer.append(
         AuditRecord(
           disabled ? .accountDisabled : .accountEnabled, at: now, username: account.username,

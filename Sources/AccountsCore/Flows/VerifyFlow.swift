@@ -16,7 +16,9 @@ public enum VerifyFlow {
     let verified = try Credentials.ask(
       reader, authenticator: authenticator, username: username,
       passwordPrompt: Messages.passwordPrompt)
-    _ = try authenticator.logIn(verified)
+    // With a second factor, its code is the next line.
+    let proof = try SecondFactorGate(authenticator).askIfEnabled(verified, stage: .login)
+    _ = try authenticator.logIn(verified, completion: LoginCompletion(proof: proof))
   }
 }
 

@@ -101,7 +101,9 @@ public enum AuditPresentation {
   /// One line of text: time, event, user name, detail (escaped unambiguously).
   public static func line(_ event: AuditEvent) -> String {
     var line = "\(Timestamp.string(from: event.occurredAt))  "
-    line += event.kind.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)
+    // Padded, never cut: a longer kind pushes the rest right.
+    let kind = event.kind.rawValue
+    line += kind + String(repeating: " ", count: max(0, 16 - kind.count))
     line += "  \(event.username.map(Escaping.unambiguous) ?? "-")"
     if let detail = event.detail { line += "  (\(Escaping.unambiguous(detail)))" }
     return line

@@ -40,6 +40,13 @@ enum TimeText {
     return formatter.string(from: date)
   }
 
+  /// `1 hour`, `24 hours`, `90 minutes`: a setting's length, in whole hours when it is.
+  static func span(_ seconds: TimeInterval) -> String {
+    let whole = Int(seconds)
+    if whole % 3600 == 0 { return whole == 3600 ? "1 hour" : "\(whole / 3600) hours" }
+    return duration(seconds)
+  }
+
   /// `1 minute`, `45 seconds`, `2 minutes` (rounded up).
   static func duration(_ seconds: TimeInterval) -> String {
     let whole = max(1, Int(min(seconds, 1e9).rounded(.up)))

@@ -1,0 +1,254 @@
+import AccountsCrypto
+import Foundation
+
+/// How `2fa enable` shows the QR code.
+public enum QRStyle: String, CaseIterable, Sendable {
+  /// Unicode half blocks with explicit colours.
+  case terminal
+  /// No QR code (the URI and the key are still shown).
+  case none
+}
+
+/// An account's second factor as `2fa status` tells it.
+public struct SecondFactorStatus: Equatable, Sendable {
+  /// The account's user name.
+  public var username: String
+  /// When it was turned on; nil when it is off.
+  public var enabledAt: Date?
+  /// Unused recovery codes.
+  public var recoveryCodesLeft: Int
+}
+
+/// The person's `2fa` commands and the administrator's `user reset-2fa`.
+public enum SecondFactorFlow {
+  /// Codes typed at a terminal before `2fa enable` gives up.
+  public static let enrollmentAttempts = 3
+
+  /// `2fa enable`: after the password, a new secret shown (QR code, URI, key); stored with ten
+  /// recovery codes once a code from the app is right. Nothing is stored before that.
+  public static func enable(_ env: AccountsEnvironment, username: String?, qr: QRStyle)
+    throws(AccountsError)
+  {
+    let store = try env.activatedStore()
+    let authenticator = Authenticator(env: env, store: store)
+    let verified = try Credentials.ask(
+      FieldReader(console: env.console, stage: .login), authenticator: authenticator,
+      username: username, passwordPrompt: Messages.passwordPrompt)
+    let account = verified.account
+    if try SecondFactorGate(authenticator).factor(of: account) != nil {
+      throw .secondFactorAlreadyOn(account.username)
+    }
+    let key = try sealingKey(env, store: store)
+    let secret = try hashing { () throws(CryptoError) in try SecondFactor.newSecret() }
+    let uri = SecondFactor.uri(secret: secret, account: "\(account.username)@\(env.hostName)")
+    let qrLines = qr == .terminal ? try QRCode.encode(uri).terminalLines() : []
+    env.console.output(Messages.scanThis)
+    for line in qrLines { env.console.output(line) }
+    env.console.output(Messages.uriLine(uri))
+    env.console.output(Messages.keyLine(Base32.encode(secret, padded: false)))
+    let step = try confirmEnrollment(env, secret: secret)
+    let codes = try hashing { () throws(CryptoError) in try SecondFactor.newRecoveryCodes() }
+    let hashes = try recoveryHashes(codes)
+    let sealed = try SecondFactorGate.seal(secret, accountID: account.id, key: key)
+    let keeping = SessionBook.previousID(env, store: store)
+    try store.write { writer throws(AccountsError) in
+      let now = env.now()
+      let current = try unchanged(account, writer: writer)
+      if try writer.secondFactor(accountID: current.id) != nil {
+        throw .secondFactorAlreadyOn(current.username)
+      }
+      try writer.storeSecondFactor(
+        StoredSecondFactor(
+          accountID: current.id, sealedSecret: sealed, keyID: key.id, lastStep: step,
+          enabledAt: now),
+        recoveryCodeHashes: hashes)
+      _ = try writer.endSessions(accountID: current.id, keeping: keeping)
+      try writer.append(
+        AuditRecord(
+          .secondFactorEnabled, at: now, username: current.username,
+          usernameKey: current.usernameKey))
+    }
+    env.console.output(Messages.secondFactorOn(account.username))
+    env.console.output(Messages.recoveryCodesIntro)
+    for code in codes { env.console.output("  " + code) }
+  }
+
+  /// The key to seal a new secret under: the key file's, made on first use. Never a second
+  /// key while secrets are sealed under one that is missing or another (restoring the right
+  /// key file from a backup must keep working for them).
+  private static func sealingKey(_ env: AccountsEnvironment, store: any AccountRepository)
+    throws(AccountsError) -> SealingKey
+  {
+    let inUse = try store.read { reader throws(AccountsError) in
+      try reader.secondFactorKeyIDs()
+    }
+    guard let key = try env.keys.existingKey() else {
+      if !inUse.isEmpty { throw .clientFile(.keyMissing(path: env.keys.location)) }
+      return try env.keys.keyMakingIfNeeded()
+    }
+    if !inUse.isEmpty, !inUse.contains(key.id) {
+      throw .clientFile(.wrongKey(path: env.keys.location))
+    }
+    return key
+  }
+
+  /// Asks codes until one is right for the new secret (at a terminal a few times; once from a
+  /// pipe); returns its time step.
+  private static func confirmEnrollment(_ env: AccountsEnvironment, secret: [UInt8])
+    throws(AccountsError) -> UInt64
+  {
+    let attempts = env.console.isInteractive ? enrollmentAttempts : 1
+    var attempt = 1
+    while true {
+      let typed = try SecondFactorGate.readCode(
+        FieldReader(console: env.console, stage: .enrollment))
+      let result = try hashing { () throws(CryptoError) in
+        try SecondFactor.check(
+          typed, secret: secret, at: env.now(), lastAcceptedStep: nil, enrolling: true)
+      }
+      let refusal: AccountsError
+      switch result {
+      case .accepted(let step): return step
+      case .clockOff(let seconds): refusal = .clockOff(seconds: seconds)
+      case .wrong, .replayed: refusal = .invalidVerificationCode
+      }
+      guard attempt < attempts else { throw refusal }
+      for line in refusal.lines { env.console.message(line) }
+      attempt += 1
+    }
+  }
+
+  /// `2fa disable`: after the password and a code, the second factor and its recovery codes
+  /// are deleted; the account's other sessions end.
+  public static func disable(_ env: AccountsEnvironment, username: String?)
+    throws(AccountsError)
+  {
+    let name = try changeWithCode(env, username: username) {
+      writer, account, now throws(AccountsError) in
+      _ = try writer.removeSecondFactor(accountID: account.id)
+      try writer.append(
+        AuditRecord(
+          .secondFactorDisabled, at: now, username: account.username,
+          usernameKey: account.usernameKey))
+    }
+    env.console.output(Messages.secondFactorOff(name))
+  }
+
+  /// `2fa recovery-codes`: after the password and a code, a new set replaces the old one.
+  public static func newRecoveryCodes(_ env: AccountsEnvironment, username: String?)
+    throws(AccountsError)
+  {
+    let codes = try hashing { () throws(CryptoError) in try SecondFactor.newRecoveryCodes() }
+    let hashes = try recoveryHashes(codes)
+    let name = try changeWithCode(env, username: username, keepingSessions: true) {
+      writer, account, now throws(AccountsError) in
+      try writer.replaceRecoveryCodes(accountID: account.id, hashes: hashes)
+      try writer.append(
+        AuditRecord(
+          .recoveryCodesMade, at: now, username: account.username,
+          usernameKey: account.usernameKey))
+    }
+    env.console.output(Messages.newRecoveryCodesIntro(name))
+    for code in codes { env.console.output("  " + code) }
+  }
+
+  /// The password, then a code (TOTP or recovery), then `change` in the transaction that
+  /// accepts the code; other sessions of the account end unless `keepingSessions`. Returns the
+  /// user name.
+  private static func changeWithCode(
+    _ env: AccountsEnvironment, username: String?, keepingSessions: Bool = false,
+    _ change: (any AccountWriter, Account, Date) throws(AccountsError) -> Void
+  ) throws(AccountsError) -> String {
+    let store = try env.activatedStore()
+    let authenticator = Authenticator(env: env, store: store)
+    let verified = try Credentials.ask(
+      FieldReader(console: env.console, stage: .secondFactorChange),
+      authenticator: authenticator, username: username, passwordPrompt: Messages.passwordPrompt)
+    let gate = SecondFactorGate(authenticator)
+    guard let factor = try gate.factor(of: verified.account) else {
+      throw .secondFactorNotOn(verified.account.username)
+    }
+    let proof = try gate.ask(verified, factor: factor, stage: .secondFactorChange)
+    let keeping = SessionBook.previousID(env, store: store)
+    let accepted = try store.write { writer throws(AccountsError) -> Bool in
+      let now = env.now()
+      let account = try unchanged(verified.account, writer: writer)
+      guard try writer.secondFactor(accountID: account.id) != nil else {
+        throw .secondFactorNotOn(account.username)
+      }
+      guard try SecondFactorGate.accept(proof, writer: writer, account: account, at: now)
+      else { return false }
+      try change(writer, account, now)
+      if !keepingSessions { _ = try writer.endSessions(accountID: account.id, keeping: keeping) }
+      return true
+    }
+    if !accepted {
+      try authenticator.fail(
+        username: verified.typedName, key: verified.account.usernameKey,
+        detail: Messages.detailReplayedCode, error: .replayedVerificationCode)
+    }
+    return verified.account.username
+  }
+
+  /// The account as checked, re-read in the write: refused if it was removed, disabled or
+  /// given another password meanwhile.
+  private static func unchanged(_ account: Account, writer: any AccountWriter)
+    throws(AccountsError) -> Account
+  {
+    guard let current = try writer.account(key: account.usernameKey), current.id == account.id,
+      current.passwordChangedAt == account.passwordChangedAt, !current.isDisabled
+    else { throw .invalidCredentials }
+    return current
+  }
+
+  private static func recoveryHashes(_ codes: [String]) throws(AccountsError) -> [[UInt8]] {
+    var hashes: [[UInt8]] = []
+    for code in codes {
+      guard
+        let hash = try hashing({ () throws(CryptoError) in
+          try SecondFactor.recoveryCodeHash(code)
+        })
+      else { throw .crypto(.invalidParameter("a recovery code")) }
+      hashes.append(hash)
+    }
+    return hashes
+  }
+
+  /// `2fa status`: of the logged-in account, or (`username`) of any account.
+  public static func status(_ env: AccountsEnvironment, username: String?)
+    throws(AccountsError) -> SecondFactorStatus
+  {
+    let account: Account
+    if let username {
+      account = try AccountQuery.show(env, username: username).account
+    } else {
+      account = try SessionFlow.whoami(env).account
+    }
+    guard let store = try env.readableStore() else { throw .notLoggedIn }
+    return try store.read { reader throws(AccountsError) -> SecondFactorStatus in
+      let factor = try reader.secondFactor(accountID: account.id)
+      return SecondFactorStatus(
+        username: account.username, enabledAt: factor?.enabledAt,
+        recoveryCodesLeft: factor == nil ? 0 : try reader.recoveryCodesLeft(accountID: account.id))
+    }
+  }
+
+  /// `user reset-2fa NAME` (administrator, a lost phone): the second factor deleted, every
+  /// session of the account ended, logged.
+  public static func reset(_ env: AccountsEnvironment, username: String) throws(AccountsError) {
+    let name = try AccountChange.run(env, username: username) {
+      writer, account throws(AccountsError) -> String in
+      guard try writer.removeSecondFactor(accountID: account.id) else {
+        throw .secondFactorNotOn(account.username)
+      }
+      let now = env.now()
+      _ = try writer.endSessions(accountID: account.id, keeping: nil)
+      try writer.append(
+        AuditRecord(
+          .secondFactorReset, at: now, username: account.username,
+          usernameKey: account.usernameKey))
+      return account.username
+    }
+    env.console.output(Messages.secondFactorReset(name))
+  }
+}

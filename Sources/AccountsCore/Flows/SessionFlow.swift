@@ -1,0 +1,230 @@
+import AccountsCrypto
+import Foundation
+
+/// The rules of sessions: a fresh random token per login, only its SHA-256 stored, two limits
+/// (absolute and idle), the last use written at most once a minute.
+enum SessionBook {
+  /// Token length in bytes (256 bits).
+  static let tokenByteCount = 32
+
+  /// A new token and its hash.
+  static func newToken() throws(AccountsError) -> (token: [UInt8], hash: [UInt8]) {
+    try hashing { () throws(CryptoError) in
+      let token = try SecureRandom.bytes(tokenByteCount)
+      return (token, try SHA256.hash(token))
+    }
+  }
+
+  /// What is stored of `token`.
+  static func hash(_ token: [UInt8]) throws(AccountsError) -> [UInt8] {
+    try hashing { () throws(CryptoError) in try SHA256.hash(token) }
+  }
+
+  /// Stores the session a login starts, inside the login's transaction: sessions that are no
+  /// longer live are deleted, the client's previous session ends, and with `endingOthers`
+  /// every other session of the account.
+  static func start(
+    _ start: SessionStart, writer: any AccountWriter, account: Account, secondFactor: Bool,
+    endingOthers: Bool, at now: Date
+  ) throws(AccountsError) {
+    try writer.endSessions(deadAt: now)
+    if let previous = start.replacing { _ = try writer.endSession(id: previous) }
+    if endingOthers { _ = try writer.endSessions(accountID: account.id, keeping: nil) }
+    _ = try writer.startSession(
+      NewSession(
+        tokenHash: start.tokenHash, accountID: account.id, createdAt: now,
+        expiresAt: now.addingTimeInterval(start.policy.lifetime),
+        idleSeconds: Int(start.policy.idle), secondFactor: secondFactor))
+  }
+
+  /// What this client's session file says about this database.
+  enum Found {
+    /// No session file, or one for another database.
+    case absent
+    /// A session file for this database whose session is gone, ended or of a disabled account.
+    case ended(SavedSession, sessionID: Int64?)
+    /// A live session.
+    case live(SavedSession, Session, Account)
+  }
+
+  /// Reads the session file and looks its token up in `store` (nil: no database yet).
+  static func find(_ env: AccountsEnvironment, store: (any AccountRepository)?)
+    throws(AccountsError) -> Found
+  {
+    guard let saved = try env.sessions.load(), saved.database == env.databasePath else {
+      return .absent
+    }
+    guard let store else { return .ended(saved, sessionID: nil) }
+    let hash = try hash(saved.token)
+    let now = env.now()
+    return try store.read { reader throws(AccountsError) -> Found in
+      guard let session = try reader.session(tokenHash: hash) else {
+        return .ended(saved, sessionID: nil)
+      }
+      guard session.isLive(at: now), let account = try reader.account(id: session.accountID),
+        !account.isDisabled
+      else { return .ended(saved, sessionID: session.id) }
+      return .live(saved, session, account)
+    }
+  }
+
+  /// The id of the session this client's file names on this database, live or not (the one a
+  /// new login replaces); nil when there is none or the file cannot be used.
+  static func previousID(_ env: AccountsEnvironment, store: any AccountRepository) -> Int64? {
+    switch try? find(env, store: store) {
+    case .live(_, let session, _): return session.id
+    case .ended(_, let id): return id
+    case .absent, nil: return nil
+    }
+  }
+
+  /// Forgets an ended session on both sides, as far as possible: the file (when it still names
+  /// it) and the row.
+  static func forget(
+    _ saved: SavedSession, sessionID: Int64?, env: AccountsEnvironment,
+    store: (any AccountRepository)?
+  ) {
+    if let current = try? env.sessions.load(), current == saved { try? env.sessions.remove() }
+    if let sessionID, let writable = try? env.writableStore() {
+      _ = try? writable.write { writer throws(AccountsError) in
+        try writer.endSession(id: sessionID)
+      }
+    }
+  }
+
+  /// Records a use of a live session: its last use, at most once per `touchInterval`. A store
+  /// that cannot be written now (read-only, busy) leaves it as it was.
+  static func touch(_ session: Session, env: AccountsEnvironment) {
+    let now = env.now()
+    guard now.timeIntervalSince(session.lastSeenAt) >= env.sessionPolicy.touchInterval,
+      let store = try? env.writableStore()
+    else { return }
+    let idleUntil = now.addingTimeInterval(TimeInterval(session.idleSeconds))
+    _ = try? store.write { writer throws(AccountsError) in
+      try writer.touchSession(id: session.id, at: now, idleUntil: idleUntil)
+    }
+  }
+
+  /// Writes the session file for a session just stored; if that fails, the session is ended
+  /// again (nobody could use it) and the failure thrown.
+  static func keep(
+    token: [UInt8], tokenHash: [UInt8], env: AccountsEnvironment, store: any AccountRepository
+  ) throws(AccountsError) {
+    do {
+      try env.sessions.save(SavedSession(database: env.databasePath, token: token))
+    } catch {
+      _ = try? store.write { writer throws(AccountsError) in
+        if let session = try writer.session(tokenHash: tokenHash) {
+          _ = try writer.endSession(id: session.id)
+        }
+      }
+      throw error
+    }
+  }
+}
+
+/// Who is logged in, as `whoami` tells it.
+public struct LoggedIn: Equatable, Sendable {
+  /// The account.
+  public var account: Account
+  /// Its session.
+  public var session: Session
+}
+
+/// The person's side of sessions: resuming one, `whoami`, `logout`.
+public enum SessionFlow {
+  /// Home straight away when this client holds a live session on an activated device; nil
+  /// otherwise (an ended session is forgotten on both sides).
+  public static func resume(_ env: AccountsEnvironment) throws(AccountsError) -> HomeScreen? {
+    guard let store = try env.readableStore() else { return nil }
+    switch try SessionBook.find(env, store: store) {
+    case .absent:
+      return nil
+    case .ended(let saved, let id):
+      SessionBook.forget(saved, sessionID: id, env: env, store: store)
+      return nil
+    case .live(_, let session, let account):
+      SessionBook.touch(session, env: env)
+      let failures = try store.read { reader throws(AccountsError) in
+        try reader.eventCount(
+          key: account.usernameKey, kind: .loginFailure,
+          afterLatestOf: LoginRecorder.failureCountResets)
+      }
+      return HomeScreen(
+        fullName: account.fullName, previousLogin: account.lastLoginAt, failuresSince: failures)
+    }
+  }
+
+  /// The logged-in account and its session (its use recorded); throws `.notLoggedIn`.
+  public static func whoami(_ env: AccountsEnvironment) throws(AccountsError) -> LoggedIn {
+    let store = try env.readableStore()
+    switch try SessionBook.find(env, store: store) {
+    case .absent:
+      throw .notLoggedIn
+    case .ended(let saved, let id):
+      SessionBook.forget(saved, sessionID: id, env: env, store: store)
+      throw .notLoggedIn
+    case .live(_, var session, let account):
+      SessionBook.touch(session, env: env)
+      let now = env.now()
+      if now.timeIntervalSince(session.lastSeenAt) >= env.sessionPolicy.touchInterval {
+        session.lastSeenAt = now
+        session.idleUntil = now.addingTimeInterval(TimeInterval(session.idleSeconds))
+      }
+      return LoggedIn(account: account, session: session)
+    }
+  }
+
+  /// Ends this client's session (or, with `all`, every session of its account); returns how
+  /// many sessions ended.
+  @discardableResult
+  public static func logout(_ env: AccountsEnvironment, all: Bool) throws(AccountsError) -> Int {
+    let store = try env.readableStore()
+    var ended = 0
+    switch try SessionBook.find(env, store: store) {
+    case .absent:
+      throw .notLoggedIn
+    case .ended(_, let id):
+      // Logging out of an ended session still forgets it here.
+      if all { throw .notLoggedIn }
+      if let id { ended = try endSessions(env, ids: .one(id)) }
+    case .live(_, let session, let account):
+      ended = try endSessions(env, ids: all ? .account(account) : .one(session.id))
+    }
+    try env.sessions.remove()
+    return max(ended, 1)
+  }
+
+  private enum Ending {
+    case one(Int64)
+    case account(Account)
+  }
+
+  /// Deletes the sessions and logs the logout; returns how many were deleted.
+  private static func endSessions(_ env: AccountsEnvironment, ids: Ending) throws(AccountsError)
+    -> Int
+  {
+    let store = try env.writableStore()
+    return try store.write { writer throws(AccountsError) -> Int in
+      let now = env.now()
+      switch ids {
+      case .one(let id):
+        guard let session = try writer.session(id: id) else { return 0 }
+        let account = try writer.account(id: session.accountID)
+        _ = try writer.endSession(id: id)
+        try writer.append(
+          AuditRecord(
+            .logout, at: now, username: account?.username, usernameKey: account?.usernameKey,
+            detail: Messages.detailSession(id)))
+        return 1
+      case .account(let account):
+        let ended = try writer.endSessions(accountID: account.id, keeping: nil)
+        try writer.append(
+          AuditRecord(
+            .logout, at: now, username: account.username, usernameKey: account.usernameKey,
+            detail: Messages.detailSessions(ended.count)))
+        return ended.count
+      }
+    }
+  }
+}

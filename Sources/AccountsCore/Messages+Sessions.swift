@@ -1,0 +1,158 @@
+import Foundation
+
+/// The sentences of sessions and the second factor (issue 11).
+extension Messages {
+  // MARK: Sessions
+
+  /// `whoami` (and the commands that need a session) when there is none.
+  public static let notLoggedIn = "Not logged in."
+  /// `whoami`'s first line.
+  public static func loggedInAs(_ username: String, fullName: String) -> String {
+    "Logged in as \(username) (\(fullName))."
+  }
+  /// `whoami`'s second line.
+  public static func sessionEnds(at end: String, idle: String) -> String {
+    "The session ends at \(end), or sooner after \(idle) without use."
+  }
+  /// `logout`.
+  public static let loggedOut = "Logged out."
+  /// `logout --all`.
+  public static func loggedOutAll(_ count: Int) -> String {
+    "Logged out: \(count) \(count == 1 ? "session" : "sessions") ended."
+  }
+  /// `session revoke ID`.
+  public static func sessionEnded(_ id: Int64, username: String) -> String {
+    "Session \(id) of \(username) ended."
+  }
+  /// `session revoke --user NAME`.
+  public static func sessionsEnded(_ count: Int, username: String) -> String {
+    "Ended \(count) \(count == 1 ? "session" : "sessions") of \(username)."
+  }
+  /// `session revoke` of an unknown or ended session.
+  public static func noSuchSession(_ id: Int64) -> String { "No session \(id)." }
+  /// `session revoke` with both or neither of ID and --user.
+  public static let revokeNeedsOneTarget = "Give a session ID or --user NAME (one of them)."
+  /// Audit detail: which session.
+  public static func detailSession(_ id: Int64) -> String { "session \(id)" }
+  /// Audit detail of `logout --all`.
+  public static func detailSessions(_ count: Int) -> String {
+    "\(count) \(count == 1 ? "session" : "sessions")"
+  }
+
+  // MARK: The second factor
+
+  /// The second step's prompt.
+  public static let verificationCodePrompt = "Verification code"
+  /// A wrong code (or an unknown or used recovery code).
+  public static let invalidVerificationCode = "Invalid verification code!"
+  /// A right code of a step already used.
+  public static let replayedVerificationCode = "That code was already used; wait for the next one."
+  /// After the second step.
+  public static let successfullyAuthorized = "You are successfully authorized."
+  /// A recovery code was used.
+  public static func recoveryCodeAccepted(left: Int) -> String {
+    "Recovery code accepted; \(left) left."
+  }
+  /// Few recovery codes left.
+  public static func fewRecoveryCodesLeft(_ count: Int) -> String {
+    "Only \(count) recovery \(count == 1 ? "code" : "codes") left: make new ones with "
+      + "accounts 2fa recovery-codes."
+  }
+  /// Enrollment: a code of a step outside the window.
+  public static func clockOff(seconds: Int) -> String {
+    "That code is for a time about \(abs(seconds)) seconds "
+      + "\(seconds > 0 ? "ahead of" : "behind") this device's clock: set the clock right and "
+      + "try again."
+  }
+  /// `2fa enable` on an account that has a second factor.
+  public static func secondFactorAlreadyOn(_ name: String) -> String {
+    "Two-factor authentication is already on for \(name)."
+  }
+  /// A change of a second factor that is not there.
+  public static func secondFactorNotOn(_ name: String) -> String {
+    "Two-factor authentication is not on for \(name)."
+  }
+  /// Before the QR code.
+  public static let scanThis =
+    "Scan this QR code with your authenticator app, or type the key below into it."
+  /// The URI line.
+  public static func uriLine(_ uri: String) -> String { "URI: \(uri)" }
+  /// The key line.
+  public static func keyLine(_ key: String) -> String { "Key: \(key)" }
+  /// Enrollment done.
+  public static func secondFactorOn(_ name: String) -> String {
+    "Two-factor authentication is on for \(name)."
+  }
+  /// Before the first recovery codes.
+  public static let recoveryCodesIntro =
+    "Recovery codes (each works once in place of a code; they are not shown again):"
+  /// Before a new set of recovery codes.
+  public static func newRecoveryCodesIntro(_ name: String) -> String {
+    "New recovery codes for \(name) (the old ones no longer work; these are not shown again):"
+  }
+  /// `2fa disable`.
+  public static func secondFactorOff(_ name: String) -> String {
+    "Two-factor authentication is off for \(name)."
+  }
+  /// `2fa status`, on.
+  public static func secondFactorStatusOn(_ name: String, since: String, left: Int) -> String {
+    "Two-factor authentication is on for \(name) since \(since); \(left) recovery "
+      + "\(left == 1 ? "code" : "codes") left."
+  }
+  /// `user reset-2fa`.
+  public static func secondFactorReset(_ name: String) -> String {
+    "Two-factor authentication turned off for \(name); their sessions ended."
+  }
+  /// `user show`'s line.
+  public static func secondFactorDetail(since: String?, left: Int) -> String {
+    guard let since else { return "Two-factor: off" }
+    return "Two-factor: on since \(since) (\(left) recovery \(left == 1 ? "code" : "codes") left)"
+  }
+  /// Audit details.
+  public static let detailWrongCode = "wrong verification code"
+  /// Audit detail of a replayed code.
+  public static let detailReplayedCode = "verification code replayed"
+  /// Audit detail: how many recovery codes remain.
+  public static func detailCodesLeft(_ count: Int) -> String { "\(count) left" }
+
+  // MARK: Files
+
+  /// What is wrong with the session file or the key file.
+  public static func clientFile(_ problem: ClientFileProblem) -> String {
+    func name(_ kind: ClientFileProblem.Kind, _ path: String) -> String {
+      kind == .sessionFile ? "The session file \(path)" : "The key file \(path)"
+    }
+    func remedy(_ kind: ClientFileProblem.Kind) -> String {
+      kind == .sessionFile
+        ? "Remove it and log in again."
+        : "Make it yours with mode 0600 (chmod 600), or restore it from a backup."
+    }
+    switch problem {
+    case .notPrivate(let kind, let path, let mode):
+      return "\(name(kind, path)) can be read or written by others (mode \(mode)); it was not "
+        + "used. \(remedy(kind))"
+    case .wrongOwner(let kind, let path, let owner):
+      return "\(name(kind, path)) belongs to another user (uid \(owner)); it was not used. "
+        + remedy(kind)
+    case .notAFile(let kind, let path):
+      return "\(name(kind, path)) is not a regular file (a link or a folder); it was not used. "
+        + remedy(kind)
+    case .damaged(let kind, let path):
+      return "\(name(kind, path)) is damaged; it was not used. "
+        + (kind == .sessionFile ? remedy(kind) : "Restore it from a backup.")
+    case .unusable(let kind, let path, let reason):
+      return "\(name(kind, path)) cannot be used: \(reason)."
+    case .keyMissing(let path):
+      return "The key file \(path) is missing, so verification codes cannot be checked. Restore "
+        + "it from a backup, or an administrator can turn the second factor off with "
+        + "accounts user reset-2fa NAME (recovery codes still work)."
+    case .wrongKey(let path):
+      return "The key file \(path) is not the key the second factor was sealed with. Restore "
+        + "the right one from a backup, or an administrator can turn the second factor off "
+        + "with accounts user reset-2fa NAME (recovery codes still work)."
+    case .folderNotPrivate(let kind, let path):
+      return "\(name(kind, path)) is in a folder that other users can write to or that is not "
+        + "yours; it was not used."
+    }
+  }
+}

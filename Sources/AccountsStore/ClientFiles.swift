@@ -1,0 +1,295 @@
+import AccountsCore
+import AccountsCrypto
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Small private files beside the database: read only when they are ours and private (as
+/// OpenSSH reads a key), written whole or not at all (a temporary file, synced, then renamed or
+/// linked into place).
+enum PrivateFile {
+  /// The most a file of ours holds.
+  static let largest = 8192
+
+  /// The bytes of `path`; nil when it does not exist. Refused when it is a link or not a
+  /// regular file, another user's, or readable or writable by group or others.
+  static func read(_ path: String, kind: ClientFileProblem.Kind) throws(AccountsError)
+    -> [UInt8]?
+  {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    guard fd >= 0 else {
+      let error = errno
+      if error == ENOENT { return nil }
+      if error == ELOOP { throw .clientFile(.notAFile(kind, path: path)) }
+      throw .clientFile(.unusable(kind, path: path, reason: String(cString: strerror(error))))
+    }
+    defer { close(fd) }
+    var status = stat()
+    guard fstat(fd, &status) == 0 else {
+      throw .clientFile(.unusable(kind, path: path, reason: String(cString: strerror(errno))))
+    }
+    guard status.st_mode & S_IFMT == S_IFREG else {
+      throw .clientFile(.notAFile(kind, path: path))
+    }
+    guard status.st_uid == geteuid() else {
+      throw .clientFile(.wrongOwner(kind, path: path, owner: status.st_uid))
+    }
+    guard status.st_mode & 0o077 == 0 else {
+      throw .clientFile(
+        .notPrivate(kind, path: path, mode: String(status.st_mode & 0o7777, radix: 8)))
+    }
+    guard status.st_size <= largest else { throw .clientFile(.damaged(kind, path: path)) }
+    var bytes = [UInt8](repeating: 0, count: largest + 1)
+    var count = 0
+    while count < bytes.count {
+      let got = bytes.withUnsafeMutableBytes { buffer in
+        Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
+      }
+      if got < 0 && errno == EINTR { continue }
+      guard got >= 0 else {
+        throw .clientFile(.unusable(kind, path: path, reason: String(cString: strerror(errno))))
+      }
+      if got == 0 { break }
+      count += got
+    }
+    guard count <= largest else { throw .clientFile(.damaged(kind, path: path)) }
+    return Array(bytes[0..<count])
+  }
+
+  /// How `write` puts the file in place.
+  enum Placing {
+    /// Replacing whatever is there (`rename`).
+    case replacing
+    /// Only if nothing is there (`link`); false is returned when something was.
+    case ifAbsent
+  }
+
+  /// Writes `bytes` to `path`, mode 0600: to a temporary file in the same folder, synced, then
+  /// put in place and the folder synced. Returns false when `ifAbsent` found a file there.
+  @discardableResult
+  static func write(
+    _ bytes: [UInt8], to path: String, kind: ClientFileProblem.Kind, placing: Placing
+  ) throws(AccountsError) -> Bool {
+    let folder = FileSystem.folder(of: path)
+    func failure(_ error: Int32) -> AccountsError {
+      .clientFile(.unusable(kind, path: path, reason: String(cString: strerror(error))))
+    }
+    let suffix = (try? SecureRandom.bytes(6))?.map { String($0, radix: 16) }.joined() ?? "0"
+    let temporary = folder + "/." + FileSystem.name(of: path) + ".\(getpid()).\(suffix).tmp"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard fd >= 0 else { throw failure(errno) }
+    var written = 0
+    while written < bytes.count {
+      let done = bytes.withUnsafeBytes { buffer in
+        Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+      }
+      if done < 0 && errno == EINTR { continue }
+      guard done > 0 else {
+        let error = errno
+        close(fd)
+        unlink(temporary)
+        throw failure(error)
+      }
+      written += done
+    }
+    guard fsync(fd) == 0 else {
+      let error = errno
+      close(fd)
+      unlink(temporary)
+      throw failure(error)
+    }
+    close(fd)
+    var placed = true
+    switch placing {
+    case .replacing:
+      guard rename(temporary, path) == 0 else {
+        let error = errno
+        unlink(temporary)
+        throw failure(error)
+      }
+    case .ifAbsent:
+      if link(temporary, path) != 0 {
+        let error = errno
+        unlink(temporary)
+        guard error == EEXIST else { throw failure(error) }
+        placed = false
+      }
+      unlink(temporary)
+    }
+    let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if folderFD >= 0 {
+      fsync(folderFD)
+      close(folderFD)
+    }
+    return placed
+  }
+
+  /// Lowercase hex.
+  static func hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+      text.append(digits[Int(byte >> 4)])
+      text.append(digits[Int(byte & 0xF)])
+    }
+    return String(decoding: text, as: UTF8.self)
+  }
+
+  /// The bytes of lowercase hex `text`; nil when it is not that.
+  static func bytes(hex text: Substring.UTF8View) -> [UInt8]? {
+    guard text.count % 2 == 0 else { return nil }
+    func value(_ digit: UInt8) -> UInt8? {
+      switch digit {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+      default: return nil
+      }
+    }
+    var result: [UInt8] = []
+    var iterator = text.makeIterator()
+    while let high = iterator.next(), let low = iterator.next() {
+      guard let high = value(high), let low = value(low) else { return nil }
+      result.append(high << 4 | low)
+    }
+    return result
+  }
+}
+
+/// The key the TOTP secrets are sealed under: `<database>.key`, 32 random bytes as 64 hex
+/// digits and a newline, mode 0600, made the first time a second factor is turned on.
+///
+/// Kept out of the database so that a copy of the database alone gives no second factor;
+/// back it up apart from the database.
+public final class KeyFile: SealingKeyStore {
+  /// The file's path.
+  public let location: String
+
+  /// The key file of the database at `databasePath`.
+  public init(databasePath: String) {
+    location = databasePath + ".key"
+  }
+
+  public func existingKey() throws(AccountsError) -> SealingKey? {
+    guard let bytes = try PrivateFile.read(location, kind: .keyFile) else { return nil }
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard text.hasSuffix("\n"),
+      let key = PrivateFile.bytes(hex: text.dropLast().utf8), key.count == AESGCM.keyByteCount
+    else { throw .clientFile(.damaged(.keyFile, path: location)) }
+    return try sealingKey(key)
+  }
+
+  public func keyMakingIfNeeded() throws(AccountsError) -> SealingKey {
+    if let key = try existingKey() { return key }
+    let bytes: [UInt8]
+    do {
+      bytes = try SecureRandom.bytes(AESGCM.keyByteCount)
+    } catch {
+      throw .crypto(error)
+    }
+    // Linked into place only if absent: of two processes making it at once, both use the
+    // first one's.
+    if try PrivateFile.write(
+      Array((PrivateFile.hex(bytes) + "\n").utf8), to: location, kind: .keyFile,
+      placing: .ifAbsent)
+    {
+      return try sealingKey(bytes)
+    }
+    guard let key = try existingKey() else {
+      throw .clientFile(.unusable(.keyFile, path: location, reason: "it vanished"))
+    }
+    return key
+  }
+}
+
+/// A key from its bytes, crypto errors wrapped.
+private func sealingKey(_ bytes: [UInt8]) throws(AccountsError) -> SealingKey {
+  do {
+    return try SealingKey(bytes: bytes)
+  } catch {
+    throw .crypto(error)
+  }
+}
+
+/// This client's session: `$XDG_STATE_HOME/accounts/session` (`~/.local/state/...`), mode
+/// 0600 in a folder of mode 0700. Three lines: `accounts-session 1`, `database <path>`,
+/// `token <64 hex digits>`.
+public final class SessionFile: SessionKeeper {
+  /// The file's path.
+  public let location: String
+
+  private static let header = "accounts-session 1\ndatabase "
+
+  /// The session file at `path`.
+  public init(path: String) {
+    location = path
+  }
+
+  /// Where the session file is: `$XDG_STATE_HOME/accounts/session` when that is absolute,
+  /// else under the home folder (`home`, or the user database's).
+  public static func defaultPath(stateHome: String?, home: String?) -> String {
+    if let stateHome, stateHome.hasPrefix("/") {
+      return (stateHome as NSString).appendingPathComponent("accounts/session")
+    }
+    var base = home.flatMap { $0.hasPrefix("/") ? $0 : nil }
+    if base == nil, let entry = getpwuid(geteuid()), let dir = entry.pointee.pw_dir {
+      base = String(cString: dir)
+    }
+    return ((base ?? "/") as NSString).appendingPathComponent(".local/state/accounts/session")
+  }
+
+  public func load() throws(AccountsError) -> SavedSession? {
+    guard FileSystem.info(FileSystem.folder(of: location)) != nil else { return nil }
+    try checkFolder()
+    guard let bytes = try PrivateFile.read(location, kind: .sessionFile) else { return nil }
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard text.hasPrefix(Self.header), text.hasSuffix("\n"),
+      let tokenLine = text.dropLast().range(of: "\ntoken ", options: .backwards)
+    else { throw .clientFile(.damaged(.sessionFile, path: location)) }
+    let database = String(text[text.index(text.startIndex, offsetBy: Self.header.count)..<tokenLine.lowerBound])
+    let tokenText = text[tokenLine.upperBound..<text.index(before: text.endIndex)]
+    guard database.hasPrefix("/"), let token = PrivateFile.bytes(hex: tokenText.utf8),
+      token.count == 32
+    else { throw .clientFile(.damaged(.sessionFile, path: location)) }
+    return SavedSession(database: database, token: token)
+  }
+
+  public func save(_ session: SavedSession) throws(AccountsError) {
+    do {
+      try FileSystem.createPrivateFolder(for: location)
+    } catch {
+      throw .clientFile(.unusable(.sessionFile, path: location, reason: Messages.storage(error)))
+    }
+    try checkFolder()
+    let text = Self.header + session.database + "\ntoken " + PrivateFile.hex(session.token) + "\n"
+    try PrivateFile.write(
+      Array(text.utf8), to: location, kind: .sessionFile, placing: .replacing)
+  }
+
+  public func remove() throws(AccountsError) {
+    guard unlink(location) == 0 || errno == ENOENT else {
+      throw .clientFile(
+        .unusable(.sessionFile, path: location, reason: String(cString: strerror(errno))))
+    }
+  }
+
+  /// Refuses a folder another user could replace the file in.
+  private func checkFolder() throws(AccountsError) {
+    let folder = FileSystem.folder(of: location)
+    guard let real = FileSystem.canonical(folder) else {
+      throw .clientFile(.unusable(.sessionFile, path: location, reason: "its folder is missing"))
+    }
+    do {
+      try FileSafety.checkFolders(of: real, database: location)
+    } catch {
+      throw .clientFile(.folderNotPrivate(.sessionFile, path: location))
+    }
+    if let info = FileSystem.info(real), info.owner != geteuid() || info.mode & 0o022 != 0 {
+      throw .clientFile(.folderNotPrivate(.sessionFile, path: location))
+    }
+  }
+}
