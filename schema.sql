@@ -1,5 +1,5 @@
 -- The schema `accounts` works with: the picture of the database after every migration
--- (Sources/AccountsStore/Schema.swift: "v1", then "v2"). A test compares it with a migrated file.
+-- (Sources/AccountsStore/Schema.swift: "v1", "v2", then "v3"). A test compares it with a migrated file.
 
 -- Every account of an activated device. Which one owns the device, the activation row says.
 CREATE TABLE account (
@@ -69,6 +69,43 @@ BEGIN
   SELECT RAISE(ABORT, 'a Public device keeps no account');
 END;
 
+-- A login that lasts: the client keeps a random 256-bit token, the store only its SHA-256.
+-- Live while the time is before both `expires_at` (the absolute limit) and `idle_until`
+-- (`last_seen_at` + `idle_seconds`).
+CREATE TABLE session (
+  id INTEGER PRIMARY KEY,
+  token_hash BLOB NOT NULL UNIQUE CHECK (typeof(token_hash) = 'blob' AND length(token_hash) = 32),
+  account_id INTEGER NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+  created_at TEXT NOT NULL,
+  last_seen_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  idle_seconds INTEGER NOT NULL CHECK (idle_seconds > 0),
+  idle_until TEXT NOT NULL,
+  second_factor INTEGER NOT NULL DEFAULT 0 CHECK (second_factor IN (0, 1)),
+  CHECK (created_at <= last_seen_at AND last_seen_at < idle_until AND created_at < expires_at)
+) STRICT;
+
+CREATE INDEX session_by_account ON session (account_id);
+
+-- An account's TOTP secret, sealed with AES-256-GCM under the key file beside the database
+-- (`key_id` names that key), and the last time step accepted: a code is accepted only for a
+-- later step.
+CREATE TABLE second_factor (
+  account_id INTEGER PRIMARY KEY REFERENCES account (id) ON DELETE CASCADE,
+  sealed_secret BLOB NOT NULL CHECK (typeof(sealed_secret) = 'blob' AND length(sealed_secret) > 28),
+  key_id TEXT NOT NULL CHECK (length(key_id) = 16),
+  last_step INTEGER NOT NULL CHECK (last_step >= 0),
+  enabled_at TEXT NOT NULL
+) STRICT;
+
+-- Recovery codes: SHA-256 of each code's 80 random bits, each usable once.
+CREATE TABLE recovery_code (
+  account_id INTEGER NOT NULL REFERENCES second_factor (account_id) ON DELETE CASCADE,
+  code_hash BLOB NOT NULL CHECK (typeof(code_hash) = 'blob' AND length(code_hash) = 32),
+  used_at TEXT,
+  PRIMARY KEY (account_id, code_hash)
+) STRICT, WITHOUT ROWID;
+
 INSERT INTO audit_kind (name) VALUES
   ('activation'),
   ('login_success'),
@@ -83,4 +120,11 @@ INSERT INTO audit_kind (name) VALUES
   ('account_removed'),
   ('password_changed'),
   ('password_set'),
-  ('ownership_moved');
+  ('ownership_moved'),
+  ('logout'),
+  ('session_revoked'),
+  ('second_factor_enabled'),
+  ('second_factor_disabled'),
+  ('second_factor_reset'),
+  ('recovery_codes_made'),
+  ('recovery_code_used');

@@ -15,8 +15,10 @@ enum PrivateFile {
   /// The most a file of ours holds.
   static let largest = 8192
 
-  /// The bytes of `path`; nil when it does not exist. Refused when it is a link or not a
-  /// regular file, another user's, or readable or writable by group or others.
+  /// The bytes of `path`; nil when it does not exist.
+  ///
+  /// Refused when it is a link or not a regular file, another user's, or readable or writable
+  /// by group or others.
   static func read(_ path: String, kind: ClientFileProblem.Kind) throws(AccountsError)
     -> [UInt8]?
   {
@@ -46,8 +48,9 @@ enum PrivateFile {
     var bytes = [UInt8](repeating: 0, count: largest + 1)
     var count = 0
     while count < bytes.count {
-      let got = bytes.withUnsafeMutableBytes { buffer in
-        Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
+      let got = bytes.withUnsafeMutableBytes { buffer -> Int in
+        guard let base = buffer.baseAddress else { return 0 }
+        return Glibc.read(fd, base + count, buffer.count - count)
       }
       if got < 0 && errno == EINTR { continue }
       guard got >= 0 else {
@@ -68,8 +71,10 @@ enum PrivateFile {
     case ifAbsent
   }
 
-  /// Writes `bytes` to `path`, mode 0600: to a temporary file in the same folder, synced, then
-  /// put in place and the folder synced. Returns false when `ifAbsent` found a file there.
+  /// Writes `bytes` to `path`, mode 0600, whole or not at all.
+  ///
+  /// To a temporary file in the same folder, synced, then put in place and the folder synced.
+  /// Returns false when `ifAbsent` found a file there.
   @discardableResult
   static func write(
     _ bytes: [UInt8], to path: String, kind: ClientFileProblem.Kind, placing: Placing
@@ -84,8 +89,9 @@ enum PrivateFile {
     guard fd >= 0 else { throw failure(errno) }
     var written = 0
     while written < bytes.count {
-      let done = bytes.withUnsafeBytes { buffer in
-        Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+      let done = bytes.withUnsafeBytes { buffer -> Int in
+        guard let base = buffer.baseAddress else { return 0 }
+        return Glibc.write(fd, base + written, buffer.count - written)
       }
       if done < 0 && errno == EINTR { continue }
       guard done > 0 else {
@@ -215,8 +221,9 @@ private func sealingKey(_ bytes: [UInt8]) throws(AccountsError) -> SealingKey {
   }
 }
 
-/// This client's session: `$XDG_STATE_HOME/accounts/session` (`~/.local/state/...`), mode
-/// 0600 in a folder of mode 0700. Three lines: `accounts-session 1`, `database <path>`,
+/// This client's session: `$XDG_STATE_HOME/accounts/session` (`~/.local/state/...`).
+///
+/// Mode 0600 in a folder of mode 0700. Three lines: `accounts-session 1`, `database <path>`,
 /// `token <64 hex digits>`.
 public final class SessionFile: SessionKeeper {
   /// The file's path.
@@ -250,7 +257,8 @@ public final class SessionFile: SessionKeeper {
     guard text.hasPrefix(Self.header), text.hasSuffix("\n"),
       let tokenLine = text.dropLast().range(of: "\ntoken ", options: .backwards)
     else { throw .clientFile(.damaged(.sessionFile, path: location)) }
-    let database = String(text[text.index(text.startIndex, offsetBy: Self.header.count)..<tokenLine.lowerBound])
+    let database = String(
+      text[text.index(text.startIndex, offsetBy: Self.header.count)..<tokenLine.lowerBound])
     let tokenText = text[tokenLine.upperBound..<text.index(before: text.endIndex)]
     guard database.hasPrefix("/"), let token = PrivateFile.bytes(hex: tokenText.utf8),
       token.count == 32

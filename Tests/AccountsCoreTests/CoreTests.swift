@@ -22,6 +22,11 @@ struct World {
   let clock = TestClock()
   var hasher = PasswordHasher(iterations: 1000)
   var blocklist: PasswordBlocklist?
+  /// This client's session file, shared by every flow of the world.
+  let sessions = MemorySessionKeeper()
+  /// The key file beside the database.
+  let keys = MemorySealingKeyStore()
+  var sessionPolicy = SessionPolicy.standard
 
   init() throws {
     store = try AccountStore.inMemory()
@@ -30,7 +35,7 @@ struct World {
   func environment(_ console: ScriptedConsole) -> AccountsEnvironment {
     AccountsEnvironment(
       console: console, store: store, now: { [clock] in clock.now }, hasher: hasher,
-      blocklist: blocklist)
+      blocklist: blocklist, sessions: sessions, keys: keys, sessionPolicy: sessionPolicy)
   }
 
   /// Activates alice through the flow, from a pipe.

@@ -1,6 +1,6 @@
 """Schema upgrade (issue 10): a database made by the v1 release (Tests/fixtures/v1.sqlite3, every
-row recorded in v1.expected.json) is read, then upgraded to v2 by the first write, losing
-nothing."""
+row recorded in v1.expected.json) is read, then upgraded by the first write through every
+migration (v2: several accounts; v3: sessions and second factors), losing nothing."""
 
 import json
 import os
@@ -18,11 +18,15 @@ EXPECTED = json.loads((FIXTURES / "v1.expected.json").read_text())
 V1_USER = EXPECTED["user"][0]
 V1_ACTIVATION = EXPECTED["activation"][0]
 WELCOME = f"Welcome back {FULL_NAME}!"
-V2_TABLES = {"account", "activation", "audit_event", "audit_kind", "grdb_migrations",
-             "login_throttle", "sqlite_sequence"}
-V2_KINDS = {"activation", "login_success", "login_failure", "lockout", "unlock", "reset",
-            "account_added", "account_edited", "account_disabled", "account_enabled",
-            "account_removed", "password_changed", "password_set", "ownership_moved"}
+LATEST_MIGRATIONS = {"v1", "v2", "v3"}
+LATEST_TABLES = {"account", "activation", "audit_event", "audit_kind", "grdb_migrations",
+                 "login_throttle", "sqlite_sequence", "session", "second_factor",
+                 "recovery_code"}
+LATEST_KINDS = {"activation", "login_success", "login_failure", "lockout", "unlock", "reset",
+                "account_added", "account_edited", "account_disabled", "account_enabled",
+                "account_removed", "password_changed", "password_set", "ownership_moved",
+                "logout", "session_revoked", "second_factor_enabled", "second_factor_disabled",
+                "second_factor_reset", "recovery_codes_made", "recovery_code_used"}
 
 
 @pytest.fixture
@@ -77,16 +81,18 @@ def test_status_reads_v1_as_activated(v1):
     assert (text.code, text.stdout) == (0, f"State: Activated\nDatabase: {v1.db}\n")
 
 
-def test_login_upgrades_to_v2(v1):
+def test_login_upgrades_to_the_latest_schema(v1):
     """The v1 owner logs in with the v1 password (name typed in another case); afterwards the
-    file holds migrations v1 and v2 and the v2 tables, not `user`."""
+    file holds every migration (v1, v2, v3) and the latest tables, not `user`; the login's
+    session is the only row of `session`."""
     upgrade_by_login(v1)
-    assert migrations(v1) == {"v1", "v2"}
+    assert migrations(v1) == LATEST_MIGRATIONS
     tables = {r["name"] for r in rows(v1, "SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert tables == V2_TABLES
+    assert tables == LATEST_TABLES
     triggers = {r["name"] for r in rows(v1, "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
     assert triggers == {"activation_public_keeps_no_account", "account_needs_activated_device"}
-    assert {r["name"] for r in rows(v1, "SELECT name FROM audit_kind")} == V2_KINDS
+    assert {r["name"] for r in rows(v1, "SELECT name FROM audit_kind")} == LATEST_KINDS
+    assert rows(v1, "SELECT account_id FROM session") == [{"account_id": 1}]
 
 
 def test_upgrade_keeps_the_account(v1):
@@ -110,7 +116,7 @@ def test_upgrade_by_another_write_keeps_every_account_field(v1):
     equals the v1 user row field for field."""
     result = v1.login("dave", WRONG_PASSWORD)
     assert (result.code, result.stderr) == (1, INVALID + "\n")
-    assert migrations(v1) == {"v1", "v2"}
+    assert migrations(v1) == LATEST_MIGRATIONS
     (account,) = rows(v1, "SELECT * FROM account")
     assert account == {**V1_USER, "must_change_password": 0, "disabled_at": None,
                        "password_changed_at": V1_USER["created_at"]}
@@ -198,7 +204,7 @@ def test_second_login_after_upgrade(v1):
     assert result.code == 0
     assert result.out_lines[0] == WELCOME
     assert result.out_lines[1] != "Last login: Mon Nov 23 12:56:46 UTC 2026"
-    assert migrations(v1) == {"v1", "v2"}
+    assert migrations(v1) == LATEST_MIGRATIONS
 
 
 # The v1 program itself (Scripts/build-v1 builds it from the v1 release's commit; Scripts/test

@@ -24,8 +24,10 @@ public enum SecondFactorFlow {
   /// Codes typed at a terminal before `2fa enable` gives up.
   public static let enrollmentAttempts = 3
 
-  /// `2fa enable`: after the password, a new secret shown (QR code, URI, key); stored with ten
-  /// recovery codes once a code from the app is right. Nothing is stored before that.
+  /// `2fa enable`: after the password, a new secret shown (QR code, URI, key).
+  ///
+  /// It is stored with ten recovery codes once a code from the app is right; nothing is stored
+  /// before that.
   public static func enable(_ env: AccountsEnvironment, username: String?, qr: QRStyle)
     throws(AccountsError)
   {
@@ -73,8 +75,9 @@ public enum SecondFactorFlow {
     for code in codes { env.console.output("  " + code) }
   }
 
-  /// The key to seal a new secret under: the key file's, made on first use. Never a second
-  /// key while secrets are sealed under one that is missing or another (restoring the right
+  /// The key to seal a new secret under: the key file's, made on first use.
+  ///
+  /// Never a second key while secrets are sealed under one that is missing or another (restoring the right
   /// key file from a backup must keep working for them).
   private static func sealingKey(_ env: AccountsEnvironment, store: any AccountRepository)
     throws(AccountsError) -> SealingKey
@@ -152,9 +155,10 @@ public enum SecondFactorFlow {
     for code in codes { env.console.output("  " + code) }
   }
 
-  /// The password, then a code (TOTP or recovery), then `change` in the transaction that
-  /// accepts the code; other sessions of the account end unless `keepingSessions`. Returns the
-  /// user name.
+  /// The password, then a code (TOTP or recovery), then `change`; returns the user name.
+  ///
+  /// `change` runs in the transaction that accepts the code; other sessions of the account end
+  /// unless `keepingSessions`.
   private static func changeWithCode(
     _ env: AccountsEnvironment, username: String?, keepingSessions: Bool = false,
     _ change: (any AccountWriter, Account, Date) throws(AccountsError) -> Void

@@ -96,9 +96,10 @@ struct SecondFactorGate {
       detail: Messages.detailWrongCode, error: .invalidVerificationCode)
   }
 
-  /// Accepts `proof` for `account` inside a write: the step stored if it is later than the
-  /// last one, or the recovery code marked used (and logged). False when another login used it
-  /// first; nothing is written then.
+  /// Accepts `proof` for `account` inside a write; false when another login used it first.
+  ///
+  /// The step is stored if it is later than the last one, or the recovery code marked used (and
+  /// logged); nothing is written when it was used first.
   static func accept(
     _ proof: VerificationProof, writer: any AccountWriter, account: Account, at now: Date
   ) throws(AccountsError) -> Bool {

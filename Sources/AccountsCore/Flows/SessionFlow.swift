@@ -92,8 +92,9 @@ enum SessionBook {
     }
   }
 
-  /// Records a use of a live session: its last use, at most once per `touchInterval`. A store
-  /// that cannot be written now (read-only, busy) leaves it as it was.
+  /// Records a use of a live session: its last use, at most once per `touchInterval`.
+  ///
+  /// A store that cannot be written now (read-only, busy) leaves it as it was.
   static func touch(_ session: Session, env: AccountsEnvironment) {
     let now = env.now()
     guard now.timeIntervalSince(session.lastSeenAt) >= env.sessionPolicy.touchInterval,
