@@ -28,9 +28,10 @@ def test_help_lists_administrator_group(device):
                 names.append(line.split()[0])
         return names
 
-    assert sorted(section(headers[0])) == ["log", "reset", "unlock", "user"]
+    assert sorted(section(headers[0])) == ["log", "reset", "session", "unlock", "user"]
     main = lines.index("SUBCOMMANDS:")
-    assert sorted(section(main)) == ["activate", "login", "passwd", "status", "verify"]
+    assert sorted(section(main)) == ["2fa", "activate", "login", "logout", "passwd", "status",
+                                     "verify", "whoami"]
 
 
 @pytest.mark.parametrize(
