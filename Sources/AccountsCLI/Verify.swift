@@ -8,8 +8,10 @@ extension AccountsCommand {
       commandName: "verify",
       abstract: "Check a user name and password for a script: exit 0 right, 1 wrong, 4 locked.",
       discussion: """
-        Reads the password as one line of standard input and prints nothing for a right, wrong \
-        or locked answer. Costs, counts and logs exactly as a login does, without Home.
+        Reads the password as one line of standard input (and for an account with a second \
+        factor, the verification code as the next line) and prints nothing for a right, wrong \
+        or locked answer. Costs, counts and logs exactly as a login does, without Home or a \
+        session.
         """)
 
     @Option(name: .customLong("username"), help: "The user name.")
@@ -32,6 +34,10 @@ extension AccountsCommand {
       do {
         try VerifyFlow.run(context.environment, username: username)
       } catch .invalidCredentials {
+        throw SilentExit(status: .refused)
+      } catch .invalidVerificationCode {
+        throw SilentExit(status: .refused)
+      } catch .replayedVerificationCode {
         throw SilentExit(status: .refused)
       } catch .locked {
         throw SilentExit(status: .locked)
