@@ -77,6 +77,8 @@ extension AccountsCommand {
     @OptionGroup var global: GlobalOptions
 
     func run(_ context: CommandContext) throws {
+      // An unknown --user is refused before anything is printed.
+      if let user { _ = try AccountQuery.show(context.environment, username: user) }
       if !json { context.bulk.line(SessionPresentation.header) }
       try SessionAdminFlow.list(context.environment, username: user) { listing in
         if json {

@@ -20,7 +20,8 @@ def wal_is_empty(device):
 
 
 def test_single_file_holds_every_change(device, tmp_path):
-    """activate, status, login, bare flow, reset: after each write the copy is complete."""
+    """activate, status, login, logout, bare flow, reset: after each write the copy is
+    complete."""
     assert device.run("activate", input=form()).code == 0
     assert wal_is_empty(device)
     assert device.run("status").code == 0
@@ -28,12 +29,14 @@ def test_single_file_holds_every_change(device, tmp_path):
                       input=PASSWORD + "\n").code == 0
     assert wal_is_empty(device)
     assert events_in_copy(device, tmp_path) == ["activation", "login_success"]
+    assert device.run("logout").code == 0
+    assert wal_is_empty(device)
     assert device.run(input=f"alice\n{PASSWORD}\n").code == 0
     assert wal_is_empty(device)
     assert device.run("reset", "--yes").code == 0
     assert wal_is_empty(device)
     assert events_in_copy(device, tmp_path) == [
-        "activation", "login_success", "login_success", "reset"]
+        "activation", "login_success", "logout", "login_success", "reset"]
 
 
 def test_account_commands_leave_the_file_complete(activated, tmp_path):

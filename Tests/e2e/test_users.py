@@ -278,17 +278,19 @@ def test_list_public_device_prints_nothing(device, args):
 # user show
 
 def test_show_text(activated):
-    """user show prints the ten lines of one account on stdout, exit 0."""
+    """user show prints the twelve lines of one account on stdout, exit 0 (the last two, of
+    issue 11: its second factor and its live sessions)."""
     activated.add_user()
     result = activated.run("user", "show", BOB)
     assert (result.code, result.stderr) == (0, "")
     lines = result.out_lines
-    assert len(lines) == 10, lines
+    assert len(lines) == 12, lines
     assert lines[:8] == [
         "User name: bob", "Full name: Bob Builder", "E-mail address: bob@example.org",
         "Owner: no", "Disabled: no", "Must change password: no", "Locked: no", "Failed logins: 0"]
     assert re.fullmatch(r"Created: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", lines[8]), lines[8]
     assert lines[9] == "Last login: never"
+    assert lines[10:] == ["Two-factor: off", "Sessions: 0"]
 
 
 def test_show_owner_disabled_locked(activated):
