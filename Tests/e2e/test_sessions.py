@@ -272,8 +272,20 @@ def test_second_login_replaces_the_token_and_ends_the_previous_session(activated
     second = logged_in(activated)
     _, new_token = read_session_file(activated.session_file)
     assert new_token != old_token
-    assert second["id"] != first["id"]
-    assert [r["id"] for r in sessions(activated)] == [second["id"]]
+    assert [r["token_hash"] for r in sessions(activated)] == [token_hash(new_token)]
+    assert first["token_hash"] == token_hash(old_token) != second["token_hash"]
+
+
+def test_login_as_another_account_ends_the_clients_previous_session(two):
+    """The session the client's file named is ended even when the next login is another
+    account's; sessions of other clients stay."""
+    logged_in(two, BOB, BOB_PASSWORD)
+    elsewhere = Client(two, "elsewhere")
+    elsewhere.login(BOB, BOB_PASSWORD)
+    alices = logged_in(two)
+    assert [r["id"] for r in sessions(two, BOB)] == [elsewhere.row()["id"]]
+    assert alices["username"] == USERNAME
+    assert whoami(two).out_lines[0] == f"Logged in as {USERNAME} ({FULL_NAME})."
 
 
 def test_relative_database_path_is_written_absolute(activated):
@@ -466,6 +478,8 @@ def test_whoami_without_database(device):
     assert_not_logged_in(whoami(device))
     result = whoami(device, "--json")
     assert (result.code, result.stdout) == (1, '{"loggedIn":false}\n'), result
+    assert_not_logged_in(device.run("logout"))
+    assert_not_logged_in(device.run("logout", "--all"))
     assert not device.db.exists()
 
 
@@ -726,7 +740,7 @@ def test_login_replaces_a_refused_session_file(activated, spoil):
     before = kept.read_bytes()
     _, old_token = read_session_file(kept)
     result = activated.login()
-    assert (result.code, result.stdout, result.stderr) == (0, WELCOME + "\n", ""), result
+    assert (result.code, result.out_lines[0], result.stderr) == (0, WELCOME, ""), result
     info = os.lstat(activated.session_file)
     assert stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o600
     assert info.st_uid == os.geteuid()
@@ -734,6 +748,36 @@ def test_login_replaces_a_refused_session_file(activated, spoil):
     assert token != old_token
     if kept != activated.session_file:
         assert kept.read_bytes() == before
+    assert whoami(activated).code == 0
+
+
+@pytest.mark.parametrize("content", [
+    "garbage\n", "accounts-session 2\ndatabase {db}\ntoken {token}\n",
+    "accounts-session 1\ndatabase {db}\ntoken {short}\n",
+    "accounts-session 1\ndatabase {db}\ntoken {upper}\n", ""],
+    ids=["garbage", "version-2", "short-token", "uppercase-token", "empty"])
+@pytest.mark.parametrize("args", READERS[:3], ids=READER_IDS[:3])
+def test_damaged_session_file(activated, content, args):
+    """A private session file that is not the contract's three lines is damaged: exit 3, one
+    sentence naming the file; it stays as it is."""
+    row = logged_in(activated)
+    _, token = read_session_file(activated.session_file)
+    activated.session_file.write_text(content.format(
+        db=activated.db, token=token, short=token[:-2], upper=token.upper()))
+    before = activated.session_file.read_bytes()
+    result = activated.run(*args, input="")
+    assert (result.code, result.stdout) == (STORAGE, ""), result
+    assert len(result.err_lines) == 1 and str(activated.session_file) in result.stderr, result
+    assert activated.session_file.read_bytes() == before
+    assert [r["id"] for r in sessions(activated)] == [row["id"]]
+
+
+def test_login_replaces_a_damaged_session_file(activated):
+    """login replaces a damaged session file with a good one."""
+    logged_in(activated)
+    activated.session_file.write_text("garbage\n")
+    assert activated.login().code == 0
+    assert read_session_file(activated.session_file)[0] == str(activated.db)
     assert whoami(activated).code == 0
 
 
@@ -819,7 +863,8 @@ def test_login_that_must_change_the_password_ends_the_others(two):
     alices = Client(two, "alice")
     alices.login()
     result = two.run("login", input=f"{BOB}\n{BOB_PASSWORD}\n{NEW_PASSWORD}\n{NEW_PASSWORD}\n")
-    assert (result.code, result.stdout) == (0, BOB_WELCOME + "\n"), result
+    assert (result.code, result.out_lines[0]) == (0, BOB_WELCOME), result
+    assert result.stderr == "You must choose a new password before you continue.\n"
     _, token = read_session_file(two.session_file)
     assert [r["token_hash"] for r in sessions(two, BOB)] == [token_hash(token)]
     assert alices.row() is not None
@@ -835,6 +880,15 @@ def test_user_disable_ends_the_accounts_sessions(two):
     assert [r["id"] for r in sessions(two)] == [alices["id"]]
     assert_not_logged_in(bobs.run("whoami"))
     assert_asks_to_log_in(bobs.run(input=""))
+
+
+def test_session_of_a_disabled_account_is_not_live(two):
+    """A session row whose account is disabled (even if the row was somehow kept) does not
+    log anyone in: whoami says not logged in, the bare flow asks to log in."""
+    logged_in(two, BOB, BOB_PASSWORD)
+    two.execute("UPDATE account SET disabled_at = ? WHERE username_key = ?", stamp(now()), BOB)
+    assert_not_logged_in(whoami(two))
+    assert_asks_to_log_in(bare(two))
 
 
 def test_user_remove_ends_the_accounts_sessions(two):
@@ -863,6 +917,19 @@ def test_reset_ends_every_session(two):
     assert_not_logged_in(bobs.run("whoami"))
     result = whoami(two, "--json")
     assert (result.code, result.stdout) == (1, '{"loggedIn":false}\n'), result
+
+
+def test_user_show_counts_live_sessions(two):
+    """`user show` ends with `Two-factor: off` and `Sessions: N` (live sessions of that account)."""
+    for name in ("b1", "b2"):
+        Client(two, name).login(BOB, BOB_PASSWORD)
+    logged_in(two)
+    result = two.run("user", "show", BOB)
+    assert result.code == 0, result
+    assert result.out_lines[-2:] == ["Two-factor: off", "Sessions: 2"]
+    assert two.run("session", "revoke", "--user", BOB).code == 0
+    assert two.run("user", "show", BOB).out_lines[-1] == "Sessions: 0"
+    assert two.run("user", "show", USERNAME).out_lines[-1] == "Sessions: 1"
 
 
 # session list.
@@ -1116,6 +1183,6 @@ def test_v1_database_upgrades_to_v3_on_login(device):
     assert migrations == {"v1", "v2", "v3"}
     (row,) = sessions(device)
     assert row["token_hash"] == token_hash(read_session_file(device.session_file)[1])
-    assert [a["username"] for a in device.accounts()] == [USERNAME]
+    assert [a["username"].lower() for a in device.accounts()] == [USERNAME]
     assert device.query("SELECT count(*) FROM audit_event")[0][0] == events_before + 1
     assert whoami(device).code == 0
