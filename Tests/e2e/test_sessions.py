@@ -350,6 +350,7 @@ def test_bare_with_live_session_prints_home_without_prompt(activated):
     session's start as Last login), asks nothing, exit 0."""
     row = logged_in(activated)
     assert_home_without_prompt(bare(activated), row)
+    assert_home_without_prompt(bare(activated), row)
 
 
 def test_bare_with_live_session_at_terminal(activated):
@@ -464,6 +465,16 @@ def test_whoami_json(two):
         "startedAt": row["created_at"], "lastSeenAt": row["last_seen_at"],
         "expiresAt": row["expires_at"], "idleUntil": row["idle_until"], "secondFactor": False}
     assert type(obj["session"]) is int
+
+
+def test_whoami_follows_an_edited_account(two):
+    """Editing the account (new user name and full name) keeps its session; whoami shows the
+    account as it is now."""
+    row = logged_in(two, BOB, BOB_PASSWORD)
+    result = two.run("user", "edit", BOB, "--username", "robert", "--full-name", "Robert Builder")
+    assert result.code == 0, result
+    assert whoami(two).out_lines[0] == "Logged in as robert (Robert Builder)."
+    assert json.loads(whoami(two, "--json").stdout)["session"] == row["id"]
 
 
 def test_whoami_not_logged_in(activated):
@@ -1018,6 +1029,9 @@ def test_session_list_user(two):
 def test_session_list_unknown_user(two):
     """--user with an unknown name: `No account named mallory.` exit 5."""
     result = two.run("session", "list", "--user", "mallory")
+    assert (result.code, result.stdout, result.stderr) == (
+        NO_SUCH, "", "No account named mallory.\n")
+    result = two.run("session", "list", "--user", "mallory", "--json")
     assert (result.code, result.stdout, result.stderr) == (
         NO_SUCH, "", "No account named mallory.\n")
 
