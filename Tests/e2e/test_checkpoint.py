@@ -61,3 +61,20 @@ def test_account_commands_leave_the_file_complete(activated, tmp_path):
         assert result.code == 0, (args, result)
         assert wal_is_empty(activated), args
         assert events_in_copy(activated, tmp_path)[-1] == kind, args
+
+
+def test_session_commands_leave_the_file_complete(device, tmp_path):
+    """Issue 11: whoami recording a use, the bare flow resuming a session, session revoke and
+    logout --all leave every change in the main file (their reads are closed before they write)."""
+    assert device.run("activate", input=form()).code == 0
+    assert device.run("login", "--username", "alice", "--password-stdin",
+                      input=PASSWORD + "\n").code == 0
+    stale = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-2 minutes')"
+    for command in (["whoami"], []):
+        device.execute(f"UPDATE session SET created_at = {stale}, last_seen_at = {stale}")
+        assert device.run(*command).code == 0
+        assert wal_is_empty(device), command
+        assert device.query("SELECT last_seen_at > " + stale + " FROM session") == [(1,)]
+    assert device.run("logout", "--all").code == 0
+    assert wal_is_empty(device)
+    assert events_in_copy(device, tmp_path)[-1] == "logout"

@@ -68,6 +68,12 @@ enum SessionBook {
     }
   }
 
+  /// `find` through a reading connection that is closed again before this returns, so that a
+  /// write that follows is the last connection to close (and leaves the file checkpointed).
+  static func lookup(_ env: AccountsEnvironment) throws(AccountsError) -> Found {
+    try find(env, store: try env.readableStore())
+  }
+
   /// The id of the session this client's file names on this database, live or not (the one a
   /// new login replaces); nil when there is none or the file cannot be used.
   static func previousID(_ env: AccountsEnvironment, store: any AccountRepository) -> Int64? {
@@ -80,10 +86,7 @@ enum SessionBook {
 
   /// Forgets an ended session on both sides, as far as possible: the file (when it still names
   /// it) and the row.
-  static func forget(
-    _ saved: SavedSession, sessionID: Int64?, env: AccountsEnvironment,
-    store: (any AccountRepository)?
-  ) {
+  static func forget(_ saved: SavedSession, sessionID: Int64?, env: AccountsEnvironment) {
     if let current = try? env.sessions.load(), current == saved { try? env.sessions.remove() }
     if let sessionID, let writable = try? env.writableStore() {
       _ = try? writable.write { writer throws(AccountsError) in
@@ -137,33 +140,39 @@ public enum SessionFlow {
   /// Home straight away when this client holds a live session on an activated device; nil
   /// otherwise (an ended session is forgotten on both sides).
   public static func resume(_ env: AccountsEnvironment) throws(AccountsError) -> HomeScreen? {
-    guard let store = try env.readableStore() else { return nil }
-    switch try SessionBook.find(env, store: store) {
+    switch try SessionBook.lookup(env) {
     case .absent:
       return nil
     case .ended(let saved, let id):
-      SessionBook.forget(saved, sessionID: id, env: env, store: store)
+      SessionBook.forget(saved, sessionID: id, env: env)
       return nil
     case .live(_, let session, let account):
+      let home = try home(of: account, env: env)
       SessionBook.touch(session, env: env)
-      let failures = try store.read { reader throws(AccountsError) in
-        try reader.eventCount(
-          key: account.usernameKey, kind: .loginFailure,
-          afterLatestOf: LoginRecorder.failureCountResets)
-      }
-      return HomeScreen(
-        fullName: account.fullName, previousLogin: account.lastLoginAt, failuresSince: failures)
+      return home
     }
+  }
+
+  /// Home of `account`, read through a connection closed again before this returns.
+  private static func home(of account: Account, env: AccountsEnvironment) throws(AccountsError)
+    -> HomeScreen
+  {
+    let failures = try env.readableStore()?.read { reader throws(AccountsError) in
+      try reader.eventCount(
+        key: account.usernameKey, kind: .loginFailure,
+        afterLatestOf: LoginRecorder.failureCountResets)
+    }
+    return HomeScreen(
+      fullName: account.fullName, previousLogin: account.lastLoginAt, failuresSince: failures ?? 0)
   }
 
   /// The logged-in account and its session (its use recorded); throws `.notLoggedIn`.
   public static func whoami(_ env: AccountsEnvironment) throws(AccountsError) -> LoggedIn {
-    let store = try env.readableStore()
-    switch try SessionBook.find(env, store: store) {
+    switch try SessionBook.lookup(env) {
     case .absent:
       throw .notLoggedIn
     case .ended(let saved, let id):
-      SessionBook.forget(saved, sessionID: id, env: env, store: store)
+      SessionBook.forget(saved, sessionID: id, env: env)
       throw .notLoggedIn
     case .live(_, var session, let account):
       SessionBook.touch(session, env: env)
@@ -180,9 +189,8 @@ public enum SessionFlow {
   /// many sessions ended.
   @discardableResult
   public static func logout(_ env: AccountsEnvironment, all: Bool) throws(AccountsError) -> Int {
-    let store = try env.readableStore()
     var ended = 0
-    switch try SessionBook.find(env, store: store) {
+    switch try SessionBook.lookup(env) {
     case .absent:
       throw .notLoggedIn
     case .ended(_, let id):
