@@ -156,9 +156,10 @@ let schemaV3 = """
 
   -- A login that lasts: the client keeps a random 256-bit token, the store only its SHA-256.
   -- Live while the time is before both `expires_at` (the absolute limit) and `idle_until`
-  -- (`last_seen_at` + `idle_seconds`).
+  -- (`last_seen_at` + `idle_seconds`). Ids are never reused, so `session revoke ID` taken from
+  -- an older list cannot end a newer session.
   CREATE TABLE session (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     token_hash BLOB NOT NULL UNIQUE CHECK (typeof(token_hash) = 'blob' AND length(token_hash) = 32),
     account_id INTEGER NOT NULL REFERENCES account (id) ON DELETE CASCADE,
     created_at TEXT NOT NULL,

@@ -70,6 +70,19 @@ struct SessionContract {
     #expect(try store.consistencyProblems() == [])
   }
 
+  /// A session number is never given again, even after the newest session ended (so a
+  /// `session revoke ID` read from an older list cannot end another session).
+  @Test(arguments: Backend.allCases) func idsAreNotReused(_ backend: Backend) throws {
+    let (store, cleanup, _) = try activated(backend)
+    defer { cleanup() }
+    let (first, second) = try store.write { writer throws(AccountsError) -> (Int64, Int64) in
+      let first = try writer.startSession(newSession(1, account: 1, at: noon)).id
+      _ = try writer.endSession(id: first)
+      return (first, try writer.startSession(newSession(2, account: 1, at: noon)).id)
+    }
+    #expect(second > first)
+  }
+
   /// The same token hash cannot be stored twice.
   @Test(arguments: Backend.allCases) func tokenHashesAreUnique(_ backend: Backend) throws {
     let (store, cleanup, _) = try activated(backend)
