@@ -787,6 +787,26 @@ def test_recovery_codes_when_off(activated):
 
 # disable, status, reset-2fa, user show.
 
+def test_enable_and_disable_end_other_sessions(activated):
+    """A session of alice on another client ends when she turns 2FA on, and again (after a new
+    login with a code there) when she turns it off."""
+    elsewhere = activated.root / "other-state"
+    elsewhere.mkdir(mode=0o700)
+    other = activated.env(XDG_STATE_HOME=str(elsewhere))
+    assert activated.run("login", input=f"{USERNAME}\n{PASSWORD}\n", env=other).code == 0
+    assert activated.run("whoami", env=other).code == 0
+    enrollment = enabled(activated)
+    whoami = activated.run("whoami", env=other)
+    assert (whoami.code, whoami.stderr) == (1, NOT_LOGGED_IN + "\n")
+    authorized_home(login(activated, oath(enrollment.key), env=other))
+    assert activated.run("whoami", env=other).code == 0
+    result = activated.run("2fa", "disable", "--username", USERNAME,
+                           input=f"{PASSWORD}\n{enrollment.codes[0]}\n")
+    assert result.code == 0, result
+    whoami = activated.run("whoami", env=other)
+    assert (whoami.code, whoami.stderr) == (1, NOT_LOGGED_IN + "\n")
+
+
 def test_disable(activated):
     """`2fa disable` (password, code): the off sentence, event second_factor_disabled; login then
     asks no code; status says off."""
@@ -956,14 +976,16 @@ def test_user_show_two_factor_lines(activated):
 
 def test_verify_reads_the_code_line(activated):
     """`verify --username alice --password-stdin` with 2FA on: the right code on the next line
-    exits 0 silently; a wrong one exits 1 silently (logged `wrong verification code`); no code
-    line exits 1 without a login_success."""
+    exits 0 silently; a wrong one exits 1 with the wrong-code sentence (issue 11 names verify
+    among the flows whose wrong code says it, and exempts verify only from the success sentence
+    and Home), logged `wrong verification code`; no code line exits 1 without a
+    login_success."""
     enrollment = enabled(activated)
     args = ("verify", "--username", USERNAME, "--password-stdin")
     right = activated.run(*args, input=f"{PASSWORD}\n{oath(enrollment.key)}\n")
     assert (right.code, right.stdout, right.stderr) == (0, "", "")
     wrong = activated.run(*args, input=f"{PASSWORD}\n{wrong_code(enrollment.key)}\n")
-    assert (wrong.code, wrong.stdout, wrong.stderr) == (1, "", "")
+    assert (wrong.code, wrong.stdout, wrong.stderr) == (1, "", INVALID_CODE + "\n")
     assert events(activated)[-1] == ("login_failure", USERNAME, "wrong verification code")
     successes = [e for e in events(activated) if e[0] == "login_success"]
     missing = activated.run(*args, input=f"{PASSWORD}\n")
@@ -988,8 +1010,9 @@ def test_passwd_needs_the_code(activated):
 # The key file.
 
 def copy_database(device, folder: pathlib.Path) -> pathlib.Path:
-    """A consistent copy of the database (SQLite's backup) in another folder, no key file."""
-    folder.mkdir()
+    """A consistent copy of the database (SQLite's backup) in another folder, private like the
+    original, without the key file."""
+    folder.mkdir(mode=0o700)
     copy = folder / "accounts.sqlite3"
     source = sqlite3.connect(device.db)
     target = sqlite3.connect(copy)
@@ -998,6 +1021,7 @@ def copy_database(device, folder: pathlib.Path) -> pathlib.Path:
     finally:
         target.close()
         source.close()
+    os.chmod(copy, 0o600)
     return copy
 
 
@@ -1110,6 +1134,20 @@ def test_terminal_enable_login_logout(activated):
     assert finish(child) == 0
     shown = screen(child)
     assert f"Recovery code accepted; 9 left.\n{WELCOME}\n" in shown, shown
+
+
+def test_terminal_qr_code_decodes(activated):
+    """At a terminal the QR code on the screen (real SGR colours, black on white) reads back
+    through zbarimg as exactly the URI shown under it."""
+    child = activated.spawn("2fa", "enable", "--username", USERNAME)
+    answer_secret(child, "Password: ", PASSWORD)
+    child.expect(r"Key: ([A-Z2-7]{32})\r\n")
+    key = child.match.group(1)
+    answer(child, "Verification code: ", oath(key))
+    assert finish(child) == 0
+    lines = screen(child).splitlines()
+    qr = lines[lines.index(SCAN) + 1:lines.index(f"URI: {expected_uri(key)}")]
+    assert zbar(qr_modules(qr), activated.root) == expected_uri(key)
 
 
 def test_terminal_enable_asks_again_after_a_wrong_code(activated):
