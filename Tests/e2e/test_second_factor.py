@@ -357,6 +357,16 @@ def test_enable_qr_none(activated):
     assert not any(ch in result.stdout for ch in "▀▄█\x1b")
 
 
+def test_enable_qr_bad_value(activated):
+    """`--qr` other than terminal or none is a usage error: exit 2, nothing printed on stdout,
+    nothing stored."""
+    result = activated.run("2fa", "enable", "--username", USERNAME, "--qr", "png",
+                           input=PASSWORD + "\n")
+    assert (result.code, result.stdout) == (2, "")
+    assert "--qr" in result.stderr
+    assert activated.query("SELECT count(*) FROM second_factor") == [(0,)]
+
+
 # The QR code, read back by zbarimg.
 
 SGR = re.compile(r"(\x1b\[[0-9;]*m)")
