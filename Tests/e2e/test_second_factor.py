@@ -570,6 +570,20 @@ def test_login_needs_the_code(activated):
     assert json.loads(whoami.stdout)["secondFactor"] is True
 
 
+def test_enable_reads_the_user_name_line(activated):
+    """Without --username, `2fa enable` through a pipe reads the user name, the password, then
+    (after printing the key) the code."""
+    live = Live(activated, "2fa", "enable", "--qr", "none")
+    live.send(USERNAME)
+    live.send(PASSWORD)
+    key = live.read_until("Key: ")[-1][len("Key: "):]
+    live.send(oath(key))
+    result = live.finish()
+    assert (result.code, result.stderr) == (0, ""), result
+    assert result.out_lines[:4] == [SCAN, f"URI: {expected_uri(key)}", f"Key: {key}",
+                                    ON.format(USERNAME)]
+
+
 def test_enable_with_password_stdin(activated):
     """`2fa enable --username U --password-stdin`: the password line, then the code line."""
     enrollment = enable(activated, args=("--password-stdin",))
@@ -1172,6 +1186,37 @@ def test_terminal_enable_asks_again_after_a_wrong_code(activated):
     answer(child, "Verification code: ", oath(key))
     assert finish(child) == 0
     assert f"{INVALID_CODE}\nVerification code: " in screen(child)
+    assert ON.format(USERNAME) in screen(child)
+
+
+def test_terminal_enable_three_wrong_codes_store_nothing(activated):
+    """At a terminal three wrong enrollment codes end it: exit 1, nothing stored."""
+    child = activated.spawn("2fa", "enable", "--username", USERNAME, "--qr", "none")
+    answer_secret(child, "Password: ", PASSWORD)
+    child.expect(r"Key: ([A-Z2-7]{32})\r\n")
+    key = child.match.group(1)
+    for _ in range(3):
+        answer(child, "Verification code: ", wrong_code(key))
+        child.expect_exact(INVALID_CODE)
+    assert finish(child) == 1
+    assert screen(child).count("Verification code: ") == 3
+    assert activated.query("SELECT count(*) FROM second_factor") == [(0,)]
+    assert ON.format(USERNAME) not in screen(child)
+
+
+def test_terminal_enable_clock_off_asks_again(activated):
+    """At a terminal a code four steps ahead says the clock sentence and asks again; a right
+    code then turns it on."""
+    child = activated.spawn("2fa", "enable", "--username", USERNAME, "--qr", "none")
+    answer_secret(child, "Password: ", PASSWORD)
+    child.expect(r"Key: ([A-Z2-7]{32})\r\n")
+    key = child.match.group(1)
+    answer(child, "Verification code: ", oath(key, time.time() + 4 * STEP))
+    child.expect_exact("That code is for a time about ")
+    child.expect_exact("seconds ahead of this device's clock: set the clock right and try "
+                       "again.")
+    answer(child, "Verification code: ", oath(key))
+    assert finish(child) == 0
     assert ON.format(USERNAME) in screen(child)
 
 
