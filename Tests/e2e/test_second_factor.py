@@ -1000,16 +1000,19 @@ def test_user_show_two_factor_lines(activated):
 
 def test_verify_reads_the_code_line(activated):
     """`verify --username alice --password-stdin` with 2FA on: the right code on the next line
-    exits 0 silently; a wrong one exits 1 with the wrong-code sentence (issue 11 names verify
-    among the flows whose wrong code says it, and exempts verify only from the success sentence
-    and Home), logged `wrong verification code`; no code line exits 1 without a
-    login_success."""
+    exits 0 silently; the same code again and a wrong one exit 1 silently (issue 10: verify
+    prints nothing for right, wrong or locked), logged `verification code replayed` and `wrong
+    verification code`; no code line exits 1 without a login_success."""
     enrollment = enabled(activated)
     args = ("verify", "--username", USERNAME, "--password-stdin")
-    right = activated.run(*args, input=f"{PASSWORD}\n{oath(enrollment.key)}\n")
+    code = oath(enrollment.key)
+    right = activated.run(*args, input=f"{PASSWORD}\n{code}\n")
     assert (right.code, right.stdout, right.stderr) == (0, "", "")
+    replay = activated.run(*args, input=f"{PASSWORD}\n{code}\n")
+    assert (replay.code, replay.stdout, replay.stderr) == (1, "", "")
+    assert events(activated)[-1] == ("login_failure", USERNAME, "verification code replayed")
     wrong = activated.run(*args, input=f"{PASSWORD}\n{wrong_code(enrollment.key)}\n")
-    assert (wrong.code, wrong.stdout, wrong.stderr) == (1, "", INVALID_CODE + "\n")
+    assert (wrong.code, wrong.stdout, wrong.stderr) == (1, "", "")
     assert events(activated)[-1] == ("login_failure", USERNAME, "wrong verification code")
     successes = [e for e in events(activated) if e[0] == "login_success"]
     missing = activated.run(*args, input=f"{PASSWORD}\n")
