@@ -122,8 +122,9 @@ class Live:
         self.proc.stdin.write((line + "\n").encode("utf-8"))
         self.proc.stdin.flush()
 
-    def read_until(self, prefix: str, timeout=20) -> list:
-        """The stdout lines up to and including the first that starts with `prefix`."""
+    def read_until(self, prefix: str, timeout=20, may_end=False) -> list:
+        """The stdout lines up to and including the first that starts with `prefix` (or, with
+        `may_end`, all of them if the program ends first)."""
         seen = []
         deadline = time.monotonic() + timeout
         while True:
@@ -134,6 +135,8 @@ class Live:
                 pytest.fail(f"no stdout line starting with {prefix!r} before the prompt for "
                             f"the code (stdout not flushed?); saw {seen!r}")
             if line is None:
+                if may_end:
+                    return seen
                 self.finish()
                 pytest.fail(f"the program ended before printing {prefix!r}: exit "
                             f"{self.proc.returncode}, stdout {''.join(self.out)!r}, "
@@ -1092,6 +1095,26 @@ def test_key_file_readable_by_others_refused(activated):
     assert failures(activated) == 0
     os.chmod(activated.key_file, 0o600)
     authorized_home(login(activated, oath(enrollment.key)))
+
+
+def test_enrollment_with_a_key_file_readable_by_others(activated):
+    """With the key file made 0644, a second account's enrollment is refused: exit 3 naming the
+    key file, nothing stored for bob (whether it stops before showing a key or after the
+    code)."""
+    enabled(activated)
+    activated.add_user()
+    os.chmod(activated.key_file, 0o644)
+    live = Live(activated, "2fa", "enable", "--username", BOB, "--qr", "none")
+    live.send(BOB_PASSWORD)
+    shown = live.read_until("Key: ", may_end=True)
+    if shown and shown[-1].startswith("Key: "):
+        live.send(oath(shown[-1][len("Key: "):]))
+    result = live.finish()
+    assert result.code == 3, result
+    assert len(result.err_lines) == 1 and f"key file {activated.key_file}" in result.stderr, \
+        result
+    assert ON.format(BOB) not in result.stdout
+    assert activated.query("SELECT count(*) FROM second_factor") == [(1,)]
 
 
 def test_damaged_key_file_refused(activated):
