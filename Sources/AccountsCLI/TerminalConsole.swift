@@ -45,6 +45,8 @@ final class TerminalConsole: Console {
 
   func output(_ line: String) { StandardStreams.output(line) }
 
+  func outputDrawing(_ line: String) { StandardStreams.write(line + "\n", to: STDOUT_FILENO) }
+
   func message(_ line: String) { StandardStreams.error(line) }
 
   func readLine(prompt: String) -> ConsoleLine {

@@ -16,10 +16,18 @@ public protocol Console: AnyObject {
   var isInteractive: Bool { get }
   /// Writes a result line on standard output.
   func output(_ line: String)
+  /// Writes a line the program drew itself on standard output as it is, escape sequences
+  /// included (the QR code's colours); never a line with text from input or the database.
+  func outputDrawing(_ line: String)
   /// Writes a message line (progress, refusals, errors) on standard error.
   func message(_ line: String)
   /// Shows `prompt` (when interactive) and reads one line.
   func readLine(prompt: String) -> ConsoleLine
   /// Shows `prompt` (when interactive) and reads one line without echoing it.
   func readSecret(prompt: String) -> ConsoleLine
+}
+
+extension Console {
+  /// Consoles that draw nothing special write the line as any other.
+  public func outputDrawing(_ line: String) { output(line) }
 }

@@ -40,15 +40,17 @@ public enum SecondFactorFlow {
     if try SecondFactorGate(authenticator).factor(of: account) != nil {
       throw .secondFactorAlreadyOn(account.username)
     }
-    let key = try sealingKey(env, store: store)
+    try checkSealingKey(env, store: store)
     let secret = try hashing { () throws(CryptoError) in try SecondFactor.newSecret() }
     let uri = SecondFactor.uri(secret: secret, account: "\(account.username)@\(env.hostName)")
     let qrLines = qr == .terminal ? try QRCode.encode(uri).terminalLines() : []
     env.console.output(Messages.scanThis)
-    for line in qrLines { env.console.output(line) }
+    for line in qrLines { env.console.outputDrawing(line) }
     env.console.output(Messages.uriLine(uri))
     env.console.output(Messages.keyLine(Base32.encode(secret, padded: false)))
     let step = try confirmEnrollment(env, secret: secret)
+    // Made only now, once a code proved the secret reached the app.
+    let key = try sealingKey(env, store: store)
     let codes = try hashing { () throws(CryptoError) in try SecondFactor.newRecoveryCodes() }
     let hashes = try recoveryHashes(codes)
     let sealed = try SecondFactorGate.seal(secret, accountID: account.id, key: key)
@@ -73,6 +75,23 @@ public enum SecondFactorFlow {
     env.console.output(Messages.secondFactorOn(account.username))
     env.console.output(Messages.recoveryCodesIntro)
     for code in codes { env.console.output("  " + code) }
+  }
+
+  /// Refuses early (before a secret is shown) what `sealingKey` would refuse.
+  private static func checkSealingKey(_ env: AccountsEnvironment, store: any AccountRepository)
+    throws(AccountsError)
+  {
+    let inUse = try store.read { reader throws(AccountsError) in
+      try reader.secondFactorKeyIDs()
+    }
+    guard !inUse.isEmpty else {
+      _ = try env.keys.existingKey()  // a key file that is there must be usable
+      return
+    }
+    guard let key = try env.keys.existingKey() else {
+      throw .clientFile(.keyMissing(path: env.keys.location))
+    }
+    if !inUse.contains(key.id) { throw .clientFile(.wrongKey(path: env.keys.location)) }
   }
 
   /// The key to seal a new secret under: the key file's, made on first use.
