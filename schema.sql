@@ -1,5 +1,5 @@
 -- The schema `accounts` works with: the picture of the database after every migration
--- (Sources/AccountsStore/Schema.swift: "v1", "v2", then "v3"). A test compares it with a migrated file.
+-- (Sources/AccountsStore/Schema.swift: "v1" to "v4"). A test compares it with a migrated file.
 
 -- Every account of an activated device. Which one owns the device, the activation row says.
 CREATE TABLE account (
@@ -8,7 +8,12 @@ CREATE TABLE account (
   username_key TEXT NOT NULL UNIQUE CHECK (length(username_key) BETWEEN 1 AND 64),
   full_name TEXT NOT NULL CHECK (length(trim(full_name)) BETWEEN 1 AND 256),
   email TEXT NOT NULL CHECK (length(email) BETWEEN 3 AND 254 AND email LIKE '_%@_%'),
-  password_hash TEXT NOT NULL CHECK (password_hash LIKE 'pbkdf2_sha256$%$%$%'),
+  -- Django's PBKDF2 format, or a crypt(3) hash of a kept scheme: yescrypt, SHA-crypt, bcrypt.
+  password_hash TEXT NOT NULL CHECK (
+    password_hash LIKE 'pbkdf2_sha256$%$%$%'
+    OR (length(password_hash) BETWEEN 20 AND 512
+        AND (substr(password_hash, 1, 3) IN ('$y$', '$6$', '$5$')
+             OR substr(password_hash, 1, 4) IN ('$2b$', '$2y$', '$2a$')))),
   must_change_password INTEGER NOT NULL DEFAULT 0 CHECK (must_change_password IN (0, 1)),
   disabled_at TEXT,
   created_at TEXT NOT NULL,
@@ -128,4 +133,6 @@ INSERT INTO audit_kind (name) VALUES
   ('second_factor_disabled'),
   ('second_factor_reset'),
   ('recovery_codes_made'),
-  ('recovery_code_used');
+  ('recovery_code_used'),
+  ('accounts_imported'),
+  ('accounts_exported');

@@ -29,7 +29,7 @@ struct AccountsCommand: ParsableCommand {
     version: version,
     subcommands: [
       Activate.self, Login.self, Logout.self, Whoami.self, Passwd.self, TwoFactor.self,
-      Verify.self, Status.self,
+      Verify.self, PamAuth.self, Status.self,
     ],
     groupedSubcommands: [
       CommandGroup(

@@ -20,6 +20,30 @@ enum StandardStreams {
     Array(text.utf8).withUnsafeBytes { write(bytes: $0, to: fd) }
   }
 
+  /// Standard input to its end; nil when it holds more than `limit` bytes (the rest is not
+  /// read) or cannot be read.
+  static func readAll(limit: Int) -> [UInt8]? {
+    var bytes = [UInt8](repeating: 0, count: limit + 1)
+    var count = 0
+    while count <= limit {
+      let got = bytes.withUnsafeMutableBytes { buffer -> Int in
+        guard let base = buffer.baseAddress else { return -1 }
+        return Glibc.read(STDIN_FILENO, base + count, buffer.count - count)
+      }
+      if got < 0 && errno == EINTR { continue }
+      if got < 0 { return nil }
+      if got == 0 { break }
+      count += got
+    }
+    guard count <= limit else {
+      bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+      return nil
+    }
+    let result = Array(bytes[0..<count])
+    bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+    return result
+  }
+
   /// Writes all of `bytes` to `fd`; stops quietly when the reader is gone (a closed pipe).
   static func write(bytes: UnsafeRawBufferPointer, to fd: Int32) {
     var offset = 0

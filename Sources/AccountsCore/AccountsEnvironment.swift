@@ -37,6 +37,9 @@ public struct AccountsEnvironment {
   public var sessionPolicy: SessionPolicy
   /// This device's name, in the label an authenticator app shows (`user@host`).
   public var hostName: String
+  /// Where logins come from when not from a person at `accounts` (`pam service=sshd …`): added
+  /// to the audit events of logins.
+  public var origin: String?
 
   /// Creates an environment.
   public init(

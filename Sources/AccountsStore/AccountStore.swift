@@ -52,6 +52,7 @@ public final class AccountStore: Sendable {
     ),
     ("v2", { db in try db.execute(sql: schemaV2) }),
     ("v3", { db in try db.execute(sql: schemaV3) }),
+    ("v4", { db in try db.execute(sql: schemaV4) }),
   ]
 
   /// The identifiers of the migrations this build knows, in order.

@@ -196,3 +196,61 @@ let schemaV3 = """
     ('logout'), ('session_revoked'), ('second_factor_enabled'), ('second_factor_disabled'),
     ('second_factor_reset'), ('recovery_codes_made'), ('recovery_code_used');
   """
+
+/// The SQL of migration "v4" (imported crypt(3) hashes); never edit it once shipped.
+let schemaV4 = """
+  -- Migration "v4": accounts imported from /etc/shadow or htpasswd keep their crypt(3) hash until
+  -- their first login replaces it with a PBKDF2 one. SQLite cannot change a CHECK in place, so
+  -- `account` is rebuilt (SQLite's own procedure: new table, copy, drop, rename), every row and id
+  -- kept; the tables that refer to it refer to the new one by name.
+  DROP TRIGGER activation_public_keeps_no_account;
+  DROP TRIGGER account_needs_activated_device;
+
+  CREATE TABLE account_v4 (
+    id INTEGER PRIMARY KEY,
+    username TEXT NOT NULL CHECK (length(username) BETWEEN 1 AND 64),
+    username_key TEXT NOT NULL UNIQUE CHECK (length(username_key) BETWEEN 1 AND 64),
+    full_name TEXT NOT NULL CHECK (length(trim(full_name)) BETWEEN 1 AND 256),
+    email TEXT NOT NULL CHECK (length(email) BETWEEN 3 AND 254 AND email LIKE '_%@_%'),
+    -- Django's PBKDF2 format, or a crypt(3) hash of a kept scheme: yescrypt, SHA-crypt, bcrypt.
+    password_hash TEXT NOT NULL CHECK (
+      password_hash LIKE 'pbkdf2_sha256$%$%$%'
+      OR (length(password_hash) BETWEEN 20 AND 512
+          AND (substr(password_hash, 1, 3) IN ('$y$', '$6$', '$5$')
+               OR substr(password_hash, 1, 4) IN ('$2b$', '$2y$', '$2a$')))),
+    must_change_password INTEGER NOT NULL DEFAULT 0 CHECK (must_change_password IN (0, 1)),
+    disabled_at TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    password_changed_at TEXT NOT NULL,
+    last_login_at TEXT
+  ) STRICT;
+
+  INSERT INTO account_v4 (id, username, username_key, full_name, email, password_hash,
+                          must_change_password, disabled_at, created_at, updated_at,
+                          password_changed_at, last_login_at)
+  SELECT id, username, username_key, full_name, email, password_hash, must_change_password,
+         disabled_at, created_at, updated_at, password_changed_at, last_login_at
+  FROM account ORDER BY id;
+
+  DROP TABLE account;
+  ALTER TABLE account_v4 RENAME TO account;
+
+  -- Accounts are added to an Activated device only.
+  CREATE TRIGGER account_needs_activated_device
+  BEFORE INSERT ON account
+  WHEN (SELECT state FROM activation WHERE id = 1) IS NOT 'Activated'
+  BEGIN
+    SELECT RAISE(ABORT, 'accounts are added to an Activated device only');
+  END;
+
+  -- A Public device keeps no account.
+  CREATE TRIGGER activation_public_keeps_no_account
+  AFTER UPDATE OF state ON activation
+  WHEN NEW.state = 'Public' AND EXISTS (SELECT 1 FROM account)
+  BEGIN
+    SELECT RAISE(ABORT, 'a Public device keeps no account');
+  END;
+
+  INSERT INTO audit_kind (name) VALUES ('accounts_imported'), ('accounts_exported');
+  """

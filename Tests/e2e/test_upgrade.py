@@ -1,6 +1,7 @@
 """Schema upgrade (issue 10): a database made by the v1 release (Tests/fixtures/v1.sqlite3, every
 row recorded in v1.expected.json) is read, then upgraded by the first write through every
-migration (v2: several accounts; v3: sessions and second factors), losing nothing."""
+migration (v2: several accounts; v3: sessions and second factors; v4: crypt(3) hashes), losing
+nothing."""
 
 import json
 import os
@@ -18,7 +19,7 @@ EXPECTED = json.loads((FIXTURES / "v1.expected.json").read_text())
 V1_USER = EXPECTED["user"][0]
 V1_ACTIVATION = EXPECTED["activation"][0]
 WELCOME = f"Welcome back {FULL_NAME}!"
-LATEST_MIGRATIONS = {"v1", "v2", "v3"}
+LATEST_MIGRATIONS = {"v1", "v2", "v3", "v4"}
 LATEST_TABLES = {"account", "activation", "audit_event", "audit_kind", "grdb_migrations",
                  "login_throttle", "sqlite_sequence", "session", "second_factor",
                  "recovery_code"}
@@ -26,7 +27,8 @@ LATEST_KINDS = {"activation", "login_success", "login_failure", "lockout", "unlo
                 "account_added", "account_edited", "account_disabled", "account_enabled",
                 "account_removed", "password_changed", "password_set", "ownership_moved",
                 "logout", "session_revoked", "second_factor_enabled", "second_factor_disabled",
-                "second_factor_reset", "recovery_codes_made", "recovery_code_used"}
+                "second_factor_reset", "recovery_codes_made", "recovery_code_used",
+                "accounts_imported", "accounts_exported"}
 
 
 @pytest.fixture
@@ -83,7 +85,7 @@ def test_status_reads_v1_as_activated(v1):
 
 def test_login_upgrades_to_the_latest_schema(v1):
     """The v1 owner logs in with the v1 password (name typed in another case); afterwards the
-    file holds every migration (v1, v2, v3) and the latest tables, not `user`; the login's
+    file holds every migration (v1 to v4) and the latest tables, not `user`; the login's
     session is the only row of `session`."""
     upgrade_by_login(v1)
     assert migrations(v1) == LATEST_MIGRATIONS

@@ -54,6 +54,10 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
   public static let recoveryCodesMade = Self(rawValue: "recovery_codes_made")
   /// A recovery code was used in place of a TOTP code.
   public static let recoveryCodeUsed = Self(rawValue: "recovery_code_used")
+  /// An administrator imported accounts from another system's file.
+  public static let accountsImported = Self(rawValue: "accounts_imported")
+  /// An administrator exported every account with its hash.
+  public static let accountsExported = Self(rawValue: "accounts_exported")
 
   /// Every kind this build writes, in the order README lists them.
   public static let known: [AuditEventKind] = [
@@ -61,6 +65,7 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
     .accountEdited, .accountDisabled, .accountEnabled, .accountRemoved, .passwordChanged,
     .passwordSet, .ownershipMoved, .logout, .sessionRevoked, .secondFactorEnabled,
     .secondFactorDisabled, .secondFactorReset, .recoveryCodesMade, .recoveryCodeUsed,
+    .accountsImported, .accountsExported,
   ]
 
   /// Orders by name.

@@ -59,14 +59,24 @@ struct Authenticator {
       try fail(username: username, key: key, detail: Messages.detailInvalidCredentials)
     }
     let stored = account.flatMap { EncodedPasswordHash(parsing: $0.passwordHash) }
+    let imported = account.flatMap { stored == nil ? Self.importedHash($0.passwordHash) : nil }
     let verification = try hashing { () throws(CryptoError) -> PasswordVerification in
-      if let stored, password.unicodeScalars.count <= PasswordRules.maximumLength {
+      let withinLimit = password.unicodeScalars.count <= PasswordRules.maximumLength
+      if let stored, withinLimit {
         return try env.hasher.verify(password: password, against: stored, workTarget: workTarget)
+      }
+      if let imported, withinLimit {
+        // A crypt(3) hash brought in by `user import`: checked by libxcrypt, then the usual
+        // PBKDF2 work as well, so that it costs no less than an unknown name; replaced by a
+        // PBKDF2 hash at this first successful login.
+        let valid = try CryptHash.verify(password: Array(password.utf8), hash: imported)
+        _ = try env.hasher.verifyAgainstDummy(password: password, iterations: workTarget)
+        return PasswordVerification(isValid: valid, needsRehash: true)
       }
       return try env.hasher.verifyAgainstDummy(password: password, iterations: workTarget)
     }
     guard verification.isValid, let account else {
-      let damaged = account != nil && stored == nil
+      let damaged = account != nil && stored == nil && imported == nil
       try fail(
         username: username, key: key,
         detail: damaged ? Messages.detailDamagedHash : Messages.detailInvalidCredentials)
@@ -160,6 +170,12 @@ struct Authenticator {
     }
   }
 
+  /// `hash` when it is a crypt(3) hash of a kept scheme (an imported account's).
+  static func importedHash(_ hash: String) -> String? {
+    if case .supported = CryptHash.kind(of: hash) { return hash }
+    return nil
+  }
+
   /// The work a failed check must cost: the stored hash's iteration count, or Django's current
   /// count when there is no usable stored hash.
   static func workTarget(referenceHash: String?) -> Int {
@@ -175,7 +191,7 @@ struct Authenticator {
   ) throws(AccountsError) -> Never {
     let outcome = try LoginRecorder.recordFailure(
       store, username: username, usernameKey: key, at: env.now(), policy: env.lockout,
-      detail: detail)
+      detail: detail, origin: env.origin)
     switch outcome {
     case .counted:
       throw error

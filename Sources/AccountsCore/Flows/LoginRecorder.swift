@@ -29,11 +29,16 @@ public struct LoginCompletion: Equatable, Sendable {
   public var proof: VerificationProof?
   /// The session to start (nil: `--no-session`, `verify`).
   public var session: SessionStart?
+  /// Where the login came from, for the audit event (`pam service=sshd`).
+  public var origin: String?
 
   /// Creates a completion.
-  public init(proof: VerificationProof? = nil, session: SessionStart? = nil) {
+  public init(
+    proof: VerificationProof? = nil, session: SessionStart? = nil, origin: String? = nil
+  ) {
     self.proof = proof
     self.session = session
+    self.origin = origin
   }
 }
 
@@ -70,19 +75,23 @@ public enum LoginRecorder {
   /// about which names exist.
   public static func recordFailure(
     _ store: any AccountRepository, username: String, usernameKey: String, at now: Date,
-    policy: LockoutPolicy, detail: String = Messages.detailInvalidCredentials
+    policy: LockoutPolicy, detail: String = Messages.detailInvalidCredentials,
+    origin: String? = nil
   ) throws(AccountsError) -> LoginFailureOutcome {
     try store.write { writer throws(AccountsError) -> LoginFailureOutcome in
       try writer.forgetTallies(
         lastFailureBefore: now.addingTimeInterval(-policy.forgetAfter), notLockedAt: now)
-      if let until = try refusal(writer, username: username, key: usernameKey, at: now) {
+      if let until = try refusal(
+        writer, username: username, key: usernameKey, at: now, origin: origin)
+      {
         return .alreadyLocked(until: until)
       }
       let (next, lockedUntil) = policy.tally(
         afterFailure: try writer.tally(key: usernameKey), at: now)
       try writer.append(
         AuditRecord(
-          .loginFailure, at: now, username: username, usernameKey: usernameKey, detail: detail))
+          .loginFailure, at: now, username: username, usernameKey: usernameKey,
+          detail: Messages.detail(detail, origin: origin)))
       if let lockedUntil {
         try writer.append(
           AuditRecord(
@@ -157,7 +166,9 @@ public enum LoginRecorder {
       try writer.update(account)
       try writer.setTally(nil, key: usernameKey, at: now)
       try writer.append(
-        AuditRecord(.loginSuccess, at: now, username: username, usernameKey: usernameKey))
+        AuditRecord(
+          .loginSuccess, at: now, username: username, usernameKey: usernameKey,
+          detail: completion.origin))
       if let start = completion.session {
         try SessionBook.start(
           start, writer: writer, account: account, secondFactor: completion.proof != nil,
@@ -187,14 +198,15 @@ public enum LoginRecorder {
   }
 
   /// Logs a refused attempt and returns the lock's end when `key` is locked at `now`.
-  static func refusal(_ writer: any AccountWriter, username: String, key: String, at now: Date)
-    throws(AccountsError) -> Date?
-  {
+  static func refusal(
+    _ writer: any AccountWriter, username: String, key: String, at now: Date,
+    origin: String? = nil
+  ) throws(AccountsError) -> Date? {
     guard let until = try writer.tally(key: key).lock(at: now) else { return nil }
     try writer.append(
       AuditRecord(
         .loginFailure, at: now, username: username, usernameKey: key,
-        detail: Messages.detailLocked))
+        detail: Messages.detail(Messages.detailLocked, origin: origin)))
     return until
   }
 }

@@ -1,0 +1,84 @@
+import AccountsCore
+import AccountsStore
+import ArgumentParser
+import Foundation
+
+extension AccountsCommand {
+  /// `accounts pam-auth`: the password check behind PAM's `pam_exec`.
+  struct PamAuth: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "pam-auth",
+      abstract: "Check PAM_USER's password from standard input, for PAM's pam_exec.",
+      discussion: """
+        PAM line: auth required pam_exec.so expose_authtok quiet /usr/local/bin/accounts \
+        pam-auth --database PATH. Reads standard input to its end (at most 4096 bytes; a final \
+        NUL or newline is dropped); for an account with TOTP, the 6-digit code follows the \
+        password directly. Prints nothing; exit 0 right, 1 wrong, 4 locked. Ignores ACCOUNTS_*, \
+        HOME and XDG_* (a PAM environment is partly the user's) and gives up after 5 seconds.
+        """)
+
+    /// The most standard input may hold.
+    static let inputLimit = 4096
+    /// The most the whole check may take, in seconds.
+    static let timeLimit: UInt32 = 5
+
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+      // Never the environment's database: a PAM environment is partly the user's.
+      if (global.database ?? "").isEmpty { throw ValidationError(Messages.pamNeedsDatabase) }
+    }
+
+    mutating func run() throws {
+      // pam_exec has no timeout of its own: our own alarm ends the check (exit 142).
+      alarm(Self.timeLimit)
+      guard let user = getenv("PAM_USER").map({ String(cString: $0) }), !user.isEmpty else {
+        StandardStreams.error(Messages.pamUserMissing)
+        throw SilentExit(status: .refused)
+      }
+      guard var secret = StandardStreams.readAll(limit: Self.inputLimit) else {
+        StandardStreams.error(Messages.pamInputTooLong(Self.inputLimit))
+        throw SilentExit(status: .refused)
+      }
+      defer {
+        _ = secret.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+      }
+      if secret.last == 0 { secret.removeLast() }
+      if secret.last == UInt8(ascii: "\n") { secret.removeLast() }
+      if secret.last == UInt8(ascii: "\r") { secret.removeLast() }
+      let variable: (String) -> String? = { name in
+        switch name {
+        case "PAM_SERVICE", "PAM_RHOST", "PAM_TTY": return getenv(name).map { String(cString: $0) }
+        default: return nil
+        }
+      }
+      var context = try CommandContext.make(
+        database: global.database, variable: { _ in nil }, console: TerminalConsole(),
+        bulk: StandardOutputBuffer(),
+        openStore: { path, access throws(StoreError) in
+          try AccountStore.open(path: path, access: access, busyTimeout: 2)
+        })
+      context.environment.origin = Messages.pamOrigin(
+        service: variable("PAM_SERVICE"), remoteHost: variable("PAM_RHOST"),
+        tty: variable("PAM_TTY"))
+      do {
+        try PamAuthFlow.run(
+          context.environment, request: PamRequest(username: user, secret: secret))
+      } catch {
+        // (Patterns on the typed error in catch clauses crash Swift 6.3's compiler here.)
+        throw Self.exit(for: error)
+      }
+    }
+
+    /// A refusal says nothing (PAM tells the person); anything else its one sentence.
+    static func exit(for error: AccountsError) -> any Error {
+      switch error {
+      case .invalidCredentials, .invalidVerificationCode, .replayedVerificationCode,
+        .invalidForm, .incompleteForm, .notActivated:
+        return SilentExit(status: .refused)
+      case .locked: return SilentExit(status: .locked)
+      default: return error
+      }
+    }
+  }
+}
