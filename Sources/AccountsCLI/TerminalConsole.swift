@@ -71,6 +71,14 @@ final class TerminalConsole: Console {
 
   func outputDrawing(_ line: String) { StandardStreams.write(line + "\n", to: STDOUT_FILENO) }
 
+  private let progressShown = isatty(STDERR_FILENO) == 1
+
+  func progress(_ line: String?) {
+    guard progressShown else { return }
+    // Back to the line's start and clear it: the next progress line replaces this one.
+    StandardStreams.write("\r\u{1B}[K" + (line.map(Escaping.visible) ?? ""), to: STDERR_FILENO)
+  }
+
   func message(_ line: String) { StandardStreams.error(line) }
 
   func readLine(prompt: String) -> ConsoleLine {

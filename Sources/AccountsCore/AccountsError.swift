@@ -144,6 +144,16 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case noSuchSession(Int64)
   /// The session file or the key file cannot be used.
   case clientFile(ClientFileProblem)
+  /// `user import` found problems (already said, one per line); nothing was imported.
+  case importRefused(problems: Int)
+  /// `user import` could not tell the file's format.
+  case importFormatUnknown(String)
+  /// `user import` of a shadow or htpasswd file without `--email-domain`.
+  case importNeedsEmailDomain(String)
+  /// One column of an import line that cannot be read (worded for the problem list).
+  case importColumn(String)
+  /// `user export --output` named a file that exists.
+  case exportFileExists(String)
 
   /// The exit code this error ends the process with.
   public var exitStatus: ExitStatus {
@@ -151,9 +161,10 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .invalidForm, .incompleteForm, .invalidCredentials, .notActivated, .alreadyActivated,
       .inputEnded, .declined, .confirmationRequired, .noDatabase, .usernameTaken,
       .ownerCannotBeRemoved, .lastAccount, .notLoggedIn, .invalidVerificationCode,
-      .replayedVerificationCode, .clockOff, .secondFactorAlreadyOn, .secondFactorNotOn:
+      .replayedVerificationCode, .clockOff, .secondFactorAlreadyOn, .secondFactorNotOn,
+      .importRefused, .importColumn, .exportFileExists:
       return .refused
-    case .invalidSetting: return .usage
+    case .invalidSetting, .importFormatUnknown, .importNeedsEmailDomain: return .usage
     case .locked: return .locked
     case .noSuchAccount, .noSuchSession: return .noSuchAccount
     case .passwordCheckerUnavailable, .qrEncoderUnavailable, .blocklistUnreadable, .storage,
@@ -217,6 +228,11 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .secondFactorNotOn(let name): return Messages.secondFactorNotOn(name)
     case .noSuchSession(let id): return Messages.noSuchSession(id)
     case .clientFile(let problem): return Messages.clientFile(problem)
+    case .importRefused(let problems): return Messages.nothingImported(problems)
+    case .importFormatUnknown(let name): return Messages.importFormatUnknown(name)
+    case .importNeedsEmailDomain(let format): return Messages.importNeedsEmailDomain(format)
+    case .importColumn(let text): return text
+    case .exportFileExists(let path): return Messages.exportFileExists(path)
     }
   }
 }

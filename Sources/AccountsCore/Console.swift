@@ -21,6 +21,9 @@ public protocol Console: AnyObject {
   func outputDrawing(_ line: String)
   /// Writes a message line (progress, refusals, errors) on standard error.
   func message(_ line: String)
+  /// Shows how far a long task is, on one line that the next replaces (at a terminal only);
+  /// nil clears it.
+  func progress(_ line: String?)
   /// Shows `prompt` (when interactive) and reads one line.
   func readLine(prompt: String) -> ConsoleLine
   /// Shows `prompt` (when interactive) and reads one line without echoing it.
@@ -30,4 +33,7 @@ public protocol Console: AnyObject {
 extension Console {
   /// Consoles that draw nothing special write the line as any other.
   public func outputDrawing(_ line: String) { output(line) }
+
+  /// Consoles that are no terminal show no progress.
+  public func progress(_ line: String?) {}
 }

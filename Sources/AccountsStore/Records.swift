@@ -55,7 +55,7 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     email = new.email
     passwordHash = new.passwordHash
     mustChangePassword = new.mustChangePassword
-    disabledAt = nil
+    disabledAt = new.disabled ? now : nil
     createdAt = now
     updatedAt = now
     passwordChangedAt = now

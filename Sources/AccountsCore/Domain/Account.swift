@@ -36,11 +36,13 @@ public struct NewAccount: Equatable, Sendable {
   public var passwordHash: String
   /// True when the next login must choose a new password first.
   public var mustChangePassword: Bool
+  /// True for an account stored disabled (an import of an inactive user).
+  public var disabled: Bool
 
   /// Creates a new account.
   public init(
     username: String, usernameKey: String, fullName: String, email: String, passwordHash: String,
-    mustChangePassword: Bool = false
+    mustChangePassword: Bool = false, disabled: Bool = false
   ) {
     self.username = username
     self.usernameKey = usernameKey
@@ -48,6 +50,7 @@ public struct NewAccount: Equatable, Sendable {
     self.email = email
     self.passwordHash = passwordHash
     self.mustChangePassword = mustChangePassword
+    self.disabled = disabled
   }
 }
 

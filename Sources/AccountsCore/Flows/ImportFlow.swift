@@ -1,0 +1,273 @@
+import AccountsCrypto
+import Foundation
+
+/// The kinds of file `user import` reads.
+public enum ImportFormat: String, CaseIterable, Sendable {
+  /// `manage.py dumpdata auth.user` JSON.
+  case django
+  /// `/etc/shadow` lines.
+  case shadow
+  /// `htpasswd` files (`name:hash`).
+  case htpasswd
+  /// `username,full_name,email,password_hash[,disabled,must_change_password,…]`, what
+  /// `user export --format csv` writes.
+  case csv
+}
+
+/// Where `user import` reads from: a file or standard input, line by line (the CLI's reader).
+public protocol ImportInput: AnyObject {
+  /// The first bytes, without consuming them (to guess the format).
+  func peek(_ count: Int) throws(AccountsError) -> [UInt8]
+  /// The next line without its end (`\n`, or `\r\n`); nil at the end.
+  func nextLine() throws(AccountsError) -> [UInt8]?
+  /// Everything not read yet (a JSON document).
+  func remaining() throws(AccountsError) -> [UInt8]
+  /// How far through the input the reading is, from 0 to 1, when its size is known.
+  var fraction: Double? { get }
+}
+
+/// What `user import` was asked.
+public struct ImportOptions: Equatable, Sendable {
+  /// The format; nil to guess it from the content.
+  public var format: ImportFormat?
+  /// For shadow and htpasswd files: the domain e-mail addresses are made with.
+  public var emailDomain: String?
+  /// Check everything, write nothing.
+  public var dryRun: Bool
+  /// The file as the person named it (`-` for standard input), for messages.
+  public var name: String
+
+  /// Creates options.
+  public init(format: ImportFormat?, emailDomain: String?, dryRun: Bool, name: String) {
+    self.format = format
+    self.emailDomain = emailDomain
+    self.dryRun = dryRun
+    self.name = name
+  }
+}
+
+/// What an import did (or, dry, would do).
+public struct ImportSummary: Equatable, Sendable {
+  /// Accounts imported.
+  public var imported = 0
+  /// Entries skipped because they hold no password (shadow `*`, `!`; Django's unusable ones).
+  public var skipped: [String] = []
+  /// How many were skipped (the names are kept for the first 20 only).
+  public var skippedCount = 0
+}
+
+/// `accounts user import` (administrator): accounts from another system, their password hashes
+/// kept, all in one transaction or none.
+public enum ImportFlow {
+  /// The problems printed before the rest are only counted.
+  public static let shownProblems = 20
+  /// Entries between two progress lines.
+  static let progressEvery = 10_000
+
+  /// Reads, checks and (unless dry) stores every account of `input`.
+  ///
+  /// Problems are said one per line on standard error as they are found (the first 20); any
+  /// problem throws `.importRefused` at the end, with nothing written.
+  @discardableResult
+  public static func run(
+    _ env: AccountsEnvironment, input: any ImportInput, options: ImportOptions
+  ) throws(AccountsError) -> ImportSummary {
+    let format: ImportFormat
+    if let given = options.format {
+      format = given
+    } else {
+      format = try guess(input, name: options.name)
+    }
+    var domain: String?
+    if format == .shadow || format == .htpasswd {
+      guard let given = options.emailDomain, !given.isEmpty else {
+        throw .importNeedsEmailDomain(format.rawValue)
+      }
+      guard EmailRules.isValid("a@" + given) else {
+        throw .invalidSetting(
+          name: "--email-domain", value: given, expected: "a domain such as example.org")
+      }
+      domain = given
+    }
+    let store = try env.activatedStore()
+    var state = ImportState(env: env)
+    let now = env.now()
+    if options.dryRun {
+      try store.read { reader throws(AccountsError) in
+        try Parser(format: format, input: input, emailDomain: domain).each {
+          item throws(AccountsError) in
+          try state.take(item) { key throws(AccountsError) in try reader.account(key: key) != nil }
+        }
+      }
+      try state.finish(input: input)
+      env.console.output(Messages.importDryRun(state.summary.imported, name: options.name))
+      return state.summary
+    }
+    try store.write { writer throws(AccountsError) in
+      try Parser(format: format, input: input, emailDomain: domain).each {
+        item throws(AccountsError) in
+        if let account = try state.take(
+          item, taken: { key throws(AccountsError) in try writer.account(key: key) != nil })
+        {
+          _ = try writer.insert(account, at: now)
+        }
+      }
+      try state.finish(input: input)
+      try writer.append(
+        AuditRecord(
+          .accountsImported, at: now,
+          detail: Messages.detailImported(state.summary.imported, format: format.rawValue)))
+    }
+    env.console.output(Messages.imported(state.summary.imported, name: options.name))
+    if state.summary.skippedCount > 0 {
+      env.console.output(
+        Messages.importSkipped(state.summary.skippedCount, names: state.summary.skipped))
+    }
+    return state.summary
+  }
+
+  /// The format of `input`, from its first bytes.
+  static func guess(_ input: any ImportInput, name: String) throws(AccountsError)
+    -> ImportFormat
+  {
+    let head = String(decoding: try input.peek(4096), as: UTF8.self)
+    let trimmed = head.drop { $0.isWhitespace }
+    if trimmed.first == "[" { return .django }
+    let firstLine = trimmed.prefix { $0 != "\n" && $0 != "\r" }
+    if firstLine.hasPrefix("username,") { return .csv }
+    let fields = firstLine.split(separator: ":", omittingEmptySubsequences: false).count
+    if fields == 2 { return .htpasswd }
+    if fields == 9 { return .shadow }
+    throw .importFormatUnknown(name)
+  }
+}
+
+/// One item of an import file, as parsed.
+enum ImportItem {
+  /// An account to check and store.
+  case entry(ImportEntry)
+  /// An entry with no password, skipped.
+  case skipped(String)
+  /// A problem that stops the import, already worded with its position.
+  case problem(String)
+}
+
+/// An account as read from a file, not yet checked.
+struct ImportEntry {
+  /// `line 4` or `entry 3`.
+  var position: String
+  var username: String
+  var fullName: String
+  var email: String
+  var passwordHash: String
+  var disabled = false
+  var mustChange = false
+}
+
+/// The checks across entries: rules, duplicates, taken names; problems said as found.
+struct ImportState {
+  let env: AccountsEnvironment
+  var summary = ImportSummary()
+  var problems = 0
+  /// Where each user-name key was first seen.
+  var seen: [String: String] = [:]
+  var entries = 0
+
+  init(env: AccountsEnvironment) { self.env = env }
+
+  /// Checks one item; returns the account to store while there has been no problem.
+  @discardableResult
+  mutating func take(_ item: ImportItem, taken: (String) throws(AccountsError) -> Bool)
+    throws(AccountsError) -> NewAccount?
+  {
+    entries += 1
+    if entries % ImportFlow.progressEvery == 0 {
+      env.console.progress(Messages.importProgress(entries))
+    }
+    switch item {
+    case .problem(let text):
+      report(text)
+      return nil
+    case .skipped(let name):
+      summary.skippedCount += 1
+      if summary.skipped.count < ImportFlow.shownProblems { summary.skipped.append(name) }
+      return nil
+    case .entry(let entry):
+      guard let account = check(entry) else { return nil }
+      if let first = seen[account.usernameKey] {
+        report(Messages.importDuplicate(entry.position, name: account.username, first: first))
+        return nil
+      }
+      seen[account.usernameKey] = entry.position
+      if try taken(account.usernameKey) {
+        report(Messages.importTaken(entry.position, name: account.username))
+        return nil
+      }
+      summary.imported += 1
+      return problems == 0 ? account : nil
+    }
+  }
+
+  /// The entry as an account, or nil after reporting why not.
+  mutating func check(_ entry: ImportEntry) -> NewAccount? {
+    let label = entry.username.isEmpty ? entry.position : "\(entry.position) (\(entry.username))"
+    do throws(AccountsError) {
+      let (name, key) = try DetailRules.username(.text(entry.username))
+      let full = try DetailRules.fullName(.text(entry.fullName))
+      let mail = try DetailRules.email(.text(entry.email))
+      if let problem = ImportedHash.problem(entry.passwordHash) {
+        report("\(label): \(problem)")
+        return nil
+      }
+      return NewAccount(
+        username: name, usernameKey: key, fullName: full, email: mail,
+        passwordHash: entry.passwordHash, mustChangePassword: entry.mustChange,
+        disabled: entry.disabled)
+    } catch {
+      report("\(label): \(Messages.importFieldProblem(error))")
+      return nil
+    }
+  }
+
+  mutating func report(_ text: String) {
+    problems += 1
+    if problems <= ImportFlow.shownProblems { env.console.message(text) }
+  }
+
+  /// Ends the import: the progress line cleared, and any problem thrown.
+  func finish(input: any ImportInput) throws(AccountsError) {
+    if entries >= ImportFlow.progressEvery { env.console.progress(nil) }
+    guard problems > 0 else { return }
+    if problems > ImportFlow.shownProblems {
+      env.console.message(Messages.moreProblems(problems - ImportFlow.shownProblems))
+    }
+    throw .importRefused(problems: problems)
+  }
+}
+
+/// Which stored password hashes an import keeps.
+enum ImportedHash {
+  /// Django's hashers other than PBKDF2-SHA256, by the name that starts their hashes.
+  static let otherDjangoHashers = [
+    "argon2", "bcrypt_sha256", "bcrypt", "pbkdf2_sha1", "scrypt", "sha1", "md5", "unsalted_sha1",
+    "unsalted_md5", "crypt",
+  ]
+
+  /// Why `hash` is not kept; nil when it is.
+  static func problem(_ hash: String) -> String? {
+    if hash.hasPrefix("pbkdf2_sha256$") {
+      return EncodedPasswordHash(parsing: hash) == nil ? Messages.importDamagedHash : nil
+    }
+    switch CryptHash.kind(of: hash) {
+    case .supported: return hash.utf8.count <= 512 ? nil : Messages.importDamagedHash
+    case .weak(let scheme): return Messages.importWeakHash(scheme.rawValue)
+    case .unknown: break
+    }
+    if let algorithm = hash.split(separator: "$", maxSplits: 1).first,
+      hash.contains("$"), otherDjangoHashers.contains(String(algorithm))
+    {
+      return Messages.importDjangoHasher(String(algorithm))
+    }
+    return Messages.importNotAHash
+  }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// The sentences of `user import`, `user export` and `pam-auth` (issue 12).
+extension Messages {
+  /// Accounts, counted: `1 account`, `3 accounts`.
+  static func accounts(_ count: Int) -> String {
+    count == 1 ? "1 account" : "\(count) accounts"
+  }
+
+  /// `user import` done.
+  public static func imported(_ count: Int, name: String) -> String {
+    "Imported \(accounts(count)) from \(name)."
+  }
+  /// `user import --dry-run` done.
+  public static func importDryRun(_ count: Int, name: String) -> String {
+    "Dry run: \(accounts(count)) would be imported from \(name); nothing was written."
+  }
+  /// Entries without a password.
+  public static func importSkipped(_ count: Int, names: [String]) -> String {
+    let shown = names.joined(separator: ", ") + (count > names.count ? ", …" : "")
+    return "Skipped \(count) \(count == 1 ? "entry" : "entries") without a password: \(shown)."
+  }
+  /// After the problems.
+  public static func nothingImported(_ problems: Int) -> String {
+    "Nothing was imported: \(problems) \(problems == 1 ? "problem" : "problems")."
+  }
+  /// After the first 20 problems.
+  public static func moreProblems(_ count: Int) -> String {
+    "… and \(count) more \(count == 1 ? "problem" : "problems")."
+  }
+  /// Progress at a terminal.
+  public static func importProgress(_ entries: Int) -> String {
+    "Importing: \(entries.formatted(.number.grouping(.automatic))) entries read…"
+  }
+  /// Audit detail.
+  public static func detailImported(_ count: Int, format: String) -> String {
+    "\(accounts(count)) (\(format))"
+  }
+  /// The format cannot be guessed.
+  public static func importFormatUnknown(_ name: String) -> String {
+    "Cannot tell the format of \(name): give --format django, shadow, htpasswd or csv."
+  }
+  /// shadow or htpasswd without a domain.
+  public static func importNeedsEmailDomain(_ format: String) -> String {
+    "\(format) files hold no e-mail addresses: give --email-domain DOMAIN (alice becomes "
+      + "alice@DOMAIN)."
+  }
+  /// A name twice in the file.
+  public static func importDuplicate(_ position: String, name: String, first: String) -> String {
+    "\(position) (\(name)): user name \(name) is also on \(first)."
+  }
+  /// A name already stored.
+  public static func importTaken(_ position: String, name: String) -> String {
+    "\(position) (\(name)): user name \(name) is already taken."
+  }
+  /// A field that breaks the form's rules, worded for a list.
+  static func importFieldProblem(_ error: AccountsError) -> String {
+    if case .incompleteForm(let empty) = error {
+      return "\(empty.joined(separator: ", ")) is empty."
+    }
+    return error.description
+  }
+  /// A pbkdf2 hash that does not parse.
+  public static let importDamagedHash = "the password hash is damaged."
+  /// A weak crypt(3) scheme.
+  public static func importWeakHash(_ scheme: String) -> String {
+    "\(scheme) hashes are too weak to keep."
+  }
+  /// Another Django hasher.
+  public static func importDjangoHasher(_ name: String) -> String {
+    "Django's \(name) hashes are not kept (only pbkdf2_sha256)."
+  }
+  /// Plain text or anything else.
+  public static let importNotAHash =
+    "the password is not a hash that can be kept (plain text is refused)."
+  /// A line that is not UTF-8.
+  public static let importNotUTF8 = "the line is not UTF-8."
+  /// A shadow or htpasswd line with the wrong number of fields.
+  public static func importFieldCount(_ fields: Int, _ format: String) -> String {
+    "a \(format) line has \(fields) fields separated by ':'."
+  }
+  /// A CSV file without the header.
+  public static let importCSVHeader =
+    "the first line must name the columns: username,full_name,email,password_hash."
+  /// A CSV quote left open.
+  public static let importCSVQuote = "a quoted field is not closed."
+  /// A CSV line with another number of columns.
+  public static func importCSVColumns(_ expected: Int, _ found: Int) -> String {
+    "\(found) columns, but the header names \(expected)."
+  }
+  /// A CSV flag that is not true or false.
+  public static func importCSVFlag(_ column: String, _ value: String) -> String {
+    "\(column) must be true or false, not \"\(value)\"."
+  }
+  /// Django JSON that is not a list.
+  public static let importDjangoNotAList =
+    "entry 1: the file is not a JSON list of Django objects (manage.py dumpdata auth.user)."
+  /// A list element that is not an object with fields.
+  public static let importDjangoEntry = "not a Django object with \"fields\"."
+  /// Another Django model.
+  public static func importDjangoModel(_ model: String?) -> String {
+    "the model is \(model ?? "missing"), not auth.user."
+  }
+
+  /// `user export --output` onto an existing file.
+  public static func exportFileExists(_ path: String) -> String {
+    "\(path) exists; export never overwrites a file."
+  }
+  /// Audit detail of an export.
+  public static func detailExported(_ count: Int, format: String) -> String {
+    "\(accounts(count)) (\(format))"
+  }
+}
