@@ -229,7 +229,9 @@ final class ExportSink {
     buffer.removeAll(keepingCapacity: true)
   }
 
-  /// Writes what is left; a file is synced and closed. Throws when anything failed to write.
+  /// Writes what is left; a file is synced and closed.
+  ///
+  /// Throws when anything failed to write.
   func finish() throws(AccountsError) {
     flush()
     if let path {

@@ -18,8 +18,9 @@ struct Parser {
 
   // MARK: - /etc/shadow and htpasswd
 
-  /// `name:hash[:…]` lines: 9 fields in shadow, 2 in htpasswd. Blank lines and `#` comments are
-  /// skipped; shadow entries without a password too (counted).
+  /// `name:hash[:…]` lines: 9 fields in shadow, 2 in htpasswd.
+  ///
+  /// Blank lines and `#` comments are skipped; shadow entries without a password too (counted).
   private func colonSeparated(_ body: (ImportItem) throws(AccountsError) -> Void)
     throws(AccountsError)
   {
