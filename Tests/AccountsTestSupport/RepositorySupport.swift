@@ -19,6 +19,11 @@ extension AccountRepository {
     try read { reader throws(AccountsError) in try reader.owner() }
   }
 
+  /// How many accounts there are.
+  public func accountCount() throws -> Int {
+    try read { reader throws(AccountsError) in try reader.accountCount() }
+  }
+
   /// The account with `key`.
   public func account(key: String) throws -> Account? {
     try read { reader throws(AccountsError) in try reader.account(key: key) }

@@ -126,6 +126,9 @@ public enum ImportFlow {
     return state.summary
   }
 
+  /// The fields of one CSV line (RFC 4180); nil for a quote left open.
+  public static func csvFields(_ line: String) -> [String]? { Parser.csvFields(line) }
+
   /// The format of `input`, from its first bytes.
   static func guess(_ input: any ImportInput, name: String) throws(AccountsError)
     -> ImportFormat
