@@ -93,6 +93,8 @@ final class FileImportInput: ImportInput {
   private var buffer: [UInt8] = []
   private var start = 0
   private var consumed = 0
+  /// Bytes of an overlong line dropped so far.
+  private var dropped = 0
   private var ended = false
 
   init(path: String) throws(AccountsError) {
@@ -149,26 +151,30 @@ final class FileImportInput: ImportInput {
   }
 
   func nextLine() throws(AccountsError) -> [UInt8]? {
-    var searchFrom = start
+    // How much past `start` has been searched already (kept relative: `fill` may move the
+    // buffer's contents to its front).
+    var scanned = 0
     while true {
-      if let newline = buffer[searchFrom...].firstIndex(of: UInt8(ascii: "\n")) {
+      if let newline = buffer[(start + scanned)...].firstIndex(of: UInt8(ascii: "\n")) {
         var end = newline
         if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         let line = Array(buffer[start..<min(end, start + Self.lineLimit)])
-        consumed += newline + 1 - start
+        consumed += newline + 1 - start + dropped
+        dropped = 0
         start = newline + 1
         return line
       }
-      searchFrom = buffer.count
       if buffer.count - start > Self.lineLimit {
-        // Keep the start of an endless line, drop the middle.
+        // Keep the start of an endless line, drop the rest of it as it comes.
+        dropped += buffer.count - (start + Self.lineLimit)
         buffer.removeSubrange((start + Self.lineLimit)..<buffer.count)
-        searchFrom = buffer.count
       }
+      scanned = buffer.count - start
       if try !fill() {
         guard start < buffer.count else { return nil }
         let line = Array(buffer[start..<buffer.count])
-        consumed += buffer.count - start
+        consumed += buffer.count - start + dropped
+        dropped = 0
         start = buffer.count
         return line
       }
