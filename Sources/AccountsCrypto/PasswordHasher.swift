@@ -35,6 +35,27 @@ public struct EncodedPasswordHash: Equatable, Sendable, CustomStringConvertible 
     self.init(iterations: iterations, salt: String(parts[2]), key: [UInt8](key))
   }
 
+  /// True when `encoded` would parse, checked without decoding anything (an import checks a
+  /// million of them): four `$`-separated parts, the algorithm, a canonical iteration count in
+  /// range, a salt, and 44 Base64 characters (32 bytes) ending in one `=`.
+  public static func isWellFormed(_ encoded: String) -> Bool {
+    let parts = encoded.utf8.split(separator: UInt8(ascii: "$"), omittingEmptySubsequences: false)
+    guard parts.count == 4, parts[0].elementsEqual(algorithm.utf8), !parts[2].isEmpty,
+      let digits = String(parts[1]), let iterations = Int(digits), iterations >= 1,
+      iterations <= PasswordHasher.maximumIterations, String(iterations) == digits
+    else { return false }
+    let key = parts[3]
+    guard key.count == 44, key.last == UInt8(ascii: "=") else { return false }
+    return key.dropLast().allSatisfy { byte in
+      switch byte {
+      case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"):
+        return true
+      default: return false
+      }
+    }
+  }
+
   /// The encoded form, as stored.
   public var description: String {
     "\(Self.algorithm)$\(iterations)$\(salt)$\(Data(key).base64EncodedString())"

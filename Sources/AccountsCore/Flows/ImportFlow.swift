@@ -92,31 +92,34 @@ public enum ImportFlow {
     let store = try env.activatedStore()
     var state = ImportState(env: env)
     let now = env.now()
-    if options.dryRun {
-      try store.read { reader throws(AccountsError) in
+    // Every account is inserted as it is read, even after a problem and in a dry run: the
+    // table's UNIQUE key finds names taken before and names twice in the file, in bounded
+    // memory (a million names are never held). Problems, or a dry run, roll it all back.
+    do {
+      try store.write { writer throws(AccountsError) in
         try Parser(format: format, input: input, emailDomain: domain).each {
           item throws(AccountsError) in
-          try state.take(item) { key throws(AccountsError) in try reader.account(key: key) != nil }
+          guard let account = state.take(item) else { return }
+          do throws(AccountsError) {
+            state.inserted(try writer.insert(account, at: now).id)
+          } catch {
+            guard case .usernameTaken = error else { throw error }
+            let holder = try writer.account(key: account.usernameKey)?.id
+            state.refused(account, heldBy: holder)
+          }
         }
+        try state.finish(input: input)
+        if options.dryRun { throw AccountsError.importRefused(problems: 0) }
+        try writer.append(
+          AuditRecord(
+            .accountsImported, at: now,
+            detail: Messages.detailImported(state.summary.imported, format: format.rawValue)))
       }
-      try state.finish(input: input)
+    } catch {
+      // A dry run without problems ends here, everything undone.
+      guard options.dryRun, error == .importRefused(problems: 0) else { throw error }
       env.console.output(Messages.importDryRun(state.summary.imported, name: options.name))
       return state.summary
-    }
-    try store.write { writer throws(AccountsError) in
-      try Parser(format: format, input: input, emailDomain: domain).each {
-        item throws(AccountsError) in
-        if let account = try state.take(
-          item, taken: { key throws(AccountsError) in try writer.account(key: key) != nil })
-        {
-          _ = try writer.insert(account, at: now)
-        }
-      }
-      try state.finish(input: input)
-      try writer.append(
-        AuditRecord(
-          .accountsImported, at: now,
-          detail: Messages.detailImported(state.summary.imported, format: format.rawValue)))
     }
     env.console.output(Messages.imported(state.summary.imported, name: options.name))
     if state.summary.skippedCount > 0 {
@@ -157,8 +160,10 @@ enum ImportItem {
 
 /// An account as read from a file, not yet checked.
 struct ImportEntry {
-  /// `line 4` or `entry 3`.
-  var position: String
+  /// `line` or `entry`.
+  var word: String
+  /// The line's or the entry's number.
+  var number: Int32
   var username: String
   var fullName: String
   var email: String
@@ -172,17 +177,23 @@ struct ImportState {
   let env: AccountsEnvironment
   var summary = ImportSummary()
   var problems = 0
-  /// Where each user-name key was first seen.
-  var seen: [String: String] = [:]
   var entries = 0
+  /// The id the first account of this import got (ids grow by one per insert).
+  var firstID: Int64?
+  /// The line (or entry) of each account inserted, in id order: where a duplicate's first
+  /// occurrence was (4 bytes an account, not its name).
+  var positions: [Int32] = []
+  /// Django entries are numbered `entry N`, the others `line N`.
+  var positionWord = "line"
+  /// The position of the account being taken.
+  var current: Int32 = 0
+  /// The account being taken, for its messages.
+  var label = ""
 
   init(env: AccountsEnvironment) { self.env = env }
 
-  /// Checks one item; returns the account to store while there has been no problem.
-  @discardableResult
-  mutating func take(_ item: ImportItem, taken: (String) throws(AccountsError) -> Bool)
-    throws(AccountsError) -> NewAccount?
-  {
+  /// Checks one item; returns the account to insert.
+  mutating func take(_ item: ImportItem) -> NewAccount? {
     entries += 1
     if entries % ImportFlow.progressEvery == 0 {
       env.console.progress(Messages.importProgress(entries))
@@ -196,24 +207,35 @@ struct ImportState {
       if summary.skipped.count < ImportFlow.shownProblems { summary.skipped.append(name) }
       return nil
     case .entry(let entry):
-      guard let account = check(entry) else { return nil }
-      if let first = seen[account.usernameKey] {
-        report(Messages.importDuplicate(entry.position, name: account.username, first: first))
-        return nil
-      }
-      seen[account.usernameKey] = entry.position
-      if try taken(account.usernameKey) {
-        report(Messages.importTaken(entry.position, name: account.username))
-        return nil
-      }
-      summary.imported += 1
-      return problems == 0 ? account : nil
+      return check(entry)
+    }
+  }
+
+  /// The account just taken got `id`.
+  mutating func inserted(_ id: Int64) {
+    if firstID == nil { firstID = id }
+    positions.append(current)
+    summary.imported += 1
+  }
+
+  /// The account just taken was refused by the user name's UNIQUE key; `holder` is the id of
+  /// the account that has the name: one of this import (a duplicate in the file) or not.
+  mutating func refused(_ account: NewAccount, heldBy holder: Int64?) {
+    let position = "\(positionWord) \(current)"
+    if let holder, let firstID, holder >= firstID, Int(holder - firstID) < positions.count {
+      let first = "\(positionWord) \(positions[Int(holder - firstID)])"
+      report(Messages.importDuplicate(position, name: account.username, first: first))
+    } else {
+      report(Messages.importTaken(position, name: account.username))
     }
   }
 
   /// The entry as an account, or nil after reporting why not.
   mutating func check(_ entry: ImportEntry) -> NewAccount? {
-    let label = entry.username.isEmpty ? entry.position : "\(entry.position) (\(entry.username))"
+    current = entry.number
+    positionWord = entry.word
+    let position = "\(entry.word) \(entry.number)"
+    let label = entry.username.isEmpty ? position : "\(position) (\(entry.username))"
     do throws(AccountsError) {
       let (name, key) = try DetailRules.username(.text(entry.username))
       let full = try DetailRules.fullName(.text(entry.fullName))
@@ -259,7 +281,7 @@ enum ImportedHash {
   /// Why `hash` is not kept; nil when it is.
   static func problem(_ hash: String) -> String? {
     if hash.hasPrefix("pbkdf2_sha256$") {
-      return EncodedPasswordHash(parsing: hash) == nil ? Messages.importDamagedHash : nil
+      return EncodedPasswordHash.isWellFormed(hash) ? nil : Messages.importDamagedHash
     }
     switch CryptHash.kind(of: hash) {
     case .supported: return hash.utf8.count <= 512 ? nil : Messages.importDamagedHash

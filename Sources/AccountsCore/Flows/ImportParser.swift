@@ -29,7 +29,7 @@ struct Parser {
     while let bytes = try input.nextLine() {
       number += 1
       let position = "line \(number)"
-      guard let line = String(validating: bytes, as: UTF8.self) else {
+      guard let line = Self.text(bytes) else {
         try body(.problem("\(position): \(Messages.importNotUTF8)"))
         continue
       }
@@ -48,7 +48,7 @@ struct Parser {
       try body(
         .entry(
           ImportEntry(
-            position: position, username: name, fullName: name,
+            word: "line", number: Int32(clamping: number), username: name, fullName: name,
             email: "\(name)@\(emailDomain ?? "")", passwordHash: hash)))
     }
   }
@@ -77,7 +77,7 @@ struct Parser {
     while let bytes = try input.nextLine() {
       number += 1
       let position = "line \(number)"
-      guard let line = String(validating: bytes, as: UTF8.self) else {
+      guard let line = Self.text(bytes) else {
         try body(.problem("\(position): \(Messages.importNotUTF8)"))
         continue
       }
@@ -91,7 +91,8 @@ struct Parser {
         continue
       }
       var entry = ImportEntry(
-        position: position, username: fields[columns[0]], fullName: fields[columns[1]],
+        word: "line", number: Int32(clamping: number), username: fields[columns[0]],
+        fullName: fields[columns[1]],
         email: fields[columns[2]], passwordHash: fields[columns[3]])
       do throws(AccountsError) {
         if let disabledColumn { entry.disabled = try Self.flag(fields[disabledColumn], "disabled") }
@@ -115,42 +116,53 @@ struct Parser {
     }
   }
 
+  /// `bytes` as text; nil when they are not UTF-8 (ASCII, the common case, is not checked
+  /// further).
+  static func text(_ bytes: [UInt8]) -> String? {
+    if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+    return String(validating: bytes, as: UTF8.self)
+  }
+
   /// The fields of one CSV line (quotes doubled inside quoted fields); nil for an unclosed
-  /// quote.
+  /// quote. Read byte by byte: the separators are ASCII, and UTF-8 never uses their bytes
+  /// inside another character.
   static func csvFields(_ line: String) -> [String]? {
+    let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ",")
+    let bytes = Array(line.utf8)
     var fields: [String] = []
-    var field = ""
+    var field: [UInt8] = []
     var quoted = false
     var atStart = true
-    var characters = line.makeIterator()
-    while let character = characters.next() {
+    var index = 0
+    while index < bytes.count {
+      let byte = bytes[index]
+      index += 1
       if quoted {
-        if character == "\"" {
+        if byte == quote {
           // A doubled quote is one quote; a single one ends the quoted part.
-          var lookahead = characters
-          if lookahead.next() == "\"" {
-            field.append("\"")
-            characters = lookahead
+          if index < bytes.count && bytes[index] == quote {
+            field.append(quote)
+            index += 1
           } else {
             quoted = false
           }
         } else {
-          field.append(character)
+          field.append(byte)
         }
-      } else if character == "," {
-        fields.append(field)
-        field = ""
+      } else if byte == comma {
+        fields.append(String(decoding: field, as: UTF8.self))
+        field.removeAll(keepingCapacity: true)
         atStart = true
         continue
-      } else if character == "\"" && atStart {
+      } else if byte == quote && atStart {
         quoted = true
       } else {
-        field.append(character)
+        field.append(byte)
       }
       atStart = false
     }
     if quoted { return nil }
-    fields.append(field)
+    fields.append(String(decoding: field, as: UTF8.self))
     return fields
   }
 
@@ -187,7 +199,8 @@ struct Parser {
       try body(
         .entry(
           ImportEntry(
-            position: position, username: username, fullName: full.isEmpty ? username : full,
+            word: "entry", number: Int32(clamping: index + 1), username: username,
+            fullName: full.isEmpty ? username : full,
             email: fields["email"] as? String ?? "", passwordHash: password,
             disabled: (fields["is_active"] as? Bool) == false)))
     }

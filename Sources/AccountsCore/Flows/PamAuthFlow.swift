@@ -23,12 +23,17 @@ public enum PamAuthFlow {
   /// Checks the request; throws `.invalidCredentials`, `.invalidVerificationCode`,
   /// `.replayedVerificationCode` or `.locked` when refused.
   public static func run(_ env: AccountsEnvironment, request: PamRequest) throws(AccountsError) {
+    // PAM tells the person; nothing is said here, not even the refusal that earns a lock.
+    var env = env
+    env.console = QuietConsole(env.console)
     let store = try env.activatedStore()
     let authenticator = Authenticator(env: env, store: store)
     let gate = SecondFactorGate(authenticator)
-    guard let text = String(validating: request.secret, as: UTF8.self) else {
-      throw .invalidCredentials
-    }
+    // Bytes no password can hold (not UTF-8, control characters such as a second NUL) are
+    // refused before anything is counted, as at the prompts.
+    guard let text = String(validating: request.secret, as: UTF8.self),
+      TextRules.problem(.text(text), field: Messages.passwordPrompt, allowFormat: true) == nil
+    else { throw .invalidCredentials }
     let username = TextRules.trimmed(request.username)
     // Which string is the password depends on whether the account has TOTP: read first (it
     // costs nothing next to the password's check, and a refusal is the same either way).
