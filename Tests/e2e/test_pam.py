@@ -56,12 +56,12 @@ def pam_env(user=USERNAME, **changes) -> dict:
 
 
 def pam_auth(device, password=PASSWORD, user=USERNAME, ending=b"", env=None, args=None,
-             stdin=None, binary=None, timeout=60) -> Result:
+             stdin=None, timeout=60) -> Result:
     """`accounts pam-auth --database DB` with pam_exec's environment and the password (then
     `ending`) on standard input; `stdin` (bytes) replaces the whole input when given."""
     data = stdin if stdin is not None else password.encode("utf-8") + ending
     args = ["pam-auth", "--database", str(device.db)] if args is None else args
-    proc = subprocess.run([binary or BIN, *args], input=data, capture_output=True,
+    proc = subprocess.run([BIN, *args], input=data, capture_output=True,
                           env=env if env is not None else pam_env(user), cwd=str(device.root),
                           timeout=timeout)
     return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"),
@@ -488,9 +488,9 @@ def test_totp_key_file_missing_exit_3(activated):
 
 # Cost: an unknown name costs what a wrong password costs, at the real iteration count.
 
-def cpu_seconds(device, user, password, expected=1, binary=TIMING_BIN) -> float:
+def cpu_seconds(device, user, password, expected=1) -> float:
     """CPU seconds (user + system) of one direct pam-auth run."""
-    proc = subprocess.Popen([binary, "pam-auth", "--database", str(device.db)],
+    proc = subprocess.Popen([TIMING_BIN, "pam-auth", "--database", str(device.db)],
                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=pam_env(user))
     proc.stdin.write(password.encode())
