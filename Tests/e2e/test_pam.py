@@ -19,6 +19,7 @@ import shutil
 import sqlite3
 import statistics
 import subprocess
+import threading
 import time
 
 import pyotp
@@ -26,7 +27,7 @@ import pytest
 
 from conftest import (BIN, BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, NEW_PASSWORD, PASSWORD,
                       USERNAME, WRONG_PASSWORD, Device, Result)
-from test_second_factor import enabled, wrong_code
+from test_second_factor import code_for_step, enabled, steady, wrong_code
 
 # Timings use the release build when there is one, as test_timing.py does.
 TIMING_BIN = os.environ.get("ACCOUNTS_RELEASE_BIN") or BIN
@@ -107,10 +108,11 @@ def test_final_nul_or_newline_dropped(activated, ending):
     assert events(activated)[-1] == ("login_success", USERNAME, WHERE)
 
 
-@pytest.mark.parametrize("ending", [b"\n\n", b" ", b"\r"], ids=["two-newlines", "space", "cr"])
+@pytest.mark.parametrize("ending", [b"\n\n", b" ", b"\0\0"],
+                         ids=["two-newlines", "space", "two-nuls"])
 def test_only_one_final_newline_dropped(activated, ending):
-    """Only one final newline (or NUL) is dropped: two newlines, a trailing space or a CR leave
-    a different password, exit 1, counted."""
+    """Only one final newline and one final NUL are dropped: two newlines, two NULs or a
+    trailing space leave a different password, exit 1, counted."""
     assert silent(pam_auth(activated, ending=ending)) == 1
     assert failures(activated) == 1
 
@@ -166,9 +168,10 @@ def test_second_account(activated):
 def test_five_failures_lock_exit_4(activated):
     """Five wrong passwords: exit 1, 1, 1, 1, 4 (as login); then the right one is refused with
     4 (logged `locked; pam ...`); after unlock it passes again."""
-    codes = [silent(pam_auth(activated, WRONG_PASSWORD)) for _ in range(5)]
-    assert codes == [1, 1, 1, 1, 4]
+    results = [pam_auth(activated, WRONG_PASSWORD) for _ in range(5)]
+    assert [r.code for r in results] == [1, 1, 1, 1, 4], results
     assert events(activated)[-1][:2] == ("lockout", USERNAME)
+    assert [silent(r) for r in results] == [1, 1, 1, 1, 4]
     assert silent(pam_auth(activated)) == 4
     assert events(activated)[-1] == ("login_failure", USERNAME, f"locked; {WHERE}")
     assert activated.run("unlock", USERNAME).code == 0
@@ -177,9 +180,9 @@ def test_five_failures_lock_exit_4(activated):
 
 def test_unknown_name_locks_like_a_known_one(activated):
     """An unknown name locks after five failures too (exit 4), so locking tells nothing."""
-    codes = [silent(pam_auth(activated, GUESS, user="mallory")) for _ in range(5)]
-    assert codes == [1, 1, 1, 1, 4]
-    assert silent(pam_auth(activated, GUESS, user="mallory")) == 4
+    results = [pam_auth(activated, GUESS, user="mallory") for _ in range(6)]
+    assert [r.code for r in results] == [1, 1, 1, 1, 4, 4], results
+    assert [silent(r) for r in results] == [1, 1, 1, 1, 4, 4]
 
 
 def test_shares_the_tally_with_login(activated):
@@ -224,8 +227,8 @@ def test_database_flag_required(activated):
 
 @pytest.mark.parametrize("user", [None, ""], ids=["missing", "empty"])
 def test_pam_user_missing_or_empty(activated, user):
-    """PAM_USER missing or empty: exit 1, nothing on stdout, no success logged, nothing counted
-    for alice."""
+    """PAM_USER missing or empty: exit 1, nothing on stdout (a sentence on stderr for the
+    administrator is allowed: no name was refused), no success logged, nothing counted."""
     result = pam_auth(activated, env=pam_env(PAM_USER=user))
     assert (result.code, result.stdout) == (1, ""), result
     assert "login_success" not in [e[0] for e in events(activated)]
@@ -233,11 +236,13 @@ def test_pam_user_missing_or_empty(activated, user):
 
 
 def test_input_over_4096_bytes_refused_uncounted(activated):
-    """4097 bytes of input: exit 1, silent, nothing counted or logged; exactly 4096 bytes is an
-    ordinary wrong password (exit 1, counted)."""
+    """4097 bytes of input: exit 1, nothing on stdout, nothing counted or logged; exactly 4096
+    bytes is an ordinary wrong password (exit 1, silent, counted). (Input that is no password
+    at all is not a credential refusal: a sentence on stderr for the administrator is allowed.)"""
     before = events(activated)
-    assert silent(pam_auth(activated, stdin=b"x" * (MAX_INPUT + 1))) == 1
-    assert silent(pam_auth(activated, stdin=PASSWORD.encode() + b"y" * MAX_INPUT)) == 1
+    results = [pam_auth(activated, stdin=b"x" * (MAX_INPUT + 1)),
+               pam_auth(activated, stdin=PASSWORD.encode() + b"y" * MAX_INPUT)]
+    assert [(r.code, r.stdout) for r in results] == [(1, "")] * 2, results
     assert events(activated) == before
     assert failures(activated) == 0
     assert silent(pam_auth(activated, stdin=b"x" * MAX_INPUT)) == 1
@@ -306,6 +311,32 @@ def test_gives_up_after_5_seconds(activated):
     assert events(activated) == before
     assert failures(activated) == 0
     assert activated.query("PRAGMA integrity_check") == [("ok",)]
+
+
+def test_gives_up_on_input_that_never_ends(activated):
+    """Standard input left open and silent: pam-auth gives up at 5 seconds, killed by its own
+    SIGALRM (142), nothing on stdout, nothing counted or logged."""
+    before = events(activated)
+    proc = subprocess.Popen([BIN, "pam-auth", "--database", str(activated.db)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=pam_env(), cwd=str(activated.root))
+    start = time.monotonic()
+    watchdog = threading.Timer(30, proc.kill)
+    watchdog.start()
+    try:
+        proc.stdin.write(PASSWORD.encode())
+        proc.stdin.flush()
+        stdout = proc.stdout.read()  # until the program ends; its standard input stays open
+        code = proc.wait()
+        elapsed = time.monotonic() - start
+    finally:
+        watchdog.cancel()
+        proc.stdin.close()
+    assert code in (142, -14), code  # exit 128+14, or killed by SIGALRM itself
+    assert stdout == b""
+    assert 4.5 <= elapsed < 8, elapsed
+    assert events(activated) == before
+    assert failures(activated) == 0
 
 
 # Settings in the environment change nothing.
@@ -413,6 +444,43 @@ def test_totp_password_and_code_with_newline(activated):
     assert silent(pam_auth(activated, PASSWORD + totp(enrollment), ending=b"\n")) == 0
 
 
+def test_totp_code_of_the_step_before_accepted(activated):
+    """The code of the previous 30-second step is accepted (±1 step, as at login); one two steps
+    back is a wrong code (exit 1, `wrong verification code; pam ...`)."""
+    enrollment = enabled(activated)
+
+    def attempt(step):
+        return (pam_auth(activated, PASSWORD + code_for_step(enrollment.key, step - 2)),
+                pam_auth(activated, PASSWORD + code_for_step(enrollment.key, step - 1)))
+    too_old, previous = steady(attempt)
+    assert silent(too_old) == 1
+    assert silent(previous) == 0
+    kinds = events(activated)[-2:]
+    assert kinds == [("login_failure", USERNAME, f"wrong verification code; {WHERE}"),
+                     ("login_success", USERNAME, WHERE)]
+
+
+def test_totp_code_raced_once(activated):
+    """Five pam-auth runs started together with the same password and code: exactly one exits
+    0, the other four 1 (replay; four failures lock nothing), all silent; one success and four
+    `verification code replayed`."""
+    enrollment = enabled(activated)
+    line = (PASSWORD + totp(enrollment)).encode()
+    procs = [subprocess.Popen([BIN, "pam-auth", "--database", str(activated.db)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=pam_env(), cwd=str(activated.root))
+             for _ in range(5)]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(line, timeout=30)
+        results.append(Result(proc.returncode, out.decode(), err.decode()))
+    assert sorted(silent(r) for r in results) == [0, 1, 1, 1, 1], results
+    logged = [e for e in events(activated) if e[0] in ("login_success", "login_failure")]
+    assert sorted(logged) == sorted(
+        [("login_success", USERNAME, WHERE)]
+        + [("login_failure", USERNAME, f"verification code replayed; {WHERE}")] * 4)
+
+
 def test_totp_password_alone_refused(activated):
     """A TOTP account's password without the code: exit 1, silent, counted, detail
     `no verification code; pam ...`."""
@@ -469,10 +537,10 @@ def test_totp_failures_lock(activated):
     password and code exit 4."""
     enrollment = enabled(activated)
     bad = PASSWORD + wrong_code(enrollment.key)
-    codes = [silent(pam_auth(activated, bad)) for _ in range(4)]
-    codes.append(silent(pam_auth(activated)))
-    assert codes == [1, 1, 1, 1, 4]
-    assert silent(pam_auth(activated, PASSWORD + totp(enrollment))) == 4
+    results = [pam_auth(activated, bad) for _ in range(4)] + [pam_auth(activated)]
+    results.append(pam_auth(activated, PASSWORD + totp(enrollment)))
+    assert [r.code for r in results] == [1, 1, 1, 1, 4, 4], results
+    assert [silent(r) for r in results] == [1, 1, 1, 1, 4, 4]
 
 
 def test_totp_key_file_missing_exit_3(activated):
