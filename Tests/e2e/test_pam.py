@@ -1,0 +1,751 @@
+"""`accounts pam-auth --database PATH` (issue 12): the password check `pam_exec` runs, first
+called directly the way pam_exec calls it (PAM_* in the environment, the password on standard
+input), then through the real PAM stack with Debian's `pamtester` and a scratch service file.
+
+pam_exec passes no HOME, PATH or ACCOUNTS_* to the program: only PAM_USER, PAM_SERVICE,
+PAM_RHOST, PAM_TTY, PAM_TYPE (those set), so the direct runs use exactly that environment, plus
+whatever setting a test shows is ignored.
+
+pamtester reads the password with libpam_misc's misc_conv: at a pipe it prints `Password: ` on
+stderr and reads one line from standard input with read(2), dropping the newline; no terminal is
+needed. pam_exec of Linux-PAM 1.5 then writes the password to the program with no newline and no
+NUL. Its success line is `pamtester: successfully authenticated` on stdout; when the program exits
+non-zero, pam_exec returns PAM_SYSTEM_ERR and pamtester exits 1."""
+
+import contextlib
+import os
+import secrets
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import threading
+import time
+
+import pyotp
+import pytest
+
+from conftest import (BIN, BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, NEW_PASSWORD, PASSWORD,
+                      USERNAME, WRONG_PASSWORD, Device, Result)
+from test_second_factor import code_for_step, enabled, steady, wrong_code
+
+# Timings use the release build when there is one, as test_timing.py does.
+TIMING_BIN = os.environ.get("ACCOUNTS_RELEASE_BIN") or BIN
+
+SERVICE, RHOST, TTY = "sshd", "203.0.113.9", "ssh"
+PAM_ENV = {"PAM_USER": USERNAME, "PAM_SERVICE": SERVICE, "PAM_RHOST": RHOST, "PAM_TTY": TTY,
+           "PAM_TYPE": "auth"}
+WHERE = f"pam service={SERVICE} rhost={RHOST} tty={TTY}"
+INVALID_DETAIL = "invalid user name or password"
+GUESS = "not the password, but long enough"
+MAX_INPUT = 4096
+# An account without TOTP whose password ends in six digits: the whole string is its password.
+DIGITS_PASSWORD = "purple elephants dance 482913"
+
+
+# Direct runs, the way pam_exec runs the program.
+
+def pam_env(user=USERNAME, **changes) -> dict:
+    """The environment pam_exec gives the program, with `changes` (None removes a variable)."""
+    env = dict(PAM_ENV, PAM_USER=user)
+    for key, value in changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+def pam_auth(device, password=PASSWORD, user=USERNAME, ending=b"", env=None, args=None,
+             stdin=None, timeout=60) -> Result:
+    """`accounts pam-auth --database DB` with pam_exec's environment and the password (then
+    `ending`) on standard input; `stdin` (bytes) replaces the whole input when given."""
+    data = stdin if stdin is not None else password.encode("utf-8") + ending
+    args = ["pam-auth", "--database", str(device.db)] if args is None else args
+    proc = subprocess.run([BIN, *args], input=data, capture_output=True,
+                          env=env if env is not None else pam_env(user), cwd=str(device.root),
+                          timeout=timeout)
+    return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"),
+                  proc.stderr.decode("utf-8", "replace"))
+
+
+def silent(result) -> int:
+    """The exit code, after checking that nothing was printed on stdout or stderr."""
+    assert (result.stdout, result.stderr) == ("", ""), result
+    return result.code
+
+
+def events(device) -> list:
+    return [(e["event"], e["user"], e["detail"]) for e in device.events()]
+
+
+def failures(device, name=USERNAME) -> int:
+    return device.account(name)["failures"]
+
+
+def iterations(stored_hash: str) -> int:
+    algorithm, count, _salt, _key = stored_hash.split("$")
+    assert algorithm == "pbkdf2_sha256", stored_hash
+    return int(count)
+
+
+def sessions(device) -> int:
+    return device.query("SELECT count(*) FROM session")[0][0]
+
+
+def test_right_password_exit_0(activated):
+    """The right password, no newline and no NUL: exit 0, nothing printed, login_success with
+    detail `pam service=sshd rhost=203.0.113.9 tty=ssh`."""
+    assert silent(pam_auth(activated)) == 0
+    assert events(activated)[-1] == ("login_success", USERNAME, WHERE)
+
+
+@pytest.mark.parametrize("ending", [b"\0", b"\n"], ids=["nul-pam_exec-before-1.4", "newline"])
+def test_final_nul_or_newline_dropped(activated, ending):
+    """A final NUL (pam_exec before 1.4) or a final newline is not part of the password:
+    exit 0, silent, login_success."""
+    assert silent(pam_auth(activated, ending=ending)) == 0
+    assert events(activated)[-1] == ("login_success", USERNAME, WHERE)
+
+
+@pytest.mark.parametrize("ending", [b"\n\n", b" ", b"\0\0"],
+                         ids=["two-newlines", "space", "two-nuls"])
+def test_only_one_final_newline_dropped(activated, ending):
+    """Only one final newline and one final NUL are dropped: two newlines, two NULs or a
+    trailing space leave a different password, exit 1, counted."""
+    assert silent(pam_auth(activated, ending=ending)) == 1
+    assert failures(activated) == 1
+
+
+def test_success_recorded_as_login_without_session(activated):
+    """A success after two failures clears the count and sets the last login, as a login does,
+    but starts no session (no row, no session file)."""
+    assert activated.account(USERNAME)["lastLogin"] is None
+    for _ in range(2):
+        assert silent(pam_auth(activated, WRONG_PASSWORD)) == 1
+    assert failures(activated) == 2
+    assert silent(pam_auth(activated)) == 0
+    alice = activated.account(USERNAME)
+    assert alice["failures"] == 0 and alice["lastLogin"] is not None, alice
+    assert sessions(activated) == 0
+    assert not activated.session_file.exists()
+
+
+def test_wrong_password_exit_1(activated):
+    """A wrong password: exit 1, silent, login_failure `invalid user name or password; pam
+    service=sshd rhost=203.0.113.9 tty=ssh`, one failure counted."""
+    assert silent(pam_auth(activated, WRONG_PASSWORD)) == 1
+    assert events(activated)[-1] == ("login_failure", USERNAME, f"{INVALID_DETAIL}; {WHERE}")
+    assert failures(activated) == 1
+
+
+def test_unknown_name_exit_1(activated):
+    """An unknown PAM_USER: exit 1, silent, logged like a wrong password under the name given."""
+    assert silent(pam_auth(activated, user="mallory")) == 1
+    assert events(activated)[-1] == ("login_failure", "mallory", f"{INVALID_DETAIL}; {WHERE}")
+
+
+def test_name_is_case_insensitive(activated):
+    """PAM_USER=ALICE authenticates alice, as at login."""
+    assert silent(pam_auth(activated, user="ALICE")) == 0
+
+
+def test_disabled_account_exit_1(activated):
+    """A disabled account's right password: exit 1, silent, `account disabled; pam ...`."""
+    activated.add_user()
+    assert activated.run("user", "disable", BOB).code == 0
+    assert silent(pam_auth(activated, BOB_PASSWORD, user=BOB)) == 1
+    assert events(activated)[-1] == ("login_failure", BOB, f"account disabled; {WHERE}")
+
+
+def test_second_account(activated):
+    """Any account can authenticate, not only the owner; its own password only."""
+    activated.add_user()
+    assert silent(pam_auth(activated, BOB_PASSWORD, user=BOB)) == 0
+    assert silent(pam_auth(activated, PASSWORD, user=BOB)) == 1
+
+
+def test_five_failures_lock_exit_4(activated):
+    """Five wrong passwords: exit 1, 1, 1, 1, 4 (as login); then the right one is refused with
+    4 (logged `locked; pam ...`); after unlock it passes again."""
+    results = [pam_auth(activated, WRONG_PASSWORD) for _ in range(5)]
+    assert [r.code for r in results] == [1, 1, 1, 1, 4], results
+    assert events(activated)[-1][:2] == ("lockout", USERNAME)
+    assert [silent(r) for r in results] == [1, 1, 1, 1, 4]
+    assert silent(pam_auth(activated)) == 4
+    assert events(activated)[-1] == ("login_failure", USERNAME, f"locked; {WHERE}")
+    assert activated.run("unlock", USERNAME).code == 0
+    assert silent(pam_auth(activated)) == 0
+
+
+def test_unknown_name_locks_like_a_known_one(activated):
+    """An unknown name locks after five failures too (exit 4), so locking tells nothing."""
+    results = [pam_auth(activated, GUESS, user="mallory") for _ in range(6)]
+    assert [r.code for r in results] == [1, 1, 1, 1, 4, 4], results
+    assert [silent(r) for r in results] == [1, 1, 1, 1, 4, 4]
+
+
+def test_shares_the_tally_with_login(activated):
+    """Four wrong pam-auth runs and one wrong login lock alice (login exit 4); pam-auth then
+    refuses the right password with 4."""
+    for _ in range(4):
+        assert silent(pam_auth(activated, WRONG_PASSWORD)) == 1
+    assert activated.login(USERNAME, WRONG_PASSWORD).code == 4
+    assert silent(pam_auth(activated)) == 4
+
+
+def test_must_change_password_still_succeeds(activated):
+    """An account that must change its password still passes (like verify), and still must."""
+    activated.add_user()
+    assert activated.run("user", "passwd", BOB, "--must-change", "--password-stdin",
+                         input=NEW_PASSWORD + "\n").code == 0
+    assert silent(pam_auth(activated, NEW_PASSWORD, user=BOB)) == 0
+    assert activated.account(BOB)["mustChangePassword"] is True
+
+
+def test_absent_items_left_out(activated):
+    """Without PAM_RHOST and PAM_TTY the detail names only the service: `pam service=sshd`;
+    a failure gets `invalid user name or password; pam service=sshd`."""
+    env = pam_env(PAM_RHOST=None, PAM_TTY=None)
+    assert silent(pam_auth(activated, env=env)) == 0
+    assert events(activated)[-1] == ("login_success", USERNAME, "pam service=sshd")
+    assert silent(pam_auth(activated, WRONG_PASSWORD, env=env)) == 1
+    assert events(activated)[-1] == (
+        "login_failure", USERNAME, f"{INVALID_DETAIL}; pam service=sshd")
+
+
+def test_database_flag_required(activated):
+    """Without --database: exit 2 (usage) with a message on stderr and nothing on stdout, even
+    when ACCOUNTS_DATABASE names the right database; nothing is logged."""
+    before = events(activated)
+    for env in (pam_env(), pam_env(ACCOUNTS_DATABASE=str(activated.db))):
+        result = pam_auth(activated, args=["pam-auth"], env=env)
+        assert (result.code, result.stdout) == (2, ""), result
+        assert "--database" in result.stderr, result
+    assert events(activated) == before
+
+
+@pytest.mark.parametrize("user", [None, ""], ids=["missing", "empty"])
+def test_pam_user_missing_or_empty(activated, user):
+    """PAM_USER missing or empty: exit 1, nothing on stdout (a sentence on stderr for the
+    administrator is allowed: no name was refused), no success logged, nothing counted."""
+    result = pam_auth(activated, env=pam_env(PAM_USER=user))
+    assert (result.code, result.stdout) == (1, ""), result
+    assert "login_success" not in [e[0] for e in events(activated)]
+    assert failures(activated) == 0
+
+
+def test_input_over_4096_bytes_refused_uncounted(activated):
+    """4097 bytes of input: exit 1, nothing on stdout, nothing counted or logged; exactly 4096
+    bytes is an ordinary wrong password (exit 1, silent, counted). (Input that is no password
+    at all is not a credential refusal: a sentence on stderr for the administrator is allowed.)"""
+    before = events(activated)
+    results = [pam_auth(activated, stdin=b"x" * (MAX_INPUT + 1)),
+               pam_auth(activated, stdin=PASSWORD.encode() + b"y" * MAX_INPUT)]
+    assert [(r.code, r.stdout) for r in results] == [(1, "")] * 2, results
+    assert events(activated) == before
+    assert failures(activated) == 0
+    assert silent(pam_auth(activated, stdin=b"x" * MAX_INPUT)) == 1
+    assert failures(activated) == 1
+
+
+def test_huge_input_refused_uncounted(activated):
+    """Eight MiB on standard input: exit 1 within the time limit, nothing counted or logged."""
+    before = events(activated)
+    result = pam_auth(activated, stdin=b"x" * (8 << 20), timeout=30)
+    assert (result.code, result.stdout) == (1, ""), result
+    assert events(activated) == before
+
+
+def test_password_ending_in_digits_without_totp(activated):
+    """An account without TOTP whose password ends in six digits: the whole input is the
+    password (exit 0); without the digits it is wrong (exit 1)."""
+    activated.add_user(password=DIGITS_PASSWORD)
+    assert silent(pam_auth(activated, DIGITS_PASSWORD, user=BOB)) == 0
+    assert silent(pam_auth(activated, DIGITS_PASSWORD[:-6], user=BOB)) == 1
+
+
+# Storage problems and the time limit.
+
+def test_missing_database_creates_nothing(activated):
+    """--database naming a file that does not exist: refused (1, no account there; or 3, a
+    storage problem), nothing on stdout, and no file (nor folder) is made there."""
+    missing = activated.root / "nowhere" / "accounts.sqlite3"
+    result = pam_auth(activated, args=["pam-auth", "--database", str(missing)])
+    assert result.code in (1, 3) and result.stdout == "", result
+    assert not missing.parent.exists()
+
+
+def test_not_a_database_exit_3(activated):
+    """--database naming a file that is not SQLite: exit 3, one sentence on stderr, nothing on
+    stdout, the file untouched."""
+    other = activated.root / "notes.txt"
+    other.write_text("hello\n")
+    result = pam_auth(activated, args=["pam-auth", "--database", str(other)])
+    assert (result.code, result.stdout) == (3, ""), result
+    assert len(result.err_lines) == 1 and result.err_lines[0].strip() != "", result
+    assert other.read_text() == "hello\n"
+
+
+def test_gives_up_after_5_seconds(activated):
+    """With the database held by another writer the whole time, pam-auth gives up within 5
+    seconds in total (its own SIGALRM: 142; or, if its store gives up first, exit 3 with one
+    sentence), prints nothing on stdout and writes nothing: no failure, no event, file intact."""
+    before = events(activated)
+    holder = sqlite3.connect(activated.db, isolation_level=None, timeout=5)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")
+        start = time.monotonic()
+        result = pam_auth(activated, WRONG_PASSWORD, timeout=30)
+        elapsed = time.monotonic() - start
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert result.stdout == "", result
+    if result.code == 3:
+        assert len(result.err_lines) == 1, result
+    else:
+        assert result.code in (142, -14), result  # exit 128+14, or killed by SIGALRM itself
+        assert elapsed >= 4.5, elapsed
+    assert elapsed < 8, elapsed
+    assert events(activated) == before
+    assert failures(activated) == 0
+    assert activated.query("PRAGMA integrity_check") == [("ok",)]
+
+
+def test_gives_up_on_input_that_never_ends(activated):
+    """Standard input left open and silent: pam-auth gives up at 5 seconds, killed by its own
+    SIGALRM (142), nothing on stdout, nothing counted or logged."""
+    before = events(activated)
+    proc = subprocess.Popen([BIN, "pam-auth", "--database", str(activated.db)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=pam_env(), cwd=str(activated.root))
+    start = time.monotonic()
+    watchdog = threading.Timer(30, proc.kill)
+    watchdog.start()
+    try:
+        proc.stdin.write(PASSWORD.encode())
+        proc.stdin.flush()
+        stdout = proc.stdout.read()  # until the program ends; its standard input stays open
+        code = proc.wait()
+        elapsed = time.monotonic() - start
+    finally:
+        watchdog.cancel()
+        proc.stdin.close()
+    assert code in (142, -14), code  # exit 128+14, or killed by SIGALRM itself
+    assert stdout == b""
+    assert 4.5 <= elapsed < 8, elapsed
+    assert events(activated) == before
+    assert failures(activated) == 0
+
+
+# Settings in the environment change nothing.
+
+def test_accounts_database_setting_ignored(activated):
+    """ACCOUNTS_DATABASE naming another (not existing) file: the --database one is used (exit 0,
+    logged there) and the other path is not created."""
+    elsewhere = activated.root / "elsewhere" / "accounts.sqlite3"
+    env = pam_env(ACCOUNTS_DATABASE=str(elsewhere))
+    assert silent(pam_auth(activated, env=env)) == 0
+    assert events(activated)[-1] == ("login_success", USERNAME, WHERE)
+    assert not elsewhere.exists() and not elsewhere.parent.exists()
+
+
+def test_accounts_database_of_another_device_ignored(activated, tmp_path_factory):
+    """ACCOUNTS_DATABASE naming another activated device where alice has another password: that
+    password is refused here, ours passes, and the other device's log is untouched."""
+    other = Device(tmp_path_factory.mktemp("other"))
+    other.activate(password=NEW_PASSWORD)
+    other_events = events(other)
+    env = pam_env(ACCOUNTS_DATABASE=str(other.db))
+    assert silent(pam_auth(activated, NEW_PASSWORD, env=env)) == 1
+    assert silent(pam_auth(activated, env=env)) == 0
+    assert events(other) == other_events
+
+
+def test_unusable_settings_ignored(activated, tmp_path):
+    """Settings that make other commands stop (unusable iterations, session lifetime and idle;
+    a blocklist file that cannot be opened) change nothing for pam-auth: exit 0, silent."""
+    bad = {"ACCOUNTS_PBKDF2_ITERATIONS": "lots", "ACCOUNTS_SESSION_LIFETIME": "1s",
+           "ACCOUNTS_SESSION_IDLE": "forever",
+           "ACCOUNTS_PASSWORD_BLOCKLIST": str(tmp_path / "no-such-blocklist.txt")}
+    # The same settings stop an ordinary command (exit 2: an unusable setting).
+    refused = activated.run("verify", "--username", USERNAME, "--password-stdin",
+                            input=PASSWORD + "\n", env=activated.env(**bad))
+    assert refused.code == 2, refused
+    assert silent(pam_auth(activated, env=pam_env(**bad))) == 0
+
+
+def test_blocklist_setting_ignored(activated, tmp_path):
+    """A blocklist that lists alice's password changes nothing: exit 0."""
+    blocklist = tmp_path / "blocklist.txt"
+    blocklist.write_text(PASSWORD + "\n")
+    env = pam_env(ACCOUNTS_PASSWORD_BLOCKLIST=str(blocklist))
+    assert silent(pam_auth(activated, env=env)) == 0
+
+
+def test_iterations_setting_does_not_cheapen_a_strong_hash(device):
+    """A hash at the real 1,200,000 iterations is not rewritten by a success with
+    ACCOUNTS_PBKDF2_ITERATIONS=1000 (or any rehash): the stored hash is byte for byte the same."""
+    device.activate(fast=False)
+    stored = device.stored_hash()
+    assert iterations(stored) == 1_200_000
+    env = pam_env(ACCOUNTS_PBKDF2_ITERATIONS="1000")
+    assert silent(pam_auth(device, env=env)) == 0
+    assert device.stored_hash() == stored
+
+
+def test_weak_hash_rehashed_at_the_policy_not_the_setting(activated, django_hashers):
+    """A 1,000-iteration hash: a success is a login, so the hash is replaced, at 1,200,000
+    iterations whatever ACCOUNTS_PBKDF2_ITERATIONS=1000 says; the new one is Django-valid."""
+    assert iterations(activated.stored_hash()) == 1000
+    env = pam_env(ACCOUNTS_PBKDF2_ITERATIONS="1000")
+    assert silent(pam_auth(activated, env=env)) == 0
+    upgraded = activated.stored_hash()
+    assert iterations(upgraded) == 1_200_000
+    assert django_hashers.check_password(PASSWORD, upgraded)
+
+
+def test_home_and_xdg_ignored(activated, tmp_path):
+    """HOME and XDG_* pointing at empty folders (or HOME at nothing): exit 0 each time, nothing
+    made in any of them (no session file, no database), no session row."""
+    folders = {name: tmp_path / "pam-env" / name.lower() for name in
+               ("HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
+                "XDG_RUNTIME_DIR")}
+    for folder in folders.values():
+        folder.mkdir(mode=0o700, parents=True)
+    env = pam_env(**{name: str(folder) for name, folder in folders.items()})
+    assert silent(pam_auth(activated, env=env)) == 0
+    assert silent(pam_auth(activated, env=pam_env(HOME="/nonexistent/home",
+                                                   XDG_STATE_HOME="relative/state"))) == 0
+    assert {name: sorted(os.listdir(folder)) for name, folder in folders.items()} == {
+        name: [] for name in folders}
+    assert sessions(activated) == 0
+
+
+# Accounts with the TOTP second factor: the password, then the code, in one string.
+
+def totp(enrollment) -> str:
+    return pyotp.TOTP(enrollment.key).now()
+
+
+def test_totp_password_and_code(activated):
+    """Password followed directly by the current code (pyotp): exit 0, silent, login_success
+    with the pam detail, and no session."""
+    enrollment = enabled(activated)
+    assert silent(pam_auth(activated, PASSWORD + totp(enrollment))) == 0
+    assert events(activated)[-1] == ("login_success", USERNAME, WHERE)
+    assert sessions(activated) == 0
+
+
+def test_totp_password_and_code_with_newline(activated):
+    """Password and code followed by a newline: the newline is dropped, exit 0."""
+    enrollment = enabled(activated)
+    assert silent(pam_auth(activated, PASSWORD + totp(enrollment), ending=b"\n")) == 0
+
+
+def test_totp_code_of_the_step_before_accepted(activated):
+    """The code of the previous 30-second step is accepted (±1 step, as at login); one two steps
+    back is a wrong code (exit 1, `wrong verification code; pam ...`)."""
+    enrollment = enabled(activated)
+
+    def attempt(step):
+        return (pam_auth(activated, PASSWORD + code_for_step(enrollment.key, step - 2)),
+                pam_auth(activated, PASSWORD + code_for_step(enrollment.key, step - 1)))
+    too_old, previous = steady(attempt)
+    assert silent(too_old) == 1
+    assert silent(previous) == 0
+    kinds = events(activated)[-2:]
+    assert kinds == [("login_failure", USERNAME, f"wrong verification code; {WHERE}"),
+                     ("login_success", USERNAME, WHERE)]
+
+
+def test_totp_code_raced_once(activated):
+    """Five pam-auth runs started together with the same password and code: exactly one exits
+    0, the other four 1 (replay; four failures lock nothing), all silent; one success and four
+    `verification code replayed`."""
+    enrollment = enabled(activated)
+    line = (PASSWORD + totp(enrollment)).encode()
+    procs = [subprocess.Popen([BIN, "pam-auth", "--database", str(activated.db)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=pam_env(), cwd=str(activated.root))
+             for _ in range(5)]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(line, timeout=30)
+        results.append(Result(proc.returncode, out.decode(), err.decode()))
+    assert sorted(silent(r) for r in results) == [0, 1, 1, 1, 1], results
+    logged = [e for e in events(activated) if e[0] in ("login_success", "login_failure")]
+    assert sorted(logged) == sorted(
+        [("login_success", USERNAME, WHERE)]
+        + [("login_failure", USERNAME, f"verification code replayed; {WHERE}")] * 4)
+
+
+def test_totp_password_alone_refused(activated):
+    """A TOTP account's password without the code: exit 1, silent, counted, detail
+    `no verification code; pam ...`."""
+    enabled(activated)
+    assert silent(pam_auth(activated)) == 1
+    assert events(activated)[-1] == ("login_failure", USERNAME, f"no verification code; {WHERE}")
+    assert failures(activated) == 1
+
+
+def test_totp_code_replay_refused(activated):
+    """The same password and code twice: 0, then 1 (replay), counted, detail
+    `verification code replayed; pam ...`."""
+    enrollment = enabled(activated)
+    line = PASSWORD + totp(enrollment)
+    assert silent(pam_auth(activated, line)) == 0
+    assert silent(pam_auth(activated, line)) == 1
+    assert events(activated)[-1] == (
+        "login_failure", USERNAME, f"verification code replayed; {WHERE}")
+    assert failures(activated) == 1
+
+
+def test_totp_code_used_at_login_is_replay(activated):
+    """A code accepted by `accounts login` is refused afterwards by pam-auth (one store of the
+    last step for both)."""
+    enrollment = enabled(activated)
+    code = totp(enrollment)
+    assert activated.run("login", "--no-session",
+                         input=f"{USERNAME}\n{PASSWORD}\n{code}\n").code == 0
+    assert silent(pam_auth(activated, PASSWORD + code)) == 1
+    assert events(activated)[-1][2] == f"verification code replayed; {WHERE}"
+
+
+def test_totp_wrong_code_refused(activated):
+    """Password and a wrong code: exit 1, silent, counted, `wrong verification code; pam ...`."""
+    enrollment = enabled(activated)
+    assert silent(pam_auth(activated, PASSWORD + wrong_code(enrollment.key))) == 1
+    assert events(activated)[-1] == (
+        "login_failure", USERNAME, f"wrong verification code; {WHERE}")
+    assert failures(activated) == 1
+
+
+def test_totp_wrong_password_does_not_use_the_code(activated):
+    """Wrong password with the right code: exit 1 (`invalid user name or password`), and the
+    code is not used up: the right password with it then passes."""
+    enrollment = enabled(activated)
+    code = totp(enrollment)
+    assert silent(pam_auth(activated, WRONG_PASSWORD + code)) == 1
+    assert events(activated)[-1] == ("login_failure", USERNAME, f"{INVALID_DETAIL}; {WHERE}")
+    assert silent(pam_auth(activated, PASSWORD + code)) == 0
+
+
+def test_totp_failures_lock(activated):
+    """Four wrong codes and a missing one lock alice (the fifth exits 4); then even the right
+    password and code exit 4."""
+    enrollment = enabled(activated)
+    bad = PASSWORD + wrong_code(enrollment.key)
+    results = [pam_auth(activated, bad) for _ in range(4)] + [pam_auth(activated)]
+    results.append(pam_auth(activated, PASSWORD + totp(enrollment)))
+    assert [r.code for r in results] == [1, 1, 1, 1, 4, 4], results
+    assert [silent(r) for r in results] == [1, 1, 1, 1, 4, 4]
+
+
+def test_totp_key_file_missing_exit_3(activated):
+    """The key file moved away: password and code exit 3 with one sentence naming the key file,
+    nothing on stdout, nothing counted."""
+    enrollment = enabled(activated)
+    activated.key_file.rename(activated.root / "moved.key")
+    result = pam_auth(activated, PASSWORD + totp(enrollment))
+    assert (result.code, result.stdout) == (3, ""), result
+    assert len(result.err_lines) == 1 and str(activated.key_file) in result.stderr, result
+    assert failures(activated) == 0
+
+
+# Cost: an unknown name costs what a wrong password costs, at the real iteration count.
+
+def cpu_seconds(device, user, password, expected=1) -> float:
+    """CPU seconds (user + system) of one direct pam-auth run."""
+    proc = subprocess.Popen([TIMING_BIN, "pam-auth", "--database", str(device.db)],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=pam_env(user))
+    proc.stdin.write(password.encode())
+    proc.stdin.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == expected, (user, password)
+    return usage.ru_utime + usage.ru_stime
+
+
+def within_2x(wrong, other):
+    wrong_median, other_median = statistics.median(wrong), statistics.median(other)
+    assert wrong_median > 0.02, wrong
+    assert 0.5 < other_median / wrong_median < 2.0, (wrong, other)
+
+
+def real_count_device(device):
+    """Activated at the real 1,200,000 iterations, with bob (same count) disabled."""
+    device.activate(fast=False)
+    added = device.run("user", "add", "--username", BOB, "--full-name", BOB_FULL_NAME,
+                       "--email", BOB_EMAIL, "--password-stdin", input=BOB_PASSWORD + "\n",
+                       fast=False)
+    assert added.code == 0, added
+    assert device.run("user", "disable", BOB).code == 0
+    assert iterations(device.stored_hash()) == 1_200_000
+    return device
+
+
+def test_unknown_name_costs_a_wrong_password(device):
+    """Unknown name vs wrong password, 3 alternated runs each at 1,200,000 iterations: CPU
+    medians within 2× of each other (no ACCOUNTS_PBKDF2_ITERATIONS: pam-auth ignores it)."""
+    real_count_device(device)
+    wrong, unknown = [], []
+    for turn in range(3):
+        wrong.append(cpu_seconds(device, USERNAME, GUESS))
+        unknown.append(cpu_seconds(device, f"nobody{turn}", GUESS))
+    within_2x(wrong, unknown)
+
+
+def test_disabled_account_costs_a_wrong_password(device):
+    """A disabled account's right password vs alice's wrong one: CPU medians within 2×."""
+    real_count_device(device)
+    wrong, disabled = [], []
+    for _ in range(3):
+        wrong.append(cpu_seconds(device, USERNAME, GUESS))
+        disabled.append(cpu_seconds(device, BOB, BOB_PASSWORD))
+    within_2x(wrong, disabled)
+
+
+# Through the real PAM stack: pamtester, pam_exec and a scratch service file.
+
+PAM_ITEMS = {"rhost": "198.51.100.7", "tty": "pts/3"}
+
+
+@contextlib.contextmanager
+def pam_service(db):
+    """A scratch PAM service `accounts-test-<random>` in /etc/pam.d whose auth runs pam-auth on
+    `db` through pam_exec; removed afterwards. Needs root and pamtester (Scripts/setup --test)."""
+    if os.geteuid() != 0:
+        pytest.fail("the PAM tests must run as root: they write a service file into /etc/pam.d "
+                    f"(running as uid {os.geteuid()})")
+    if shutil.which("pamtester") is None:
+        pytest.fail("pamtester is not installed: run Scripts/setup --test")
+    name = f"accounts-test-{secrets.token_hex(6)}"
+    path = f"/etc/pam.d/{name}"
+    try:
+        with open(path, "x") as f:
+            f.write(f"auth required pam_exec.so expose_authtok quiet {os.path.abspath(BIN)} "
+                    f"pam-auth --database {db}\n"
+                    "account required pam_permit.so\n")
+        yield name
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
+
+
+@pytest.fixture
+def service(activated):
+    """The scratch PAM service on the activated device's database."""
+    with pam_service(activated.db) as name:
+        yield name
+
+
+def where(service_name):
+    return f"pam service={service_name} rhost={PAM_ITEMS['rhost']} tty={PAM_ITEMS['tty']}"
+
+
+def pamtester(service_name, password, user=USERNAME) -> Result:
+    """`pamtester -I rhost=… -I tty=… SERVICE USER authenticate`, the password as one line on a
+    pipe (misc_conv reads it without a terminal)."""
+    items = [arg for key, value in PAM_ITEMS.items() for arg in ("-I", f"{key}={value}")]
+    proc = subprocess.run(["pamtester", *items, service_name, user, "authenticate"],
+                          input=(password + "\n").encode(), capture_output=True, timeout=60)
+    return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"),
+                  proc.stderr.decode("utf-8", "replace"))
+
+
+def authenticated(result) -> bool:
+    """pamtester's verdict, after checking the prompt was read from the pipe."""
+    assert result.stderr.startswith("Password: "), result
+    if result.code == 0:
+        assert result.stdout == "pamtester: successfully authenticated\n", result
+        return True
+    assert result.stdout == "", result
+    return False
+
+
+def test_pamtester_right_password(activated, service):
+    """Through PAM the right password authenticates (pamtester exit 0); the log names the
+    service, rhost and tty pamtester set."""
+    result = pamtester(service, PASSWORD)
+    assert result.code == 0 and authenticated(result)
+    assert events(activated)[-1] == ("login_success", USERNAME, where(service))
+
+
+def test_pamtester_wrong_password(activated, service):
+    """Through PAM a wrong password is refused (pamtester exit 1), logged with the pam detail."""
+    result = pamtester(service, WRONG_PASSWORD)
+    assert result.code == 1 and not authenticated(result)
+    assert events(activated)[-1] == (
+        "login_failure", USERNAME, f"{INVALID_DETAIL}; {where(service)}")
+
+
+def test_pamtester_unknown_name(activated, service):
+    """Through PAM an unknown user is refused (pamtester exit 1), logged under that name."""
+    result = pamtester(service, PASSWORD, user="mallory")
+    assert result.code == 1 and not authenticated(result)
+    assert events(activated)[-1] == (
+        "login_failure", "mallory", f"{INVALID_DETAIL}; {where(service)}")
+
+
+def test_pamtester_locked(activated, service):
+    """Through PAM, five wrong passwords lock alice: the right one is then refused (exit 1)
+    and logged `locked; pam ...`."""
+    for _ in range(5):
+        assert not authenticated(pamtester(service, WRONG_PASSWORD))
+    assert activated.account(USERNAME)["locked"] is True
+    result = pamtester(service, PASSWORD)
+    assert result.code == 1 and not authenticated(result)
+    assert events(activated)[-1] == ("login_failure", USERNAME, f"locked; {where(service)}")
+
+
+def test_pamtester_totp(activated, service):
+    """Through PAM a TOTP account passes with password+code in one answer (exit 0); the
+    password alone is refused (exit 1, `no verification code; pam ...`)."""
+    enrollment = enabled(activated)
+    refused = pamtester(service, PASSWORD)
+    assert refused.code == 1 and not authenticated(refused)
+    assert events(activated)[-1] == (
+        "login_failure", USERNAME, f"no verification code; {where(service)}")
+    result = pamtester(service, PASSWORD + totp(enrollment))
+    assert result.code == 0 and authenticated(result)
+    assert events(activated)[-1] == ("login_success", USERNAME, where(service))
+
+
+def test_pamtester_disabled(activated, service):
+    """Through PAM a disabled account's right password is refused (exit 1)."""
+    activated.add_user()
+    assert activated.run("user", "disable", BOB).code == 0
+    result = pamtester(service, BOB_PASSWORD, user=BOB)
+    assert result.code == 1 and not authenticated(result)
+    assert events(activated)[-1] == ("login_failure", BOB, f"account disabled; {where(service)}")
+
+
+def pamtester_cpu(service_name, user, password) -> float:
+    """CPU seconds of one whole pamtester run, pam_exec's child (reaped by it) included."""
+    proc = subprocess.Popen(["pamtester", service_name, user, "authenticate"],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    proc.stdin.write((password + "\n").encode())
+    proc.stdin.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 1, (user, password)
+    return usage.ru_utime + usage.ru_stime
+
+
+def test_pamtester_unknown_name_not_cheaper(device):
+    """Through PAM at 1,200,000 iterations an unknown name costs no less than half of what a
+    wrong password costs (CPU of the whole pamtester run, 3 alternated runs each; the direct
+    runs above hold the 2x bound); all six attempts reached pam-auth (logged with the service)."""
+    device.activate(fast=False)
+    with pam_service(device.db) as name:
+        wrong, unknown = [], []
+        for turn in range(3):
+            wrong.append(pamtester_cpu(name, USERNAME, GUESS))
+            unknown.append(pamtester_cpu(name, f"nobody{turn}", GUESS))
+    logged = [e for e in events(device)
+              if e[0] == "login_failure" and e[2] == f"{INVALID_DETAIL}; pam service={name}"]
+    assert len(logged) == 6, events(device)
+    assert statistics.median(wrong) > 0.02, wrong
+    assert statistics.median(unknown) > 0.5 * statistics.median(wrong), (wrong, unknown)
