@@ -64,9 +64,37 @@ def write_csv(path: str, count: int, password_hash: str) -> int:
     return size
 
 
+def _without_comments(sql: str) -> str:
+    """`sql` with its `-- …` and `/* … */` comments (outside quotes) made a space."""
+    out, i, quote = [], 0, ""
+    while i < len(sql):
+        c = sql[i]
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "'\"`":
+            quote = c
+        elif c == "[":
+            quote = "]"
+        elif sql.startswith("--", i):
+            end = sql.find("\n", i)
+            i = len(sql) if end < 0 else end
+            out.append(" ")
+            continue
+        elif sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            i = len(sql) if end < 0 else end + 2
+            out.append(" ")
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def _definitions(create_sql: str) -> list[str]:
     """The parts of a CREATE TABLE's column list (column definitions and table constraints),
     split at the commas outside parentheses and quotes."""
+    create_sql = _without_comments(create_sql)
     start = create_sql.index("(")
     parts, depth, quote, at = [], 0, "", start + 1
     for i in range(start + 1, len(create_sql)):
@@ -108,7 +136,8 @@ def reference_sql(account_sql: str) -> str:
         raise InputError(f"the account table has no column {', '.join(missing)}")
     columns = [definitions[c] + (" UNIQUE" if c == "username" else "") for c in CSV_COLUMNS]
     strict = " STRICT" if re.search(r"\)\s*STRICT\b", account_sql, re.IGNORECASE) else ""
-    copy = ACCOUNT_TABLE.sub("CREATE TABLE account_copy", account_sql, count=1)
+    copy = ACCOUNT_TABLE.sub("CREATE TABLE account_copy", _without_comments(account_sql),
+                             count=1)
     now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
     return f"""
 CREATE TABLE imported (
