@@ -77,12 +77,21 @@ struct Parser {
     while let bytes = try input.nextLine() {
       number += 1
       let position = "line \(number)"
-      guard let line = Self.text(bytes) else {
+      guard var line = Self.text(bytes) else {
         try body(.problem("\(position): \(Messages.importNotUTF8)"))
         continue
       }
       if line.isEmpty { continue }
-      guard let fields = Self.csvFields(line) else {
+      var parsed = Self.csvFields(line)
+      // A quoted field may hold line breaks (RFC 4180): the record goes on to the next lines.
+      var continued = 0
+      while parsed == nil, continued < Self.recordLines, let more = try input.nextLine() {
+        number += 1
+        continued += 1
+        line += "\n" + (Self.text(more) ?? "\u{FFFD}")
+        parsed = Self.csvFields(line)
+      }
+      guard let fields = parsed else {
         try body(.problem("\(position): \(Messages.importCSVQuote)"))
         continue
       }
@@ -106,6 +115,9 @@ struct Parser {
       try body(.entry(entry))
     }
   }
+
+  /// The most lines one CSV record may span.
+  static let recordLines = 100
 
   /// `true` or `false` (also `1`, `0`, empty for false).
   private static func flag(_ text: String, _ column: String) throws(AccountsError) -> Bool {
