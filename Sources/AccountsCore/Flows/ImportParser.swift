@@ -135,11 +135,13 @@ struct Parser {
     return String(validating: bytes, as: UTF8.self)
   }
 
-  /// The fields of one CSV line (quotes doubled inside quoted fields); nil for an unclosed
-  /// quote. Read byte by byte: the separators are ASCII, and UTF-8 never uses their bytes
-  /// inside another character.
+  /// The fields of one CSV line (quotes doubled inside quoted fields); nil for an unclosed quote.
+  ///
+  /// Read byte by byte: the separators are ASCII, and UTF-8 never uses their bytes inside
+  /// another character.
   static func csvFields(_ line: String) -> [String]? {
-    let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ",")
+    let quote = UInt8(ascii: "\"")
+    let comma = UInt8(ascii: ",")
     let bytes = Array(line.utf8)
     var fields: [String] = []
     var field: [UInt8] = []
