@@ -405,12 +405,7 @@ private struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
       (9, record.updatedAt), (10, record.passwordChangedAt),
     ]
     for (index, text) in texts {
-      guard let text else { continue }
-      _ = text.utf8.withContiguousStorageIfAvailable { bytes in
-        sqlite3_bind_text(
-          handle, index, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
-          Int32(bytes.count), SQLITE_TRANSIENT_DESTRUCTOR)
-      } ?? text.withCString { sqlite3_bind_text(handle, index, $0, -1, SQLITE_TRANSIENT_DESTRUCTOR) }
+      if let text { bindText(handle, index, text) }
     }
     sqlite3_bind_int64(handle, 6, record.mustChangePassword ? 1 : 0)
     let code = sqlite3_step(handle)
@@ -584,5 +579,21 @@ private struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
 }
 
 /// SQLite's "copy the value now" destructor (`SQLITE_TRANSIENT`, a macro Swift cannot import).
-private let SQLITE_TRANSIENT_DESTRUCTOR = unsafeBitCast(
+private let sqliteTransient = unsafeBitCast(
   OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+/// Binds `text` to parameter `index` of `statement`, copied by SQLite.
+private func bindText(_ statement: OpaquePointer?, _ index: Int32, _ text: String) {
+  // An empty buffer may have no address, which SQLite would take for NULL.
+  if text.isEmpty {
+    _ = sqlite3_bind_text(statement, index, "", 0, sqliteTransient)
+    return
+  }
+  var text = text
+  text.withUTF8 { bytes in
+    bytes.withMemoryRebound(to: CChar.self) { chars in
+      _ = sqlite3_bind_text(
+        statement, index, chars.baseAddress, Int32(chars.count), sqliteTransient)
+    }
+  }
+}
