@@ -28,7 +28,7 @@ FRANK = "frank"
 FRANK_PASSWORD = "velvet thunder across the moor"
 DOMAIN = "example.net"
 QUOTED_NAME = 'Builder, Bob "The Fixer"'
-CAROL_QUOTED = 'Smith, Carol "Caz"'
+CAROL_QUOTED = 'Smith, Carol "Caz" \\ Zoë'
 
 CSV_HEADER = ("username,full_name,email,password_hash,disabled,must_change_password,created_at,"
               "last_login")
@@ -333,6 +333,21 @@ def test_django_taken_and_bad_names(activated, django_project):
     assert names(activated) == [USERNAME]
 
 
+def test_django_full_name_rules(activated, django_project):
+    """Django's name fields: only a last name gives that name alone (trimmed); a first and last
+    name of 150 characters each (Django's limit) make a full name over 256: a problem."""
+    users = [[BOB, BOB_EMAIL, BOB_PASSWORD, {"last_name": "Builder"}],
+             [DAVE, "dave@example.org", DAVE_PASSWORD,
+              {"first_name": "D" * 150, "last_name": "E" * 150}]]
+    django_project.dump_users(users, activated.root / "users.json")
+    nothing_imported(import_(activated, "users.json"),
+                     starts("entry 2 (dave): ", "Full name must be at most 256 characters!"))
+    django_project.admin("dumpdata", "auth.user", "--pks", "1", "--output",
+                         str(activated.root / "bob.json"))
+    assert import_(activated, "bob.json").stdout == "Imported 1 account from bob.json.\n"
+    assert activated.account(BOB)["fullName"] == "Builder"
+
+
 def test_django_case_duplicates_are_a_problem(activated, django_project):
     """Django keeps `bob` and `Bob` apart; here they share a key: entry 2 (Bob) is a duplicate
     of entry 1; nothing imported."""
@@ -462,6 +477,22 @@ def test_every_kept_crypt_scheme_logs_in_and_is_rehashed(activated):
         logs_in(activated, name, password)
 
 
+def test_imported_crypt_account_locks_like_any(activated):
+    """Wrong passwords on an imported bcrypt account are counted and lock it (exit 4 at the
+    fifth) like any account's; locked, its right password is refused too and the hash stays."""
+    write(activated, "site.htpasswd", htpasswd("-B", BOB, BOB_PASSWORD) + "\n")
+    assert import_(activated, "site.htpasswd", "--email-domain", DOMAIN).code == 0
+    codes = [activated.run("login", "--no-session", "--username", BOB, "--password-stdin",
+                           input=WRONG_PASSWORD + "\n").code for _ in range(5)]
+    assert codes == [1, 1, 1, 1, 4]
+    assert [e["event"] for e in activated.events()][2:] == ["login_failure"] * 5 + ["lockout"]
+    locked = activated.run("login", "--no-session", "--username", BOB, "--password-stdin",
+                           input=BOB_PASSWORD + "\n")
+    assert (locked.code, locked.stdout) == (4, "")
+    assert activated.account(BOB)["locked"] is True
+    assert activated.stored_hash(BOB).startswith("$2y$")
+
+
 def test_shadow_md5crypt_is_refused_by_name(activated):
     """An MD5-crypt entry on line 4: `line 4 (carol): MD5-crypt ($1$) hashes are too weak to
     keep.` exit 1; nothing imported, no event."""
@@ -572,6 +603,31 @@ def test_csv_boolean_must_be_true_or_false(activated, django_hashers):
 
 
 # The rules every format shares
+
+def test_hostile_names_are_never_printed_raw(activated, django_hashers):
+    """An escape sequence in a user name, a right-to-left override in a full name and invalid
+    UTF-8 in a user name are problems on their lines (the first two with the form's sentences);
+    stderr holds none of them raw."""
+    hash_ = pbkdf2(django_hashers, BOB_PASSWORD)
+    (activated.root / "users.csv").write_bytes(
+        b"username,full_name,email,password_hash\n"
+        + f"\x1b[2J\x1b]0;pwned\x07bob,Bob,{BOB_EMAIL},{hash_}\n".encode()
+        + f"{CAROL},Car\u202eol,carol@example.org,{hash_}\n".encode()
+        + f"da\xffve,Dave,dave@example.org,{hash_}\n".encode("latin-1"))
+    proc = subprocess.run([BIN, "user", "import", "users.csv"], capture_output=True,
+                          env=activated.env(), cwd=str(activated.root), stdin=subprocess.DEVNULL)
+    assert (proc.returncode, proc.stdout) == (1, b"")
+    for raw in (b"\x1b", b"\x07", "\u202e".encode(), b"\xff"):
+        assert raw not in proc.stderr, proc.stderr
+    lines = proc.stderr.decode().splitlines()
+    control = "must not contain control or invisible formatting characters!"
+    assert len(lines) == 4, lines
+    assert re.fullmatch(r"line 2 \(.*\): User name " + re.escape(control), lines[0]), lines
+    assert re.fullmatch(r"line 3 \(carol\): Full name " + re.escape(control), lines[1]), lines
+    assert re.fullmatch(r"line 4\b.*UTF-8.*", lines[2]), lines
+    assert lines[3] == "Nothing was imported: 3 problems."
+    assert names(activated) == [USERNAME]
+
 
 def test_duplicates_in_the_file_name_both_lines(activated, django_hashers):
     """`Bob` on line 4 after `bob` on line 2: `line 4 (Bob): user name Bob is also on line 2.`"""
