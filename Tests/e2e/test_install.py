@@ -14,7 +14,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PREFIX = "/usr/local"
 COMMANDS = ["activate", "help", "log", "login", "logout", "passwd", "reset", "status", "unlock",
             "user", "user.add", "user.disable", "user.edit", "user.enable", "user.list",
-            "user.passwd", "user.remove", "user.reset-2fa", "user.show", "verify", "whoami",
+            "user.passwd", "user.remove", "user.reset-2fa", "user.show", "user.import",
+            "user.export", "verify", "whoami", "pam-auth",
             "2fa", "2fa.enable", "2fa.disable", "2fa.status", "2fa.recovery-codes", "session",
             "session.list", "session.revoke"]
 
