@@ -1181,9 +1181,9 @@ def test_session_rows_cascade_with_the_account(two):
     assert [(f[2], f[3], f[4], f[6]) for f in fks] == [("account", "account_id", "id", "CASCADE")]
 
 
-def test_v1_database_upgrades_to_v3_on_login(device):
-    """A v1 database (the fixture) is upgraded through v2 to v3 by a login, which then starts a
-    session; the v1 account and its history are kept."""
+def test_v1_database_upgrades_to_the_latest_on_login(device):
+    """A v1 database (the fixture) is upgraded through v2 and v3 (sessions) to the latest schema
+    by a login, which then starts a session; the v1 account and its history are kept."""
     folder = device.root / "v1"
     folder.mkdir(mode=0o700)
     device.db = folder / "accounts.sqlite3"
@@ -1194,7 +1194,7 @@ def test_v1_database_upgrades_to_v3_on_login(device):
     assert (result.code, result.stderr) == (0, ""), result
     assert result.out_lines == [WELCOME, "Last login: Mon Nov 23 12:56:46 UTC 2026"]
     migrations = {r[0] for r in device.query("SELECT identifier FROM grdb_migrations")}
-    assert migrations == {"v1", "v2", "v3"}
+    assert migrations == {"v1", "v2", "v3", "v4"}
     (row,) = sessions(device)
     assert row["token_hash"] == token_hash(read_session_file(device.session_file)[1])
     assert [a["username"].lower() for a in device.accounts()] == [USERNAME]
