@@ -72,11 +72,10 @@ extension AccountsCommand {
 
     /// A refusal says nothing (PAM tells the person); anything else its one sentence.
     static func exit(for error: AccountsError) -> any Error {
+      if let answer = SilentExit(answering: error) { return answer }
       switch error {
-      case .invalidCredentials, .invalidVerificationCode, .replayedVerificationCode,
-        .invalidForm, .incompleteForm, .notActivated:
-        return SilentExit(status: .refused)
-      case .locked: return SilentExit(status: .locked)
+      // Unlike verify's person at a terminal, PAM has nobody to read a form's refusal.
+      case .invalidForm, .incompleteForm, .notActivated: return SilentExit(status: .refused)
       default: return error
       }
     }

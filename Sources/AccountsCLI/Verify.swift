@@ -33,20 +33,28 @@ extension AccountsCommand {
     func run(_ context: CommandContext) throws {
       do {
         try VerifyFlow.run(context.environment, username: username)
-      } catch .invalidCredentials {
-        throw SilentExit(status: .refused)
-      } catch .invalidVerificationCode {
-        throw SilentExit(status: .refused)
-      } catch .replayedVerificationCode {
-        throw SilentExit(status: .refused)
-      } catch .locked {
-        throw SilentExit(status: .locked)
+      } catch {
+        throw SilentExit(answering: error) ?? error
       }
     }
   }
 }
 
-/// Ends the process with `status` and prints nothing (`verify`'s answers).
+/// Ends the process with `status` and prints nothing (`verify`'s and `pam-auth`'s answers).
 struct SilentExit: Error {
   var status: ExitStatus
+
+  /// Ends with `status`.
+  init(status: ExitStatus) { self.status = status }
+
+  /// The silent answer to a refused check (a wrong password or code: 1; locked: 4); nil for
+  /// any other error, which says its sentence.
+  init?(answering error: AccountsError) {
+    switch error {
+    case .invalidCredentials, .invalidVerificationCode, .replayedVerificationCode:
+      status = .refused
+    case .locked: status = .locked
+    default: return nil
+    }
+  }
 }

@@ -150,8 +150,6 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case importFormatUnknown(String)
   /// `user import` of a shadow or htpasswd file without `--email-domain`.
   case importNeedsEmailDomain(String)
-  /// One column of an import line that cannot be read (worded for the problem list).
-  case importColumn(String)
   /// `user export --output` named a file that exists.
   case exportFileExists(String)
 
@@ -162,7 +160,7 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       .inputEnded, .declined, .confirmationRequired, .noDatabase, .usernameTaken,
       .ownerCannotBeRemoved, .lastAccount, .notLoggedIn, .invalidVerificationCode,
       .replayedVerificationCode, .clockOff, .secondFactorAlreadyOn, .secondFactorNotOn,
-      .importRefused, .importColumn, .exportFileExists:
+      .importRefused, .exportFileExists:
       return .refused
     case .invalidSetting, .importFormatUnknown, .importNeedsEmailDomain: return .usage
     case .locked: return .locked
@@ -231,7 +229,6 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .importRefused(let problems): return Messages.nothingImported(problems)
     case .importFormatUnknown(let name): return Messages.importFormatUnknown(name)
     case .importNeedsEmailDomain(let format): return Messages.importNeedsEmailDomain(format)
-    case .importColumn(let text): return text
     case .exportFileExists(let path): return Messages.exportFileExists(path)
     }
   }

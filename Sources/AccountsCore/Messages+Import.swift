@@ -28,9 +28,14 @@ extension Messages {
   public static func moreProblems(_ count: Int) -> String {
     "… and \(count) more \(count == 1 ? "problem" : "problems")."
   }
-  /// Progress at a terminal.
-  public static func importProgress(_ entries: Int) -> String {
-    "Importing: \(entries.formatted(.number.grouping(.automatic))) entries read…"
+  /// Progress at a terminal: a bar when the file's size is known.
+  public static func importProgress(_ entries: Int, fraction: Double?) -> String {
+    let count = "\(entries.formatted(.number.grouping(.automatic))) entries read"
+    guard let given = fraction else { return "Importing: \(count)…" }
+    let fraction = max(0, min(1, given))
+    let done = Int((fraction * 20).rounded(.down))
+    let bar = String(repeating: "#", count: done) + String(repeating: ".", count: 20 - done)
+    return "Importing [\(bar)] \(Int((fraction * 100).rounded(.down)))%, \(count)…"
   }
   /// Audit detail.
   public static func detailImported(_ count: Int, format: String) -> String {
@@ -109,5 +114,31 @@ extension Messages {
   /// Audit detail of an export.
   public static func detailExported(_ count: Int, format: String) -> String {
     "\(accounts(count)) (\(format))"
+  }
+
+  // MARK: PAM
+
+  /// An audit detail with where the login came from.
+  public static func detail(_ detail: String, origin: String?) -> String {
+    origin.map { "\(detail); \($0)" } ?? detail
+  }
+  /// Where a PAM login came from: `pam service=sshd rhost=203.0.113.5 tty=ssh`.
+  public static func pamOrigin(service: String?, remoteHost: String?, tty: String?) -> String {
+    var parts = ["pam"]
+    for (name, value) in [("service", service), ("rhost", remoteHost), ("tty", tty)] {
+      if let value, !value.isEmpty { parts.append("\(name)=\(value)") }
+    }
+    return parts.joined(separator: " ")
+  }
+  /// Audit detail: a 2FA account's PAM string without a code.
+  public static let detailNoCode = "no verification code"
+  /// `pam-auth` without `--database`.
+  public static let pamNeedsDatabase =
+    "pam-auth needs --database PATH (the environment's database is never used)."
+  /// `pam-auth` without PAM_USER.
+  public static let pamUserMissing = "PAM_USER is not set: pam-auth is run by pam_exec."
+  /// `pam-auth` with too much on standard input.
+  public static func pamInputTooLong(_ limit: Int) -> String {
+    "The password on standard input is longer than \(limit) bytes."
   }
 }

@@ -115,32 +115,6 @@ extension Messages {
   /// Audit detail: how many recovery codes remain.
   public static func detailCodesLeft(_ count: Int) -> String { "\(count) left" }
 
-  // MARK: PAM
-
-  /// An audit detail with where the login came from.
-  public static func detail(_ detail: String, origin: String?) -> String {
-    origin.map { "\(detail); \($0)" } ?? detail
-  }
-  /// Where a PAM login came from: `pam service=sshd rhost=203.0.113.5 tty=ssh`.
-  public static func pamOrigin(service: String?, remoteHost: String?, tty: String?) -> String {
-    var parts = ["pam"]
-    for (name, value) in [("service", service), ("rhost", remoteHost), ("tty", tty)] {
-      if let value, !value.isEmpty { parts.append("\(name)=\(value)") }
-    }
-    return parts.joined(separator: " ")
-  }
-  /// Audit detail: a 2FA account's PAM string without a code.
-  public static let detailNoCode = "no verification code"
-  /// `pam-auth` without `--database`.
-  public static let pamNeedsDatabase =
-    "pam-auth needs --database PATH (the environment's database is never used)."
-  /// `pam-auth` without PAM_USER.
-  public static let pamUserMissing = "PAM_USER is not set: pam-auth is run by pam_exec."
-  /// `pam-auth` with too much on standard input.
-  public static func pamInputTooLong(_ limit: Int) -> String {
-    "The password on standard input is longer than \(limit) bytes."
-  }
-
   // MARK: Files
 
   /// What is wrong with the session file or the key file.

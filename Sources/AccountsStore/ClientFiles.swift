@@ -133,37 +133,6 @@ enum PrivateFile {
     }
     return placed
   }
-
-  /// Lowercase hex.
-  static func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var text: [UInt8] = []
-    text.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-      text.append(digits[Int(byte >> 4)])
-      text.append(digits[Int(byte & 0xF)])
-    }
-    return String(decoding: text, as: UTF8.self)
-  }
-
-  /// The bytes of lowercase hex `text`; nil when it is not that.
-  static func bytes(hex text: Substring.UTF8View) -> [UInt8]? {
-    guard text.count % 2 == 0 else { return nil }
-    func value(_ digit: UInt8) -> UInt8? {
-      switch digit {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-      default: return nil
-      }
-    }
-    var result: [UInt8] = []
-    var iterator = text.makeIterator()
-    while let high = iterator.next(), let low = iterator.next() {
-      guard let high = value(high), let low = value(low) else { return nil }
-      result.append(high << 4 | low)
-    }
-    return result
-  }
 }
 
 /// The key the TOTP secrets are sealed under: `<database>.key`, 32 random bytes as 64 hex
@@ -184,7 +153,7 @@ public final class KeyFile: SealingKeyStore {
     guard let bytes = try PrivateFile.read(location, kind: .keyFile) else { return nil }
     let text = String(decoding: bytes, as: UTF8.self)
     guard text.hasSuffix("\n"),
-      let key = PrivateFile.bytes(hex: text.dropLast().utf8), key.count == AESGCM.keyByteCount
+      let key = Hex.decode(text.dropLast()), key.count == AESGCM.keyByteCount
     else { throw .clientFile(.damaged(.keyFile, path: location)) }
     return try sealingKey(key)
   }
@@ -200,7 +169,7 @@ public final class KeyFile: SealingKeyStore {
     // Linked into place only if absent: of two processes making it at once, both use the
     // first one's.
     if try PrivateFile.write(
-      Array((PrivateFile.hex(bytes) + "\n").utf8), to: location, kind: .keyFile,
+      Array((Hex.encode(bytes) + "\n").utf8), to: location, kind: .keyFile,
       placing: .ifAbsent)
     {
       return try sealingKey(bytes)
@@ -260,7 +229,7 @@ public final class SessionFile: SessionKeeper {
     let database = String(
       text[text.index(text.startIndex, offsetBy: Self.header.count)..<tokenLine.lowerBound])
     let tokenText = text[tokenLine.upperBound..<text.index(before: text.endIndex)]
-    guard database.hasPrefix("/"), let token = PrivateFile.bytes(hex: tokenText.utf8),
+    guard database.hasPrefix("/"), let token = Hex.decode(tokenText),
       token.count == 32
     else { throw .clientFile(.damaged(.sessionFile, path: location)) }
     return SavedSession(database: database, token: token)
@@ -273,7 +242,7 @@ public final class SessionFile: SessionKeeper {
       throw .clientFile(.unusable(.sessionFile, path: location, reason: Messages.storage(error)))
     }
     try checkFolder()
-    let text = Self.header + session.database + "\ntoken " + PrivateFile.hex(session.token) + "\n"
+    let text = Self.header + session.database + "\ntoken " + Hex.encode(session.token) + "\n"
     try PrivateFile.write(
       Array(text.utf8), to: location, kind: .sessionFile, placing: .replacing)
   }

@@ -166,3 +166,22 @@ struct AESGCMTests {
     }
   }
 }
+
+@Suite("Base16 (RFC 4648)")
+struct HexTests {
+  /// RFC 4648 §10's Base16 vectors, in lowercase, both ways.
+  @Test(arguments: [
+    ("", ""), ("f", "66"), ("fo", "666f"), ("foo", "666f6f"), ("foob", "666f6f62"),
+    ("fooba", "666f6f6261"), ("foobar", "666f6f626172"),
+  ])
+  func rfcVectors(_ plain: String, _ encoded: String) {
+    #expect(Hex.encode(Array(plain.utf8)) == encoded)
+    #expect(Hex.decode(encoded) == Array(plain.utf8))
+  }
+
+  /// Not lowercase hex: an odd length, upper case, other letters.
+  @Test(arguments: ["6", "666F", "66g6", "66 6f"])
+  func refusals(_ text: String) {
+    #expect(Hex.decode(text) == nil)
+  }
+}

@@ -11,13 +11,7 @@ public struct SealingKey: Equatable, Sendable {
   /// A key from its bytes.
   public init(bytes: [UInt8]) throws(CryptoError) {
     self.bytes = bytes
-    self.id = try SHA256.hash(bytes).prefix(8).map { Self.hex($0) }.joined()
-  }
-
-  /// Two lowercase hex digits.
-  static func hex(_ byte: UInt8) -> String {
-    let digits = Array("0123456789abcdef")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+    self.id = Hex.encode(Array(try SHA256.hash(bytes).prefix(8)))
   }
 }
 

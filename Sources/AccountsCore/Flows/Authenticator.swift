@@ -140,7 +140,8 @@ struct Authenticator {
       try env.hasher.hash(password: newPassword)
     }
     let key = verified.account.usernameKey
-    let outcome = try store.write { writer throws(AccountsError) -> LoginSuccessOutcome in
+    enum Outcome { case changed, gone, codeAlreadyUsed }
+    let outcome = try store.write { writer throws(AccountsError) -> Outcome in
       let now = env.now()
       guard var account = try writer.account(key: key), account.id == verified.account.id,
         account.passwordChangedAt == verified.account.passwordChangedAt, !account.isDisabled
@@ -158,15 +159,15 @@ struct Authenticator {
       try writer.append(
         AuditRecord(.passwordChanged, at: now, username: account.username, usernameKey: key))
       _ = try writer.endSessions(accountID: account.id, keeping: keeping)
-      return .loggedIn(HomeScreen(fullName: account.fullName, previousLogin: nil, failuresSince: 0))
+      return .changed
     }
     switch outcome {
-    case .loggedIn: return
+    case .changed: return
     case .codeAlreadyUsed:
       try fail(
         username: verified.typedName, key: key, detail: Messages.detailReplayedCode,
         error: .replayedVerificationCode)
-    case .gone, .locked: throw .invalidCredentials
+    case .gone: throw .invalidCredentials
     }
   }
 

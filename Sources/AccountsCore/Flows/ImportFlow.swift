@@ -99,7 +99,7 @@ public enum ImportFlow {
       try store.write { writer throws(AccountsError) in
         try Parser(format: format, input: input, emailDomain: domain).each {
           item throws(AccountsError) in
-          guard let account = state.take(item) else { return }
+          guard let account = state.take(item, fraction: input.fraction) else { return }
           do throws(AccountsError) {
             state.inserted(try writer.insert(account, at: now).id)
           } catch {
@@ -108,7 +108,7 @@ public enum ImportFlow {
             state.refused(account, heldBy: holder)
           }
         }
-        try state.finish(input: input)
+        try state.finish()
         if options.dryRun { throw AccountsError.importRefused(problems: 0) }
         try writer.append(
           AuditRecord(
@@ -187,16 +187,13 @@ struct ImportState {
   var positionWord = "line"
   /// The position of the account being taken.
   var current: Int32 = 0
-  /// The account being taken, for its messages.
-  var label = ""
-
   init(env: AccountsEnvironment) { self.env = env }
 
   /// Checks one item; returns the account to insert.
-  mutating func take(_ item: ImportItem) -> NewAccount? {
+  mutating func take(_ item: ImportItem, fraction: Double?) -> NewAccount? {
     entries += 1
     if entries % ImportFlow.progressEvery == 0 {
-      env.console.progress(Messages.importProgress(entries))
+      env.console.progress(Messages.importProgress(entries, fraction: fraction))
     }
     switch item {
     case .problem(let text):
@@ -260,7 +257,7 @@ struct ImportState {
   }
 
   /// Ends the import: the progress line cleared, and any problem thrown.
-  func finish(input: any ImportInput) throws(AccountsError) {
+  func finish() throws(AccountsError) {
     if entries >= ImportFlow.progressEvery { env.console.progress(nil) }
     guard problems > 0 else { return }
     if problems > ImportFlow.shownProblems {

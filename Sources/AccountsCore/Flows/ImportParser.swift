@@ -103,15 +103,15 @@ struct Parser {
         word: "line", number: Int32(clamping: number), username: fields[columns[0]],
         fullName: fields[columns[1]],
         email: fields[columns[2]], passwordHash: fields[columns[3]])
-      do throws(AccountsError) {
-        if let disabledColumn { entry.disabled = try Self.flag(fields[disabledColumn], "disabled") }
-        if let mustChangeColumn {
-          entry.mustChange = try Self.flag(fields[mustChangeColumn], "must_change_password")
-        }
-      } catch {
-        try body(.problem("\(position) (\(entry.username)): \(error.description)"))
+      let flags = [("disabled", disabledColumn), ("must_change_password", mustChangeColumn)]
+      let values = flags.map { name, column in column.map { (name, fields[$0]) } }
+      if let (name, text) = values.compactMap({ $0 }).first(where: { Self.flag($0.1) == nil }) {
+        try body(
+          .problem("\(position) (\(entry.username)): \(Messages.importCSVFlag(name, text))"))
         continue
       }
+      entry.disabled = values[0].flatMap { Self.flag($0.1) } ?? false
+      entry.mustChange = values[1].flatMap { Self.flag($0.1) } ?? false
       try body(.entry(entry))
     }
   }
@@ -119,12 +119,12 @@ struct Parser {
   /// The most lines one CSV record may span.
   static let recordLines = 100
 
-  /// `true` or `false` (also `1`, `0`, empty for false).
-  private static func flag(_ text: String, _ column: String) throws(AccountsError) -> Bool {
+  /// `true` or `false` (also `1`, `0`, empty for false); nil for anything else.
+  private static func flag(_ text: String) -> Bool? {
     switch text.trimmingCharacters(in: .whitespaces).lowercased() {
     case "true", "1", "yes": return true
     case "false", "0", "no", "": return false
-    default: throw .importColumn(Messages.importCSVFlag(column, text))
+    default: return nil
     }
   }
 

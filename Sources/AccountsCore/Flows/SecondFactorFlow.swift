@@ -101,17 +101,9 @@ public enum SecondFactorFlow {
   private static func sealingKey(_ env: AccountsEnvironment, store: any AccountRepository)
     throws(AccountsError) -> SealingKey
   {
-    let inUse = try store.read { reader throws(AccountsError) in
-      try reader.secondFactorKeyIDs()
-    }
-    guard let key = try env.keys.existingKey() else {
-      if !inUse.isEmpty { throw .clientFile(.keyMissing(path: env.keys.location)) }
-      return try env.keys.keyMakingIfNeeded()
-    }
-    if !inUse.isEmpty, !inUse.contains(key.id) {
-      throw .clientFile(.wrongKey(path: env.keys.location))
-    }
-    return key
+    // Checked again: another process may have enrolled, or the file changed, meanwhile.
+    try checkSealingKey(env, store: store)
+    return try env.keys.keyMakingIfNeeded()
   }
 
   /// Asks codes until one is right for the new secret (at a terminal a few times; once from a

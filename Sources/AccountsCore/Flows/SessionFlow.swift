@@ -95,17 +95,26 @@ enum SessionBook {
     }
   }
 
-  /// Records a use of a live session: its last use, at most once per `touchInterval`.
+  /// Records a use of a live session: its last use, at most once per `touchInterval`; returns
+  /// the session as it now stands.
   ///
   /// A store that cannot be written now (read-only, busy) leaves it as it was.
-  static func touch(_ session: Session, env: AccountsEnvironment) {
+  @discardableResult
+  static func touch(_ session: Session, env: AccountsEnvironment) -> Session {
     let now = env.now()
     guard now.timeIntervalSince(session.lastSeenAt) >= env.sessionPolicy.touchInterval,
       let store = try? env.writableStore()
-    else { return }
-    let idleUntil = now.addingTimeInterval(TimeInterval(session.idleSeconds))
-    _ = try? store.write { writer throws(AccountsError) in
-      try writer.touchSession(id: session.id, at: now, idleUntil: idleUntil)
+    else { return session }
+    var touched = session
+    touched.lastSeenAt = now
+    touched.idleUntil = now.addingTimeInterval(TimeInterval(session.idleSeconds))
+    do {
+      try store.write { writer throws(AccountsError) in
+        try writer.touchSession(id: session.id, at: now, idleUntil: touched.idleUntil)
+      }
+      return touched
+    } catch {
+      return session
     }
   }
 
@@ -174,14 +183,8 @@ public enum SessionFlow {
     case .ended(let saved, let id):
       SessionBook.forget(saved, sessionID: id, env: env)
       throw .notLoggedIn
-    case .live(_, var session, let account):
-      SessionBook.touch(session, env: env)
-      let now = env.now()
-      if now.timeIntervalSince(session.lastSeenAt) >= env.sessionPolicy.touchInterval {
-        session.lastSeenAt = now
-        session.idleUntil = now.addingTimeInterval(TimeInterval(session.idleSeconds))
-      }
-      return LoggedIn(account: account, session: session)
+    case .live(_, let session, let account):
+      return LoggedIn(account: account, session: SessionBook.touch(session, env: env))
     }
   }
 

@@ -33,7 +33,8 @@ public enum AccountPresentation {
       + "  " + last
   }
 
-  private static func pad(_ text: String, _ width: Int) -> String {
+  /// `text` padded with spaces to `width` characters (never cut); shared by the other tables.
+  static func pad(_ text: String, _ width: Int) -> String {
     let count = text.count
     return count >= width ? text : text + String(repeating: " ", count: width - count)
   }

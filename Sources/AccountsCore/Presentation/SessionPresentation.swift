@@ -73,13 +73,9 @@ public enum SessionPresentation {
     _ id: String, _ name: String, _ started: String, _ seen: String, _ ends: String,
     _ factor: String
   ) -> String {
-    pad(id, 6) + "  " + pad(name, 16) + "  " + pad(started, 24) + "  " + pad(seen, 24) + "  "
+    let pad = AccountPresentation.pad
+    return pad(id, 6) + "  " + pad(name, 16) + "  " + pad(started, 24) + "  " + pad(seen, 24) + "  "
       + pad(ends, 24) + "  " + factor
-  }
-
-  private static func pad(_ text: String, _ width: Int) -> String {
-    let count = text.count
-    return count >= width ? text : text + String(repeating: " ", count: width - count)
   }
 
   /// `2fa status`'s sentence.
