@@ -81,11 +81,20 @@ let package = Package(
       name: "AccountsCore",
       dependencies: ["AccountsCrypto", "CQRencode", "CZxcvbn", "DynamicLibrary"]
     ),
+    // libpq's header only (from libpq-dev): libpq and the libraries it needs are opened only when
+    // a PostgreSQL store is named (AccountsPostgres's LibPQ.swift), so no `link` in its module
+    // map and no pkgConfig: a command on an SQLite store never loads them.
+    .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
+    .target(
+      name: "AccountsPostgres",
+      dependencies: ["AccountsCore", "AccountsCrypto", "CLibPQ", "DynamicLibrary"]
+    ),
     .executableTarget(
       name: "AccountsCLI",
       dependencies: [
         "AccountsCore",
         "AccountsCrypto",
+        "AccountsPostgres",
         "AccountsStore",
         "CTerminal",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -96,7 +105,7 @@ let package = Package(
     // What the test targets share: a scripted console and shorthands over the repository.
     .target(
       name: "AccountsTestSupport",
-      dependencies: ["AccountsCore", "AccountsStore"],
+      dependencies: ["AccountsCore", "AccountsPostgres", "AccountsStore"],
       path: "Tests/AccountsTestSupport"
     ),
     .testTarget(
@@ -111,7 +120,7 @@ let package = Package(
     .testTarget(
       name: "AccountsStoreTests",
       dependencies: [
-        "AccountsCore", "AccountsStore", "AccountsTestSupport",
+        "AccountsCore", "AccountsPostgres", "AccountsStore", "AccountsTestSupport",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]

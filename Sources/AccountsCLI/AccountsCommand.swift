@@ -14,7 +14,7 @@ struct AccountsCommand: ParsableCommand {
     commandName: "accounts",
     abstract: "Activate this device once, then log in: a persistent account manager.",
     // The subcommand is optional: the bare command is the app's whole flow.
-    usage: "accounts [--database <path>] [<subcommand>]",
+    usage: "accounts [--database <path-or-uri>] [<subcommand>]",
     discussion: """
       With no subcommand, walks the screens an app would: Activation (on a Public device), the \
       Activation Form, Login, Home. Prompts and errors go to standard error, results to standard \
@@ -34,7 +34,9 @@ struct AccountsCommand: ParsableCommand {
     groupedSubcommands: [
       CommandGroup(
         name: "Administrator",
-        subcommands: [User.self, SessionCommand.self, Reset.self, Unlock.self, Log.self])
+        subcommands: [
+          User.self, SessionCommand.self, Reset.self, Unlock.self, Log.self, StoreCommand.self,
+        ])
     ]
   )
 

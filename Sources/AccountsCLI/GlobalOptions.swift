@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsCrypto
+import AccountsPostgres
 import AccountsStore
 import ArgumentParser
 import Foundation
@@ -9,9 +10,10 @@ struct GlobalOptions: ParsableArguments {
   @Option(
     name: .customLong("database"),
     help: ArgumentHelp(
-      "The SQLite file to use (default: $ACCOUNTS_DATABASE, else "
-        + "$XDG_DATA_HOME/accounts/accounts.sqlite3, else ~/.local/share/accounts/accounts.sqlite3).",
-      valueName: "path"))
+      "The SQLite file, or a postgresql:// URI, to use (default: $ACCOUNTS_DATABASE, else "
+        + "$XDG_DATA_HOME/accounts/accounts.sqlite3, else ~/.local/share/accounts/accounts.sqlite3)."
+        + " Keep a PostgreSQL password in ~/.pgpass, not in the URI.",
+      valueName: "path-or-uri"))
   var database: String?
 
   /// The live context: the terminal, the database path, the policies from the environment.
@@ -35,6 +37,9 @@ struct CommandContext {
     // Read one variable at a time: even a small dictionary of them costs more at start-up (its
     // generic type is instantiated at run time) than the rest of `accounts status`.
     let console = TerminalConsole()
+    if let database, StoreLocation.holdsPassword(database) {
+      console.message(Messages.passwordInURI)
+    }
     return try make(
       database: database, variable: { getenv($0).map { String(cString: $0) } },
       console: console, bulk: StandardOutputBuffer())
@@ -45,7 +50,7 @@ struct CommandContext {
     database: String?, variable: (String) -> String?, console: any Console,
     bulk: any BulkOutput,
     openStore: ((String, StoreAccess) throws(StoreError) -> (any AccountRepository)?)? = nil,
-    now: @escaping () -> Date = Date.init
+    now: @escaping () -> Date = Date.init, busyTimeout: Double = 5, keyFile: String? = nil
   ) throws(AccountsError) -> CommandContext {
     let path = try DatabaseLocation.resolve(flag: database, variable: variable)
     var hasher = PasswordHasher()
@@ -69,11 +74,21 @@ struct CommandContext {
     let sessions = SessionFile(
       path: SessionFile.defaultPath(
         stateHome: variable("XDG_STATE_HOME"), home: variable("HOME")))
-    let keys = KeyFile(databasePath: path)
-    // Two calls rather than one with optional typed-throws closures: Swift 6.3's compiler
+    let keys = try DatabaseLocation.keyFile(
+      database: path, given: keyFile ?? variable("ACCOUNTS_KEY_FILE"), variable: variable)
+    // Separate calls rather than one with optional typed-throws closures: Swift 6.3's compiler
     // crashes (signal 11) on `openStore ?? …` and on an optional `readStatus` built here.
     let environment: AccountsEnvironment
-    if let openStore {
+    if openStore == nil && StoreLocation.isPostgres(path) {
+      // One connection for the whole command: the state read first, then the reads and writes.
+      let store = PostgresStore(uri: path, busyTimeout: busyTimeout)
+      environment = AccountsEnvironment(
+        console: console, databasePath: store.location,
+        openStore: { access throws(StoreError) in try store.opened(for: access) },
+        readStatus: { () throws(StoreError) in try store.status() }, now: now,
+        hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
+        sessionPolicy: sessionPolicy, hostName: hostName())
+    } else if let openStore {
       environment = AccountsEnvironment(
         console: console, databasePath: path,
         openStore: { access throws(StoreError) in try openStore(path, access) }, now: now,
@@ -83,9 +98,11 @@ struct CommandContext {
       environment = AccountsEnvironment(
         console: console, databasePath: path,
         openStore: { access throws(StoreError) in
-          try AccountStore.open(path: path, access: access)
+          try AccountStore.open(path: path, access: access, busyTimeout: busyTimeout)
         },
-        readStatus: { () throws(StoreError) in try StatusReader.read(path: path) }, now: now,
+        readStatus: { () throws(StoreError) in
+          try StatusReader.read(path: path, busyTimeout: busyTimeout)
+        }, now: now,
         hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
         sessionPolicy: sessionPolicy, hostName: hostName())
     }
@@ -176,14 +193,35 @@ enum DatabaseLocation {
     return (home as NSString).appendingPathComponent(".local/share/accounts/accounts.sqlite3")
   }
 
-  private static func absolute(_ path: String) -> String {
-    if path.hasPrefix("/") { return path }
+  /// The key file sealing TOTP secrets: `given` (ACCOUNTS_KEY_FILE, `--key-file`), else
+  /// `<database>.key` beside an SQLite file, else, for a PostgreSQL store (whose hosts each keep
+  /// a copy), `$XDG_CONFIG_HOME/accounts/postgresql.key` or `~/.config/accounts/postgresql.key`.
+  static func keyFile(database: String, given: String?, variable: (String) -> String?)
+    throws(AccountsError) -> KeyFile
+  {
+    if let given, !given.isEmpty { return KeyFile(path: absolute(given)) }
+    guard StoreLocation.isPostgres(database) else { return KeyFile(databasePath: database) }
+    if let config = variable("XDG_CONFIG_HOME"), config.hasPrefix("/") {
+      return KeyFile(path: (config as NSString).appendingPathComponent("accounts/postgresql.key"))
+    }
+    guard
+      let home = variable("HOME").flatMap({ $0.hasPrefix("/") ? $0 : nil }) ?? homeFromPasswd()
+    else {
+      throw .invalidSetting(
+        name: "ACCOUNTS_KEY_FILE", value: "", expected: "set (HOME is not set)")
+    }
+    return KeyFile(path: (home as NSString).appendingPathComponent(".config/accounts/postgresql.key"))
+  }
+
+  /// `path` made absolute; a PostgreSQL URI as it is.
+  static func absolute(_ path: String) -> String {
+    if path.hasPrefix("/") || StoreLocation.isPostgres(path) { return path }
     let expanded = path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : path
     if expanded.hasPrefix("/") { return expanded }
     return (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
   }
 
-  private static func homeFromPasswd() -> String? {
+  static func homeFromPasswd() -> String? {
     guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return nil }
     return String(cString: directory)
   }

@@ -1,5 +1,4 @@
 import AccountsCore
-import AccountsStore
 import ArgumentParser
 import Foundation
 
@@ -11,10 +10,11 @@ extension AccountsCommand {
       abstract: "Check PAM_USER's password from standard input, for PAM's pam_exec.",
       discussion: """
         PAM line: auth required pam_exec.so expose_authtok quiet /usr/local/bin/accounts \
-        pam-auth --database PATH. Reads standard input to its end (at most 4096 bytes; a final \
+        pam-auth --database PATH (or a postgresql:// URI). Reads standard input to its end (at most 4096 bytes; a final \
         NUL or newline is dropped); for an account with TOTP, the 6-digit code follows the \
         password directly. Prints nothing; exit 0 right, 1 wrong, 4 locked. Ignores ACCOUNTS_*, \
-        HOME and XDG_* (a PAM environment is partly the user's) and gives up after 5 seconds.
+        HOME, XDG_* and PG* (a PAM environment is partly the user's) and gives up after 5 \
+        seconds. A PostgreSQL password comes from the running user's ~/.pgpass.
         """)
 
     /// The most standard input may hold.
@@ -23,6 +23,14 @@ extension AccountsCommand {
     static let timeLimit: UInt32 = 5
 
     @OptionGroup var global: GlobalOptions
+
+    @Option(
+      name: .customLong("key-file"),
+      help: ArgumentHelp(
+        "The key file TOTP secrets are sealed with (default: <database>.key for SQLite, "
+          + "~/.config/accounts/postgresql.key of the running user for PostgreSQL).",
+        valueName: "path"))
+    var keyFile: String?
 
     func validate() throws {
       // Never the environment's database: a PAM environment is partly the user's.
@@ -52,12 +60,12 @@ extension AccountsCommand {
         default: return nil
         }
       }
+      // libpq reads PG* variables (a server, a password file, a service file): none from a
+      // PAM environment. Its connection is the URI, ~/.pgpass and the system's service file.
+      Self.unsetPostgresVariables()
       var context = try CommandContext.make(
         database: global.database, variable: { _ in nil }, console: TerminalConsole(),
-        bulk: StandardOutputBuffer(),
-        openStore: { path, access throws(StoreError) in
-          try AccountStore.open(path: path, access: access, busyTimeout: 2)
-        })
+        bulk: StandardOutputBuffer(), busyTimeout: 2, keyFile: keyFile)
       context.environment.origin = Messages.pamOrigin(
         service: variable("PAM_SERVICE"), remoteHost: variable("PAM_RHOST"),
         tty: variable("PAM_TTY"))
@@ -68,6 +76,20 @@ extension AccountsCommand {
         // (Patterns on the typed error in catch clauses crash Swift 6.3's compiler here.)
         throw Self.exit(for: error)
       }
+    }
+
+    /// Removes every `PG*` variable from this process's environment.
+    static func unsetPostgresVariables() {
+      var names: [String] = []
+      var entry = environ
+      while let pointer = entry.pointee {
+        let text = String(cString: pointer)
+        if text.hasPrefix("PG"), let equals = text.firstIndex(of: "=") {
+          names.append(String(text[..<equals]))
+        }
+        entry += 1
+      }
+      for name in names { unsetenv(name) }
     }
 
     /// A refusal says nothing (PAM tells the person); anything else its one sentence.

@@ -152,6 +152,10 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case importNeedsEmailDomain(String)
   /// `user export --output` named a file that exists.
   case exportFileExists(String)
+  /// `store copy` to a store that already holds data.
+  case copyTargetNotEmpty(location: String, accounts: Int, events: Int)
+  /// `store copy` with the same store on both sides.
+  case copyToItself(String)
 
   /// The exit code this error ends the process with.
   public var exitStatus: ExitStatus {
@@ -160,9 +164,10 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       .inputEnded, .declined, .confirmationRequired, .noDatabase, .usernameTaken,
       .ownerCannotBeRemoved, .lastAccount, .notLoggedIn, .invalidVerificationCode,
       .replayedVerificationCode, .clockOff, .secondFactorAlreadyOn, .secondFactorNotOn,
-      .importRefused, .exportFileExists:
+      .importRefused, .exportFileExists, .copyTargetNotEmpty:
       return .refused
-    case .invalidSetting, .importFormatUnknown, .importNeedsEmailDomain: return .usage
+    case .invalidSetting, .importFormatUnknown, .importNeedsEmailDomain, .copyToItself:
+      return .usage
     case .locked: return .locked
     case .noSuchAccount, .noSuchSession: return .noSuchAccount
     case .passwordCheckerUnavailable, .qrEncoderUnavailable, .blocklistUnreadable, .storage,
@@ -230,6 +235,9 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .importFormatUnknown(let name): return Messages.importFormatUnknown(name)
     case .importNeedsEmailDomain(let format): return Messages.importNeedsEmailDomain(format)
     case .exportFileExists(let path): return Messages.exportFileExists(path)
+    case .copyTargetNotEmpty(let location, let accounts, let events):
+      return Messages.copyTargetNotEmpty(location, accounts: accounts, events: events)
+    case .copyToItself(let location): return Messages.copyToItself(location)
     }
   }
 }
@@ -240,7 +248,7 @@ public enum ClientFileProblem: Equatable, Sendable {
   public enum Kind: Equatable, Sendable {
     /// `$XDG_STATE_HOME/accounts/session`.
     case sessionFile
-    /// `<database>.key`.
+    /// `<database>.key`, `ACCOUNTS_KEY_FILE` or `--key-file`.
     case keyFile
   }
   /// Group or others may read or write it (`mode` as octal digits).

@@ -50,6 +50,15 @@ extension Messages {
     case .unsafeFolder(let path, let folder, .ownedBy(let owner)):
       return "Cannot use the database \(path): its folder \(folder) belongs to the user "
         + "\(owner), who could replace the file. Choose a folder of your own with --database."
+    case .cannotConnect(let path, let server, let reason):
+      let whereabouts = server.isEmpty ? "" : " \(server)"
+      return "Cannot connect to the PostgreSQL server\(whereabouts) for the database \(path): "
+        + "\(reason)."
+    case .connectionLost(let path, let reason):
+      return "The connection to the PostgreSQL server for the database \(path) was lost: "
+        + "\(reason). No change was half-written; try again."
+    case .permissionDenied(let path, let reason):
+      return "Cannot write the database \(path): the role has no permission (\(reason))."
     case .unsafeFolder(let path, let folder, .writableByOthers(let mode)):
       return "Cannot use the database \(path): other users may write its folder \(folder) "
         + "(mode \(String(mode, radix: 8)), not sticky) and replace the file. Run "

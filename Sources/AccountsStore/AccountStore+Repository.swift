@@ -132,6 +132,9 @@ private struct EmptyAccountReader: AccountReader {
   func recoveryCodesLeft(accountID: Int64) -> Int { 0 }
   func hasRecoveryCode(accountID: Int64, hash: [UInt8]) -> Bool { false }
   func secondFactorKeyIDs() -> Set<String> { [] }
+  func rowCount(_ table: StoreTable) -> Int { 0 }
+  func forEachRow(of table: StoreTable, _ body: ([StoreValue]) throws(AccountsError) -> Void) {}
+  func idPositions() -> IDPositions { IDPositions(auditEvent: 0, session: 0) }
 }
 
 /// Reads inside one transaction of `db`.
@@ -348,6 +351,46 @@ extension SQLiteReading {
   func secondFactorKeyIDs() throws(AccountsError) -> Set<String> {
     try statement(path) {
       Set(try String.fetchAll(db, sql: "SELECT DISTINCT key_id FROM second_factor"))
+    }
+  }
+
+  func rowCount(_ table: StoreTable) throws(AccountsError) -> Int {
+    try statement(path) {
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.rawValue)") ?? 0
+    }
+  }
+
+  func forEachRow(of table: StoreTable, _ body: ([StoreValue]) throws(AccountsError) -> Void)
+    throws(AccountsError)
+  {
+    try statement(path) {
+      let columns = table.columns.map(\.name).joined(separator: ", ")
+      let rows = try Row.fetchCursor(
+        db, sql: "SELECT \(columns) FROM \(table.rawValue) ORDER BY \(table.orderedBy)")
+      while let row = try rows.next() {
+        let values = (0..<row.count).map { index -> StoreValue in
+          let value: DatabaseValue = row[index]
+          switch value.storage {
+          case .null: return .null
+          case .int64(let number): return .integer(number)
+          case .double(let number): return .integer(Int64(number))
+          case .string(let text): return .text(text)
+          case .blob(let data): return .blob([UInt8](data))
+          }
+        }
+        try AccountStore.passingThrough { () throws(AccountsError) in try body(values) }
+      }
+    }
+  }
+
+  func idPositions() throws(AccountsError) -> IDPositions {
+    try statement(path) {
+      func last(_ table: StoreTable) throws -> Int64 {
+        try Int64.fetchOne(
+          db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table.rawValue])
+          ?? 0
+      }
+      return IDPositions(auditEvent: try last(.auditEvent), session: try last(.session))
     }
   }
 }
@@ -574,6 +617,49 @@ private struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
           WHERE account_id = ? AND code_hash = ? AND used_at IS NULL
           """, arguments: [Timestamp.string(from: date), accountID, Data(hash)])
       return db.changesCount == 1
+    }
+  }
+}
+
+extension SQLiteAccountWriter {
+  func insertRow(_ values: [StoreValue], into table: StoreTable) throws(AccountsError) {
+    let names = table.columns.map(\.name)
+    var ordered = values
+    let sql: String
+    if table == .activation {
+      // The row the first migration made is replaced: its owner reference is checked at commit.
+      let assignments = names.dropFirst().map { "\($0) = ?" }.joined(separator: ", ")
+      sql = "UPDATE activation SET \(assignments) WHERE id = ?"
+      ordered.append(ordered.removeFirst())
+    } else {
+      let marks = names.map { _ in "?" }.joined(separator: ", ")
+      sql = "INSERT INTO \(table.rawValue) (\(names.joined(separator: ", "))) VALUES (\(marks))"
+    }
+    let arguments = StatementArguments(
+      ordered.map { value -> (any DatabaseValueConvertible)? in
+        switch value {
+        case .null: return nil
+        case .integer(let number): return number
+        case .text(let text): return text
+        case .blob(let bytes): return Data(bytes)
+        }
+      })
+    try statement(path) { try db.cachedStatement(sql: sql).execute(arguments: arguments) }
+  }
+
+  func raiseIDPositions(to positions: IDPositions) throws(AccountsError) {
+    try statement(path) {
+      for (table, last) in [(StoreTable.auditEvent, positions.auditEvent), (.session, positions.session)]
+      where last > 0 {
+        try db.execute(
+          sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",
+          arguments: [last, table.rawValue])
+        if db.changesCount == 0 {
+          try db.execute(
+            sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)",
+            arguments: [table.rawValue, last])
+        }
+      }
     }
   }
 }

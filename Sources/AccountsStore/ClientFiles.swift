@@ -144,9 +144,14 @@ public final class KeyFile: SealingKeyStore {
   /// The file's path.
   public let location: String
 
-  /// The key file of the database at `databasePath`.
+  /// The key file of the SQLite database at `databasePath`.
   public init(databasePath: String) {
     location = databasePath + ".key"
+  }
+
+  /// The key file at `path` (ACCOUNTS_KEY_FILE; a PostgreSQL store's, on every host).
+  public init(path: String) {
+    location = path
   }
 
   public func existingKey() throws(AccountsError) -> SealingKey? {
@@ -165,6 +170,12 @@ public final class KeyFile: SealingKeyStore {
       bytes = try SecureRandom.bytes(AESGCM.keyByteCount)
     } catch {
       throw .crypto(error)
+    }
+    // A PostgreSQL store's key lives in a folder of its own (~/.config/accounts), made private.
+    do {
+      try FileSystem.createPrivateFolder(for: location)
+    } catch {
+      throw .clientFile(.unusable(.keyFile, path: location, reason: Messages.storage(error)))
     }
     // Linked into place only if absent: of two processes making it at once, both use the
     // first one's.
@@ -229,7 +240,8 @@ public final class SessionFile: SessionKeeper {
     let database = String(
       text[text.index(text.startIndex, offsetBy: Self.header.count)..<tokenLine.lowerBound])
     let tokenText = text[tokenLine.upperBound..<text.index(before: text.endIndex)]
-    guard database.hasPrefix("/"), let token = Hex.decode(tokenText),
+    guard database.hasPrefix("/") || StoreLocation.isPostgres(database),
+      let token = Hex.decode(tokenText),
       token.count == 32
     else { throw .clientFile(.damaged(.sessionFile, path: location)) }
     return SavedSession(database: database, token: token)

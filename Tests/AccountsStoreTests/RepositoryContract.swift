@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsPostgres
 import AccountsStore
 import AccountsTestSupport
 import Foundation
@@ -8,6 +9,7 @@ import Testing
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
   case sqliteInMemory = "SQLite in memory"
   case sqliteFile = "SQLite file"
+  case postgres = "PostgreSQL"
 
   var testDescription: String { rawValue }
 
@@ -21,6 +23,10 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
       let path = folder.appendingPathComponent("contract.sqlite3").path
       let store = try #require(try AccountStore.open(path: path, access: .readWrite))
       return (store, { try? FileManager.default.removeItem(at: folder) })
+    case .postgres:
+      let (uri, drop) = try temporaryPostgresDatabase()
+      let store = try #require(try PostgresStore(uri: uri).opened(for: .readWrite))
+      return (store, drop)
     }
   }
 }

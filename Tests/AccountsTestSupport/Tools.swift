@@ -17,3 +17,28 @@ public func runTool(_ path: String, _ arguments: [String]) throws -> (status: In
     String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
   )
 }
+
+/// A fresh, empty PostgreSQL database on the test cluster (`Scripts/postgres`, which
+/// `Scripts/test` starts and names in ACCOUNTS_TEST_POSTGRES and the PG* variables): its URI, and
+/// what drops it afterwards. Fails, never skips, when no cluster is named.
+public func temporaryPostgresDatabase() throws -> (uri: String, drop: () -> Void) {
+  struct NoCluster: Error, CustomStringConvertible {
+    var description: String {
+      "ACCOUNTS_TEST_POSTGRES is not set: run the tests through Scripts/test, which starts a "
+        + "PostgreSQL cluster (or start one with Scripts/postgres and export its env)"
+    }
+  }
+  struct Failed: Error { var output: String }
+  guard let base = ProcessInfo.processInfo.environment["ACCOUNTS_TEST_POSTGRES"], !base.isEmpty
+  else { throw NoCluster() }
+  let name = "contract_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+  let psql = "/usr/bin/psql"
+  let created = try runTool(psql, ["-qAt", "-d", base, "-c", "CREATE DATABASE \(name)"])
+  guard created.status == 0 else { throw Failed(output: created.output) }
+  return (
+    "postgresql:///\(name)",
+    {
+      _ = try? runTool(psql, ["-qAt", "-d", base, "-c", "DROP DATABASE \(name) WITH (FORCE)"])
+    }
+  )
+}

@@ -186,4 +186,4 @@ def test_root_usage_shows_the_subcommand_as_optional(device):
     """Issue 8 §21: a bare `accounts` is the whole flow, so the usage line says [<subcommand>]."""
     result = device.run("--help")
     assert result.code == 0
-    assert "USAGE: accounts [--database <path>] [<subcommand>]\n" in result.stdout
+    assert "USAGE: accounts [--database <path-or-uri>] [<subcommand>]\n" in result.stdout

@@ -13,11 +13,13 @@ public enum StoreAccess: Sendable, Equatable {
 /// The core decides (the lockout arithmetic, who may be removed, what the audit log says); a
 /// repository stores and answers, and makes each `write` one transaction, so that a crash or a
 /// second process sees all of it or none of it. Races are decided by the backend: a `write`
-/// runs alone against other writes (SQLite: an IMMEDIATE transaction), and a user name stays
-/// unique by its own constraint. The SQLite implementation is AccountsStore's `AccountStore`;
-/// the contract every implementation must meet is the test suite `RepositoryContract`.
+/// runs alone against other writes (SQLite: an IMMEDIATE transaction; PostgreSQL: a lock on the
+/// activation row taken first), and a user name stays unique by its own constraint. The SQLite
+/// implementation is AccountsStore's `AccountStore`, the PostgreSQL one AccountsPostgres's
+/// `PostgresStore`; the contract every implementation must meet is the test suite
+/// `RepositoryContract`.
 public protocol AccountRepository: AnyObject {
-  /// Where the store is, as messages name it (a file's path).
+  /// Where the store is, as messages name it (a file's path, a URI without its password).
   var location: String { get }
 
   /// Runs `body` against one consistent view of the store.
@@ -79,6 +81,16 @@ public protocol AccountReader {
   func recoveryCodesLeft(accountID: Int64) throws(AccountsError) -> Int
   /// The keys (`SealingKey.id`) the stored secrets are sealed under.
   func secondFactorKeyIDs() throws(AccountsError) -> Set<String>
+
+  // MARK: Copying a whole store
+
+  /// How many rows `table` holds.
+  func rowCount(_ table: StoreTable) throws(AccountsError) -> Int
+  /// Every row of `table`, its values in `table.columns` order, in key order, one at a time.
+  func forEachRow(of table: StoreTable, _ body: ([StoreValue]) throws(AccountsError) -> Void)
+    throws(AccountsError)
+  /// The last ids given in the tables that never reuse one.
+  func idPositions() throws(AccountsError) -> IDPositions
 }
 
 /// What the flows write, inside `AccountRepository.write`.
@@ -137,4 +149,11 @@ public protocol AccountWriter: AccountReader {
   /// Marks the unused recovery code with hash `hash` used; false when there is none.
   func useRecoveryCode(accountID: Int64, hash: [UInt8], at date: Date) throws(AccountsError)
     -> Bool
+
+  // MARK: Copying a whole store
+
+  /// Stores a row of `table` as it is, ids included (the one `activation` row is replaced).
+  func insertRow(_ values: [StoreValue], into table: StoreTable) throws(AccountsError)
+  /// Makes the next ids follow `positions` (or the highest stored id, if higher).
+  func raiseIDPositions(to positions: IDPositions) throws(AccountsError)
 }

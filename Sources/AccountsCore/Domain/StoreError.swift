@@ -1,6 +1,7 @@
 import Foundation
 
-/// What can go wrong with the store; every case names the location it concerns (a file's path).
+/// What can go wrong with the store; every case names the location it concerns (a file's path,
+/// or a PostgreSQL URI without its password).
 ///
 /// It names no backend: SQLite's and GRDB's errors are translated inside AccountsStore.
 public enum StoreError: Error, Equatable, Sendable {
@@ -39,6 +40,13 @@ public enum StoreError: Error, Equatable, Sendable {
   case notPrivate(path: String, file: String, mode: UInt32)
   /// A folder holding the database lets another user replace it.
   case unsafeFolder(path: String, folder: String, reason: FolderProblem)
+  /// The PostgreSQL server cannot be reached or refused the connection (`server` says where:
+  /// `at HOST:PORT`, `on the socket FOLDER (port PORT)`).
+  case cannotConnect(path: String, server: String, reason: String)
+  /// The connection to the PostgreSQL server was lost during the command.
+  case connectionLost(path: String, reason: String)
+  /// The PostgreSQL role may not do what the command needs.
+  case permissionDenied(path: String, reason: String)
 
   /// Why a folder is not safe to keep the database in.
   public enum FolderProblem: Equatable, Sendable {

@@ -1,0 +1,67 @@
+import Foundation
+
+/// `accounts store copy --from SOURCE --to TARGET` (administrator): a whole store moved, row by
+/// row, ids and sequences kept, into an empty one (SQLite to PostgreSQL and back).
+///
+/// The source is read in one consistent view and the target written in one transaction: a
+/// failure or a kill leaves the target as empty as it was. Nothing is added to either audit
+/// log, so that the copy equals the source.
+public enum StoreCopyFlow {
+  /// What a copy moved.
+  public struct Summary: Equatable, Sendable {
+    public var accounts: Int
+    public var events: Int
+    public var sessions: Int
+    public var secondFactors: Int
+
+    public init(accounts: Int = 0, events: Int = 0, sessions: Int = 0, secondFactors: Int = 0) {
+      self.accounts = accounts
+      self.events = events
+      self.sessions = sessions
+      self.secondFactors = secondFactors
+    }
+  }
+
+  /// Copies `source` (which must exist) into `target` (created when missing, refused when not
+  /// empty).
+  public static func run(source: AccountsEnvironment, target: AccountsEnvironment)
+    throws(AccountsError) -> Summary
+  {
+    guard source.databasePath != target.databasePath else {
+      throw .copyToItself(source.databasePath)
+    }
+    guard let from = try source.readableStore() else {
+      throw .noDatabase(path: source.databasePath)
+    }
+    let to = try target.writableStore()
+    return try from.read { reader throws(AccountsError) in
+      try to.write { writer throws(AccountsError) in
+        let accounts = try writer.rowCount(.account)
+        let events = try writer.rowCount(.auditEvent)
+        let others = try writer.rowCount(.loginThrottle) + writer.rowCount(.session)
+        guard accounts == 0, events == 0, others == 0,
+          try writer.deviceStatus().state == .publicState
+        else {
+          throw .copyTargetNotEmpty(location: target.databasePath, accounts: accounts, events: events)
+        }
+        var summary = Summary()
+        for table in StoreTable.allCases {
+          var rows = 0
+          try reader.forEachRow(of: table) { values throws(AccountsError) in
+            try writer.insertRow(values, into: table)
+            rows += 1
+          }
+          switch table {
+          case .account: summary.accounts = rows
+          case .auditEvent: summary.events = rows
+          case .session: summary.sessions = rows
+          case .secondFactor: summary.secondFactors = rows
+          default: break
+          }
+        }
+        try writer.raiseIDPositions(to: reader.idPositions())
+        return summary
+      }
+    }
+  }
+}

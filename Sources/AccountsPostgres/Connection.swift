@@ -1,0 +1,281 @@
+import AccountsCore
+import AccountsCrypto
+import CLibPQ
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A value bound to a statement's parameter: text (numbers, times and booleans in PostgreSQL's
+/// text form) or bytes (sent in binary, for `bytea`).
+enum PGValue {
+  case null
+  case text(String)
+  case bytes([UInt8])
+
+  init(_ number: Int64) { self = .text(String(number)) }
+  init(_ number: Int) { self = .text(String(number)) }
+  init(_ flag: Bool) { self = .text(flag ? "true" : "false") }
+  init(_ date: Date) { self = .text(Timestamp.string(from: date)) }
+  init(_ date: Date?) { self = date.map { .text(Timestamp.string(from: $0)) } ?? .null }
+  init(_ text: String?) { self = text.map { .text($0) } ?? .null }
+  init(_ value: StoreValue) {
+    switch value {
+    case .null: self = .null
+    case .integer(let number): self = .text(String(number))
+    case .text(let text): self = .text(text)
+    case .blob(let bytes): self = .bytes(bytes)
+    }
+  }
+}
+
+/// Why a statement failed: the server's SQLSTATE and message, or a lost connection.
+struct PGFailure: Error {
+  /// The five-character SQLSTATE (nil when the server gave none).
+  var sqlState: String?
+  /// The server's or libpq's message, one line.
+  var message: String
+  /// True when the connection is gone (server stopped, connection killed).
+  var connectionLost: Bool
+}
+
+/// One connection to a PostgreSQL server through libpq: statements in, rows out.
+///
+/// Written by hand because libpq is a C library with no Swift package that would not bring its
+/// own TLS stack (postgres-nio: 9 minutes to build, and a client that retried a wrong password
+/// for 70 s): the wrapper is the few calls below, typed and safe, with no pointer leaving it.
+final class PGConnection {
+  private let library: LibPQ
+  private let handle: OpaquePointer
+  /// Where the server is, in words: `at HOST:PORT` or `on the socket FOLDER (port PORT)`.
+  let server: String
+  private var cursors = 0
+
+  /// A number no other cursor of this connection has had.
+  func nextCursorNumber() -> Int {
+    cursors += 1
+    return cursors
+  }
+
+  private init(library: LibPQ, handle: OpaquePointer, server: String) {
+    self.library = library
+    self.handle = handle
+    self.server = server
+  }
+
+  deinit { library.finish(handle) }
+
+  /// Connects with the URI `uri` (libpq's rules: PG* variables, ~/.pgpass, service files);
+  /// `location` is how errors name the store.
+  static func open(uri: String, location: String) throws(StoreError) -> PGConnection {
+    let library: LibPQ
+    do {
+      library = try LibPQ.shared()
+    } catch {
+      throw .failure(
+        path: location,
+        reason: "the PostgreSQL client library \(error.library) cannot be loaded "
+          + "(\(error.reason)); install it (Debian: libpq5)")
+    }
+    // Earlier entries are overridden by the URI's own parameters (libpq reads the arrays in
+    // order, the URI expanded where `dbname` stands): a connect timeout of our own only when
+    // neither the URI nor PGCONNECT_TIMEOUT gives one.
+    var keywords = ["fallback_application_name"]
+    var values = ["accounts"]
+    if getenv("PGCONNECT_TIMEOUT") == nil {
+      keywords.append("connect_timeout")
+      values.append("10")
+    }
+    keywords.append("dbname")
+    values.append(uri)
+    let connection: OpaquePointer? = withCStrings(keywords) { keywordPointers in
+      withCStrings(values) { valuePointers in
+        library.connect(keywordPointers, valuePointers, 1)
+      }
+    }
+    guard let connection else {
+      throw .cannotConnect(path: location, server: "", reason: "out of memory")
+    }
+    let server = describeServer(library: library, connection: connection)
+    guard library.status(connection) == CONNECTION_OK else {
+      let reason = connectionReason(library.errorMessage(connection).map { String(cString: $0) })
+      library.finish(connection)
+      throw .cannotConnect(path: location, server: server, reason: reason)
+    }
+    // Notices (such as "schema already exists") are not for the person at the terminal.
+    _ = library.setNoticeProcessor(connection, { _, _ in }, nil)
+    return PGConnection(library: library, handle: connection, server: server)
+  }
+
+  /// Runs `sql` (one statement, or several with no parameters) and returns the last result.
+  @discardableResult
+  func run(_ sql: String, _ parameters: [PGValue] = []) throws(PGFailure) -> PGRows {
+    let result: OpaquePointer?
+    if parameters.isEmpty {
+      result = library.exec(handle, sql)
+    } else {
+      result = execute(sql, parameters)
+    }
+    guard let result else {
+      throw PGFailure(sqlState: nil, message: lastError(), connectionLost: !isAlive)
+    }
+    let status = library.resultStatus(result)
+    guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+      let state = library.resultErrorField(result, Int32(UInt8(ascii: "C"))).map {
+        String(cString: $0)
+      }
+      let message =
+        library.resultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+        ?? lastError()
+      library.clear(result)
+      let lost = !isAlive || state.map { $0.hasPrefix("08") || $0.hasPrefix("57P") } ?? false
+      throw PGFailure(sqlState: state, message: firstLine(message), connectionLost: lost)
+    }
+    return PGRows(library: library, handle: result)
+  }
+
+  /// True while the connection is open.
+  var isAlive: Bool { library.status(handle) == CONNECTION_OK }
+
+  /// True when a transaction is open (or failed and not yet rolled back).
+  var inTransaction: Bool {
+    let status = library.transactionStatus(handle)
+    return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+  }
+
+  private func lastError() -> String {
+    firstLine(library.errorMessage(handle).map { String(cString: $0) } ?? "no reason given")
+  }
+
+  private func execute(_ sql: String, _ parameters: [PGValue]) -> OpaquePointer? {
+    var buffers: [UnsafeMutablePointer<CChar>?] = []
+    var lengths: [Int32] = []
+    var formats: [Int32] = []
+    defer { for buffer in buffers { buffer?.deallocate() } }
+    for parameter in parameters {
+      switch parameter {
+      case .null:
+        buffers.append(nil)
+        lengths.append(0)
+        formats.append(0)
+      case .text(let text):
+        let bytes = Array(text.utf8)
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        for (index, byte) in bytes.enumerated() { buffer[index] = CChar(bitPattern: byte) }
+        buffer[bytes.count] = 0
+        buffers.append(buffer)
+        lengths.append(Int32(bytes.count))
+        formats.append(0)
+      case .bytes(let bytes):
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(bytes.count, 1))
+        for (index, byte) in bytes.enumerated() { buffer[index] = CChar(bitPattern: byte) }
+        buffers.append(buffer)
+        lengths.append(Int32(bytes.count))
+        formats.append(1)
+      }
+    }
+    let values = buffers.map { UnsafePointer($0) }
+    return values.withUnsafeBufferPointer { valuePointers in
+      lengths.withUnsafeBufferPointer { lengthPointers in
+        formats.withUnsafeBufferPointer { formatPointers in
+          library.execParams(
+            handle, sql, Int32(parameters.count), nil, valuePointers.baseAddress,
+            lengthPointers.baseAddress, formatPointers.baseAddress, 0)
+        }
+      }
+    }
+  }
+
+  /// `at HOST:PORT`, or `on the socket FOLDER (port PORT)` for a Unix socket.
+  private static func describeServer(library: LibPQ, connection: OpaquePointer) -> String {
+    let host = library.host(connection).map { String(cString: $0) } ?? ""
+    let port = library.port(connection).map { String(cString: $0) } ?? ""
+    if host.isEmpty { return "" }
+    if host.hasPrefix("/") || host.hasPrefix("@") {
+      return port.isEmpty ? "on the socket \(host)" : "on the socket \(host) (port \(port))"
+    }
+    return port.isEmpty ? "at \(host)" : "at \(host):\(port)"
+  }
+
+  /// libpq's reason for a failed connection, without its preamble: `connection to server at
+  /// "h", port 5432 failed: FATAL:  password authentication failed for user "u"` gives
+  /// `password authentication failed for user "u"`.
+  private static func connectionReason(_ message: String?) -> String {
+    let line = firstLine(message ?? "")
+    var reason = Substring(line)
+    if let failed = reason.range(of: " failed: ") { reason = reason[failed.upperBound...] }
+    for prefix in ["FATAL:  ", "ERROR:  "] where reason.hasPrefix(prefix) {
+      reason = reason.dropFirst(prefix.count)
+    }
+    let trimmed = reason.trimmingCharacters(in: .whitespaces)
+    return trimmed.isEmpty ? "no reason given" : trimmed
+  }
+}
+
+/// The first line of `text`, trimmed, without a final period.
+private func firstLine(_ text: String) -> String {
+  let line = text.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+  var trimmed = line.trimmingCharacters(in: .whitespaces)
+  if trimmed.hasSuffix(".") { trimmed.removeLast() }
+  return trimmed
+}
+
+/// Calls `body` with a C array of the NUL-ended copies of `strings`, itself NULL-ended.
+private func withCStrings<T>(
+  _ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T
+) -> T {
+  let copies = strings.map { strdup($0) }
+  defer { for copy in copies { free(copy) } }
+  let pointers = copies.map { UnsafePointer($0) } + [nil]
+  return pointers.withUnsafeBufferPointer { buffer in
+    // A non-empty array always has an address.
+    body(buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+  }
+}
+
+/// The rows of one statement's result, read by position, in PostgreSQL's text form.
+final class PGRows {
+  private let library: LibPQ
+  private let handle: OpaquePointer
+  /// How many rows there are.
+  let count: Int
+
+  fileprivate init(library: LibPQ, handle: OpaquePointer) {
+    self.library = library
+    self.handle = handle
+    count = Int(library.tupleCount(handle))
+  }
+
+  deinit { library.clear(handle) }
+
+  /// How many rows the statement changed (INSERT, UPDATE, DELETE).
+  var changed: Int {
+    library.affectedRows(handle).flatMap { Int(String(cString: $0)) } ?? 0
+  }
+
+  /// Column `column` of row `row` as text; nil for NULL.
+  func text(_ row: Int, _ column: Int) -> String? {
+    guard row < count, library.isNull(handle, Int32(row), Int32(column)) == 0,
+      let value = library.value(handle, Int32(row), Int32(column))
+    else { return nil }
+    let length = Int(library.length(handle, Int32(row), Int32(column)))
+    return value.withMemoryRebound(to: UInt8.self, capacity: length) {
+      String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+    }
+  }
+
+  /// Column `column` of row `row` as a whole number; nil for NULL.
+  func integer(_ row: Int, _ column: Int) -> Int64? { text(row, column).flatMap { Int64($0) } }
+
+  /// Column `column` of row `row`, selected as `encode(…, 'hex')`, as bytes; nil for NULL.
+  func bytes(_ row: Int, _ column: Int) -> [UInt8]? {
+    text(row, column).flatMap { Hex.decode($0) }
+  }
+
+  /// Column `column` of row `row`, selected through `accounts.stamp`, as a date.
+  func date(_ row: Int, _ column: Int) -> Date? { text(row, column).flatMap(Timestamp.date) }
+
+  /// Column `column` of row `row`, a boolean, as a Bool (`t`).
+  func flag(_ row: Int, _ column: Int) -> Bool { text(row, column) == "t" }
+}

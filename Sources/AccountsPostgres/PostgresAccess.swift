@@ -1,0 +1,311 @@
+import AccountsCore
+import AccountsCrypto
+import Foundation
+
+/// The reads and writes of one transaction on a PostgreSQL store, in the core's words.
+///
+/// Reads hand it out as an `AccountReader` inside a READ ONLY transaction, so it writes only
+/// inside `write`. Times go in as the core's UTC text (`$n::timestamptz`) and come out through
+/// `accounts.stamp`; bytes go in binary and come out as hex.
+struct PostgresAccess: AccountWriter {
+  let db: PGConnection
+  let store: PostgresStore
+
+  /// The columns `account(_:_:)` reads, then whether the account is the owner.
+  static let accountColumns = """
+    a.id, a.username, a.username_key, a.full_name, a.email, a.password_hash,
+    a.must_change_password, accounts.stamp(a.disabled_at), accounts.stamp(a.created_at),
+    accounts.stamp(a.updated_at), accounts.stamp(a.password_changed_at),
+    accounts.stamp(a.last_login_at),
+    a.id IS NOT DISTINCT FROM (SELECT owner_id FROM accounts.activation WHERE id = 1)
+    """
+  static let accountColumnCount = 13
+
+  /// The columns `session(_:_:)` reads.
+  static let sessionColumns = """
+    s.id, s.account_id, accounts.stamp(s.created_at), accounts.stamp(s.last_seen_at),
+    accounts.stamp(s.expires_at), s.idle_seconds, accounts.stamp(s.idle_until), s.second_factor
+    """
+  static let sessionColumnCount = 8
+
+  /// Runs one statement, its failure as a store error.
+  @discardableResult
+  func query(_ sql: String, _ parameters: [PGValue] = []) throws(AccountsError) -> PGRows {
+    do {
+      return try db.run(sql, parameters)
+    } catch {
+      throw .storage(store.translate(error))
+    }
+  }
+
+  /// Runs `sql` through a cursor, `body` called with each row, a thousand rows fetched at a
+  /// time (a million accounts are never held at once).
+  func forEach(
+    _ sql: String, _ parameters: [PGValue] = [],
+    _ body: (PGRows, Int) throws(AccountsError) -> Void
+  ) throws(AccountsError) {
+    let name = "accounts_rows_\(db.nextCursorNumber())"
+    try query("DECLARE \(name) NO SCROLL CURSOR FOR \(sql)", parameters)
+    while true {
+      let rows = try query("FETCH 1000 FROM \(name)")
+      if rows.count == 0 { break }
+      for row in 0..<rows.count { try body(rows, row) }
+    }
+    try query("CLOSE \(name)")
+  }
+
+  private func account(_ rows: PGRows, _ row: Int) -> Account {
+    Account(
+      id: rows.integer(row, 0) ?? 0, username: rows.text(row, 1) ?? "",
+      usernameKey: rows.text(row, 2) ?? "", fullName: rows.text(row, 3) ?? "",
+      email: rows.text(row, 4) ?? "", passwordHash: rows.text(row, 5) ?? "",
+      isOwner: rows.flag(row, 12), mustChangePassword: rows.flag(row, 6),
+      disabledAt: rows.date(row, 7), createdAt: rows.date(row, 8) ?? .distantPast,
+      updatedAt: rows.date(row, 9) ?? .distantPast,
+      passwordChangedAt: rows.date(row, 10) ?? .distantPast, lastLoginAt: rows.date(row, 11))
+  }
+
+  private func session(_ rows: PGRows, _ row: Int) -> Session {
+    Session(
+      id: rows.integer(row, 0) ?? 0, accountID: rows.integer(row, 1) ?? 0,
+      createdAt: rows.date(row, 2) ?? .distantPast, lastSeenAt: rows.date(row, 3) ?? .distantPast,
+      expiresAt: rows.date(row, 4) ?? .distantPast,
+      idleSeconds: Int(rows.integer(row, 5) ?? 0), idleUntil: rows.date(row, 6) ?? .distantPast,
+      secondFactor: rows.flag(row, 7))
+  }
+
+  private func oneAccount(where condition: String, _ parameters: [PGValue])
+    throws(AccountsError) -> Account?
+  {
+    let rows = try query(
+      "SELECT \(Self.accountColumns) FROM accounts.account AS a WHERE \(condition)", parameters)
+    return rows.count == 0 ? nil : account(rows, 0)
+  }
+
+  // MARK: - Reads
+
+  func deviceStatus() throws(AccountsError) -> DeviceStatus {
+    let rows = try query(
+      "SELECT state, accounts.stamp(changed_at) FROM accounts.activation WHERE id = 1")
+    guard rows.count == 1 else { return DeviceStatus(state: .publicState, changedAt: nil) }
+    return DeviceStatus(
+      state: ActivationState(rawValue: rows.text(0, 0) ?? "") ?? .publicState,
+      changedAt: rows.date(0, 1))
+  }
+
+  func account(key: String) throws(AccountsError) -> Account? {
+    try oneAccount(where: "a.username_key = $1", [.text(key)])
+  }
+
+  func owner() throws(AccountsError) -> Account? {
+    try oneAccount(
+      where: "a.id = (SELECT owner_id FROM accounts.activation WHERE id = 1)", [])
+  }
+
+  func accountCount() throws(AccountsError) -> Int {
+    Int(try query("SELECT count(*) FROM accounts.account").integer(0, 0) ?? 0)
+  }
+
+  func tally(key: String) throws(AccountsError) -> ThrottleState {
+    let rows = try query(
+      """
+      SELECT failures, lockouts, accounts.stamp(locked_until) FROM accounts.login_throttle
+      WHERE username_key = $1
+      """, [.text(key)])
+    guard rows.count == 1 else { return .clear }
+    return ThrottleState(
+      failures: Int(rows.integer(0, 0) ?? 0), lockouts: Int(rows.integer(0, 1) ?? 0),
+      lockedUntil: rows.date(0, 2))
+  }
+
+  func eventCount(key: String, kind: AuditEventKind, afterLatestOf kinds: [AuditEventKind])
+    throws(AccountsError) -> Int
+  {
+    let rows = try query(
+      """
+      SELECT count(*) FROM accounts.audit_event
+      WHERE username_key = $1 AND kind = $2
+        AND id > (SELECT coalesce(max(id), 0) FROM accounts.audit_event
+                  WHERE username_key = $1 AND kind = ANY ($3::text[]))
+      """, [.text(key), .text(kind.rawValue), Self.textArray(kinds.map(\.rawValue))])
+    return Int(rows.integer(0, 0) ?? 0)
+  }
+
+  func forEachAccount(_ body: (AccountListing) throws(AccountsError) -> Void)
+    throws(AccountsError)
+  {
+    let first = Self.accountColumnCount
+    try forEach(
+      """
+      SELECT \(Self.accountColumns), t.failures, t.lockouts, accounts.stamp(t.locked_until)
+      FROM accounts.account AS a LEFT JOIN accounts.login_throttle AS t USING (username_key)
+      ORDER BY a.username_key
+      """
+    ) { rows, row throws(AccountsError) in
+      let tally = ThrottleState(
+        failures: Int(rows.integer(row, first) ?? 0),
+        lockouts: Int(rows.integer(row, first + 1) ?? 0),
+        lockedUntil: rows.date(row, first + 2))
+      try body(AccountListing(account: account(rows, row), tally: tally))
+    }
+  }
+
+  func forEachEvent(_ query: AuditQuery, _ body: (AuditEvent) throws(AccountsError) -> Void)
+    throws(AccountsError)
+  {
+    var conditions: [String] = []
+    var parameters: [PGValue] = []
+    if let key = query.usernameKey {
+      parameters.append(.text(key))
+      conditions.append("username_key = $\(parameters.count)")
+    }
+    if let kind = query.kind {
+      parameters.append(.text(kind.rawValue))
+      conditions.append("kind = $\(parameters.count)")
+    }
+    if let since = query.since {
+      parameters.append(PGValue(since))
+      conditions.append("occurred_at >= $\(parameters.count)::timestamptz")
+    }
+    let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+    parameters.append(query.limit.map { PGValue($0) } ?? .null)
+    try forEach(
+      """
+      SELECT * FROM (
+        SELECT id, accounts.stamp(occurred_at), kind, username, detail
+        FROM accounts.audit_event \(filter)
+        ORDER BY id DESC LIMIT $\(parameters.count)::bigint) AS latest
+      ORDER BY id ASC
+      """, parameters
+    ) { rows, row throws(AccountsError) in
+      try body(
+        AuditEvent(
+          id: rows.integer(row, 0) ?? 0, occurredAt: rows.date(row, 1) ?? .distantPast,
+          kind: AuditEventKind(rawValue: rows.text(row, 2) ?? ""),
+          username: rows.text(row, 3), detail: rows.text(row, 4)))
+    }
+  }
+
+  func account(id: Int64) throws(AccountsError) -> Account? {
+    try oneAccount(where: "a.id = $1", [PGValue(id)])
+  }
+
+  func session(tokenHash: [UInt8]) throws(AccountsError) -> Session? {
+    let rows = try query(
+      "SELECT \(Self.sessionColumns) FROM accounts.session AS s WHERE s.token_hash = $1",
+      [.bytes(tokenHash)])
+    return rows.count == 0 ? nil : session(rows, 0)
+  }
+
+  func session(id: Int64) throws(AccountsError) -> Session? {
+    let rows = try query(
+      "SELECT \(Self.sessionColumns) FROM accounts.session AS s WHERE s.id = $1", [PGValue(id)])
+    return rows.count == 0 ? nil : session(rows, 0)
+  }
+
+  func forEachSession(
+    accountID: Int64?, liveAt now: Date, _ body: (SessionListing) throws(AccountsError) -> Void
+  ) throws(AccountsError) {
+    var parameters = [PGValue(now)]
+    var filter = ""
+    if let accountID {
+      parameters.append(PGValue(accountID))
+      filter = "AND s.account_id = $2"
+    }
+    let rows = try query(
+      """
+      SELECT \(Self.sessionColumns), a.username
+      FROM accounts.session AS s JOIN accounts.account AS a ON a.id = s.account_id
+      WHERE s.expires_at > $1::timestamptz AND s.idle_until > $1::timestamptz \(filter)
+      ORDER BY s.id
+      """, parameters)
+    for row in 0..<rows.count {
+      try body(
+        SessionListing(
+          session: session(rows, row),
+          username: rows.text(row, Self.sessionColumnCount) ?? ""))
+    }
+  }
+
+  func secondFactor(accountID: Int64) throws(AccountsError) -> StoredSecondFactor? {
+    let rows = try query(
+      """
+      SELECT encode(sealed_secret, 'hex'), key_id, last_step, accounts.stamp(enabled_at)
+      FROM accounts.second_factor WHERE account_id = $1
+      """, [PGValue(accountID)])
+    guard rows.count == 1 else { return nil }
+    return StoredSecondFactor(
+      accountID: accountID, sealedSecret: rows.bytes(0, 0) ?? [], keyID: rows.text(0, 1) ?? "",
+      lastStep: UInt64(max(rows.integer(0, 2) ?? 0, 0)),
+      enabledAt: rows.date(0, 3) ?? .distantPast)
+  }
+
+  func hasRecoveryCode(accountID: Int64, hash: [UInt8]) throws(AccountsError) -> Bool {
+    try query(
+      """
+      SELECT EXISTS (SELECT 1 FROM accounts.recovery_code
+                     WHERE account_id = $1 AND code_hash = $2 AND used_at IS NULL)
+      """, [PGValue(accountID), .bytes(hash)]
+    ).flag(0, 0)
+  }
+
+  func recoveryCodesLeft(accountID: Int64) throws(AccountsError) -> Int {
+    Int(
+      try query(
+        "SELECT count(*) FROM accounts.recovery_code WHERE account_id = $1 AND used_at IS NULL",
+        [PGValue(accountID)]
+      ).integer(0, 0) ?? 0)
+  }
+
+  func secondFactorKeyIDs() throws(AccountsError) -> Set<String> {
+    let rows = try query("SELECT DISTINCT key_id FROM accounts.second_factor")
+    return Set((0..<rows.count).compactMap { rows.text($0, 0) })
+  }
+
+  func rowCount(_ table: StoreTable) throws(AccountsError) -> Int {
+    Int(try query("SELECT count(*) FROM accounts.\(table.rawValue)").integer(0, 0) ?? 0)
+  }
+
+  func forEachRow(of table: StoreTable, _ body: ([StoreValue]) throws(AccountsError) -> Void)
+    throws(AccountsError)
+  {
+    let columns = table.columns
+    let selection = columns.map { column -> String in
+      switch column.type {
+      case .time: return "accounts.stamp(\(column.name))"
+      case .boolean: return "\(column.name)::int"
+      case .blob: return "encode(\(column.name), 'hex')"
+      case .integer, .text: return column.name
+      }
+    }.joined(separator: ", ")
+    try forEach(
+      "SELECT \(selection) FROM accounts.\(table.rawValue) ORDER BY \(table.orderedBy)"
+    ) { rows, row throws(AccountsError) in
+      let values = columns.enumerated().map { index, column -> StoreValue in
+        guard let text = rows.text(row, index) else { return .null }
+        switch column.type {
+        case .integer, .boolean: return Int64(text).map(StoreValue.integer) ?? .null
+        case .text, .time: return .text(text)
+        case .blob: return Hex.decode(text).map(StoreValue.blob) ?? .null
+        }
+      }
+      try body(values)
+    }
+  }
+
+  func idPositions() throws(AccountsError) -> IDPositions {
+    let rows = try query(
+      """
+      SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END
+              FROM accounts.audit_event_id_seq),
+             (SELECT CASE WHEN is_called THEN last_value ELSE 0 END
+              FROM accounts.session_id_seq)
+      """)
+    return IDPositions(auditEvent: rows.integer(0, 0) ?? 0, session: rows.integer(0, 1) ?? 0)
+  }
+
+  /// A text array parameter (`{a,b}`) of simple words.
+  static func textArray(_ words: [String]) -> PGValue {
+    .text("{" + words.map { "\"\($0)\"" }.joined(separator: ",") + "}")
+  }
+}

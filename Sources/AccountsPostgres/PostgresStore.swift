@@ -1,0 +1,270 @@
+import AccountsCore
+import Foundation
+
+/// A store on a PostgreSQL server: the PostgreSQL implementation of the core's
+/// `AccountRepository`, shared by every host that names it.
+///
+/// One connection per process, opened at first use. Every `write` is one transaction that first
+/// locks the activation row (`SELECT … FOR UPDATE`): writers take turns across every host, as
+/// SQLite's IMMEDIATE transactions make them take turns on one machine, so the core's
+/// read-then-write decisions (the lockout count, activating once, the last owner) hold without
+/// retries. Every `read` is one REPEATABLE READ snapshot. Races the core relies on the database
+/// for are decided by it as in SQLite: a conditional UPDATE accepts a TOTP step once, a unique
+/// constraint keeps user names unique (`ON CONFLICT DO NOTHING`, so an import goes on past a
+/// duplicate).
+public final class PostgresStore: AccountRepository {
+  /// The URI without its password: how messages name the store.
+  public let location: String
+  /// How long a write waits for another one, in seconds.
+  public let busyTimeout: Double
+  private let uri: String
+  private var connection: PGConnection?
+  private var migrated = false
+
+  /// A store at the libpq connection URI `uri`; nothing is connected yet.
+  public init(uri: String, busyTimeout: Double = 5) {
+    self.uri = uri
+    self.busyTimeout = busyTimeout
+    location = StoreLocation.shown(uri)
+  }
+
+  /// The store, ready for `access`: nil when reading a database that holds no store (nothing
+  /// created); created or upgraded for writing. A schema `accounts` that another program made,
+  /// or that a newer accounts wrote, is refused.
+  public func opened(for access: StoreAccess) throws(StoreError) -> PostgresStore? {
+    if migrated { return self }
+    let db = try connected()
+    switch try inspect(db) {
+    case .foreign: throw .foreignDatabase(path: location)
+    case .newer: throw .newerSchema(path: location)
+    case .current:
+      migrated = true
+      return self
+    case .absent where access == .readOnly: return nil
+    case .absent, .older:
+      try migrate(db)
+      migrated = true
+      return self
+    }
+  }
+
+  /// The device's state in one statement (what `status` needs); nil when the database holds no
+  /// store.
+  public func status() throws(StoreError) -> DeviceStatus? {
+    let db = try connected()
+    do {
+      let rows = try db.run(
+        """
+        SELECT a.state, accounts.stamp(a.changed_at),
+               (SELECT string_agg(identifier, ',') FROM accounts.schema_migration)
+        FROM accounts.activation AS a WHERE a.id = 1
+        """)
+      let recorded = Set((rows.text(0, 2) ?? "").split(separator: ",").map(String.init))
+      if !recorded.isSubset(of: Self.known) { throw StoreError.newerSchema(path: location) }
+      if Set(Self.known).isSubset(of: recorded) {
+        migrated = true
+        return DeviceStatus(
+          state: ActivationState(rawValue: rows.text(0, 0) ?? "") ?? .publicState,
+          changedAt: rows.date(0, 1))
+      }
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      // No schema, no table or no function yet: looked at more closely below.
+      guard let failure = error as? PGFailure, !failure.connectionLost else {
+        throw translate(error as? PGFailure)
+      }
+    }
+    guard let store = try opened(for: .readOnly) else { return nil }
+    do {
+      return try store.read { reader throws(AccountsError) in try reader.deviceStatus() }
+    } catch {
+      if case .storage(let error) = error { throw error }
+      throw .failure(path: location, reason: error.description)
+    }
+  }
+
+  // MARK: - AccountRepository
+
+  public func read<T>(_ body: (any AccountReader) throws(AccountsError) -> T)
+    throws(AccountsError) -> T
+  {
+    guard try storing({ () throws(StoreError) in try opened(for: .readOnly) }) != nil else {
+      throw .storage(.failure(path: location, reason: "it holds no accounts store"))
+    }
+    let db = try storing { () throws(StoreError) in try connected() }
+    try execute(db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    return try finishing(db, body(access(db)))
+  }
+
+  public func write<T>(_ body: (any AccountWriter) throws(AccountsError) -> T)
+    throws(AccountsError) -> T
+  {
+    _ = try storing { () throws(StoreError) in try opened(for: .readWrite) }
+    let db = try storing { () throws(StoreError) in try connected() }
+    let wait = max(Int(busyTimeout * 1000), 1)
+    try execute(
+      db,
+      """
+      BEGIN; SET LOCAL lock_timeout = '\(wait)ms';
+      SELECT 1 FROM accounts.activation WHERE id = 1 FOR UPDATE
+      """)
+    return try finishing(db, body(access(db)))
+  }
+
+  public func consistencyProblems() throws(AccountsError) -> [String] {
+    try read { reader throws(AccountsError) in
+      guard let access = reader as? PostgresAccess else { return [] }
+      let rows = try access.query(
+        """
+        SELECT v.state, v.owner_id, (SELECT count(*) FROM accounts.account),
+               EXISTS (SELECT 1 FROM accounts.account WHERE id = v.owner_id)
+        FROM accounts.activation AS v WHERE v.id = 1
+        """)
+      guard rows.count == 1 else { return ["no activation row"] }
+      let accounts = rows.integer(0, 2) ?? 0
+      switch (rows.text(0, 0), rows.integer(0, 1)) {
+      case ("Public", nil) where accounts != 0: return ["Public with \(accounts) account(s)"]
+      case ("Public", nil): return []
+      case ("Activated", .some):
+        return rows.flag(0, 3) ? [] : ["Activated with no owner account"]
+      default: return ["activation state and owner disagree"]
+      }
+    }
+  }
+
+  // MARK: - Connection, transactions, errors
+
+  private func connected() throws(StoreError) -> PGConnection {
+    if let connection, connection.isAlive { return connection }
+    let opened = try PGConnection.open(uri: uri, location: location)
+    connection = opened
+    return opened
+  }
+
+  private func access(_ db: PGConnection) -> PostgresAccess {
+    PostgresAccess(db: db, store: self)
+  }
+
+  /// Commits after `body` returned, rolls back when it threw; either way the connection is out
+  /// of its transaction afterwards.
+  private func finishing<T>(_ db: PGConnection, _ body: @autoclosure () throws(AccountsError) -> T)
+    throws(AccountsError) -> T
+  {
+    let result: T
+    do {
+      result = try body()
+    } catch {
+      if db.isAlive && db.inTransaction { _ = try? db.run("ROLLBACK") }
+      throw error
+    }
+    try execute(db, "COMMIT")
+    return result
+  }
+
+  private func execute(_ db: PGConnection, _ sql: String) throws(AccountsError) {
+    do {
+      try db.run(sql)
+    } catch {
+      if db.isAlive && db.inTransaction { _ = try? db.run("ROLLBACK") }
+      throw .storage(translate(error))
+    }
+  }
+
+  /// The store error a failed statement means.
+  func translate(_ failure: PGFailure?) -> StoreError {
+    guard let failure else { return .failure(path: location, reason: "no reason given") }
+    if failure.connectionLost { return .connectionLost(path: location, reason: failure.message) }
+    switch failure.sqlState ?? "" {
+    case "55P03": return .busy(path: location, seconds: busyTimeout)
+    case "53100": return .diskFull(path: location)
+    case "25006": return .readOnly(path: location)
+    case "42501": return .permissionDenied(path: location, reason: failure.message)
+    case let state where state.hasPrefix("23"): return .inconsistent(path: location)
+    case let state where state.hasPrefix("08") || state.hasPrefix("57P"):
+      return .connectionLost(path: location, reason: failure.message)
+    default: return .failure(path: location, reason: failure.message)
+    }
+  }
+
+  // MARK: - Migrations
+
+  static let known = postgresMigrations.map(\.identifier)
+
+  /// What a database holds, as far as accounts is concerned.
+  enum Contents {
+    /// No schema `accounts`, or an empty one.
+    case absent
+    /// Tables in schema `accounts` but no migration table: another program's.
+    case foreign
+    /// Some of this build's migrations, not all.
+    case older
+    /// Every migration this build knows.
+    case current
+    /// A migration this build does not know.
+    case newer
+  }
+
+  private func inspect(_ db: PGConnection) throws(StoreError) -> Contents {
+    do {
+      let rows = try db.run(
+        """
+        SELECT to_regclass('accounts.schema_migration') IS NOT NULL,
+               EXISTS (SELECT 1 FROM pg_catalog.pg_class AS c
+                       JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+                       WHERE n.nspname = 'accounts' AND c.relkind IN ('r', 'p', 'v', 'm', 'f'))
+        """)
+      guard rows.flag(0, 0) else { return rows.flag(0, 1) ? .foreign : .absent }
+      let recorded = try db.run("SELECT identifier FROM accounts.schema_migration")
+      let identifiers = Set((0..<recorded.count).compactMap { recorded.text($0, 0) })
+      if !identifiers.isSubset(of: Self.known) { return .newer }
+      if Set(Self.known).isSubset(of: identifiers) { return .current }
+      return .older
+    } catch {
+      throw translate(error)
+    }
+  }
+
+  /// Runs the migrations this database lacks, in one transaction, one process at a time (an
+  /// advisory lock, then a second look under it).
+  private func migrate(_ db: PGConnection) throws(StoreError) {
+    do {
+      try db.run("BEGIN; SELECT pg_advisory_xact_lock(\(Self.migrationLock))")
+      let recorded: Set<String>
+      if try db.run("SELECT to_regclass('accounts.schema_migration') IS NOT NULL").flag(0, 0) {
+        let rows = try db.run("SELECT identifier FROM accounts.schema_migration")
+        recorded = Set((0..<rows.count).compactMap { rows.text($0, 0) })
+      } else {
+        recorded = []
+      }
+      for migration in postgresMigrations where !recorded.contains(migration.identifier) {
+        try db.run(migration.sql)
+        try db.run(
+          "INSERT INTO accounts.schema_migration (identifier) VALUES ($1)",
+          [.text(migration.identifier)])
+      }
+      try db.run("COMMIT")
+    } catch {
+      if db.isAlive && db.inTransaction { _ = try? db.run("ROLLBACK") }
+      throw translate(error)
+    }
+  }
+
+  /// The advisory lock key migrations hold: "accounts" in ASCII.
+  static let migrationLock: Int64 = 0x6163_636f_756e_7473
+}
+
+/// Runs a store call, wrapping its error.
+func storing<T>(_ body: () throws(StoreError) -> T) throws(AccountsError) -> T {
+  do {
+    return try body()
+  } catch {
+    throw .storage(error)
+  }
+}
+
+extension PostgresStore {
+  func translate(_ error: any Error) -> StoreError {
+    translate(error as? PGFailure)
+  }
+}

@@ -1,0 +1,135 @@
+import AccountsCore
+import AccountsStore
+import AccountsTestSupport
+import Foundation
+import Testing
+
+/// `store copy` between every pair of backends (issue 13): every row of every table arrives as
+/// it was, and the next ids continue after the source's.
+@Suite("Repository contract: copying a whole store")
+struct StoreCopyContract {
+  let noon = Date(timeIntervalSince1970: 1_800_000_000)
+
+  /// Every row of every table, and the id positions.
+  func contents(_ store: any AccountRepository) throws -> ([StoreTable: [[StoreValue]]], IDPositions)
+  {
+    try store.read { reader throws(AccountsError) in
+      var tables: [StoreTable: [[StoreValue]]] = [:]
+      for table in StoreTable.allCases {
+        var rows: [[StoreValue]] = []
+        try reader.forEachRow(of: table) { rows.append($0) }
+        tables[table] = rows
+      }
+      return (tables, try reader.idPositions())
+    }
+  }
+
+  /// A store with a row in every table: an owner, a disabled account with a crypt(3) hash, a
+  /// removed one (a gap in ids), a tally with a lock, events, a live and an ended session, a
+  /// second factor with one recovery code used.
+  func filled(_ backend: Backend) throws -> (any AccountRepository, () -> Void) {
+    let (store, cleanup) = try backend.make()
+    try store.write { writer throws(AccountsError) in
+      let alice = try writer.activate(
+        owner: NewAccount(
+          username: "Alice", usernameKey: "alice", fullName: "Alice Liddell",
+          email: "alice@example.org", passwordHash: "pbkdf2_sha256$1000$salt$key"), at: noon)
+      var bob = try writer.insert(
+        NewAccount(
+          username: "bob", usernameKey: "bob", fullName: "Bob ✓", email: "bob@example.org",
+          passwordHash: "$y$j9T$F5Jx5fExrKuPp53xLKQ..1$X3DX6M94c7o.9agCG9G317fhZg9SqC.5i5rd.RhAtQ7",
+          mustChangePassword: true, disabled: true), at: noon + 1)
+      bob.lastLoginAt = noon + 2.5
+      try writer.update(bob)
+      let carol = try writer.insert(
+        NewAccount(
+          username: "carol", usernameKey: "carol", fullName: "Carol", email: "carol@example.org",
+          passwordHash: "pbkdf2_sha256$1000$salt$key"), at: noon + 3)
+      try writer.delete(carol)
+      try writer.setTally(
+        ThrottleState(failures: 5, lockouts: 1, lockedUntil: noon + 600), key: "mallory",
+        at: noon + 4)
+      for kind in [AuditEventKind.activation, .accountAdded, .lockout] {
+        try writer.append(AuditRecord(kind, at: noon + 5, username: "bob", detail: "from x"))
+      }
+      let live = try writer.startSession(
+        NewSession(
+          tokenHash: [UInt8](repeating: 7, count: 32), accountID: alice.id, createdAt: noon,
+          expiresAt: noon + 86_400, idleSeconds: 3600, secondFactor: true))
+      let ended = try writer.startSession(
+        NewSession(
+          tokenHash: [UInt8](repeating: 8, count: 32), accountID: alice.id, createdAt: noon,
+          expiresAt: noon + 86_400, idleSeconds: 3600, secondFactor: false))
+      try writer.touchSession(id: live.id, at: noon + 61.25, idleUntil: noon + 3661.25)
+      _ = try writer.endSession(id: ended.id)
+      try writer.storeSecondFactor(
+        StoredSecondFactor(
+          accountID: alice.id, sealedSecret: Array(0..<60), keyID: "0123456789abcdef",
+          lastStep: 60_000_000, enabledAt: noon),
+        recoveryCodeHashes: [[UInt8](repeating: 1, count: 32), [UInt8](repeating: 2, count: 32)])
+      _ = try writer.useRecoveryCode(
+        accountID: alice.id, hash: [UInt8](repeating: 2, count: 32), at: noon + 9)
+    }
+    return (store, cleanup)
+  }
+
+  static let pairs: [(Backend, Backend)] = [
+    (.sqliteFile, .postgres), (.postgres, .sqliteFile), (.postgres, .postgres),
+    (.sqliteInMemory, .sqliteFile),
+  ]
+
+  /// Everything arrives, ids and sequences kept; the next session and event ids continue.
+  @Test(arguments: pairs) func copiesEverything(_ from: Backend, _ to: Backend) throws {
+    let (source, dropSource) = try filled(from)
+    defer { dropSource() }
+    let (target, dropTarget) = try to.make()
+    defer { dropTarget() }
+    let summary = try StoreCopyFlow.run(
+      source: AccountsEnvironment(console: ScriptedConsole([]), store: source),
+      target: AccountsEnvironment(console: ScriptedConsole([]), store: target))
+    #expect(summary == StoreCopyFlow.Summary(accounts: 2, events: 3, sessions: 1, secondFactors: 1))
+    let (copied, positions) = try contents(target)
+    let (original, sourcePositions) = try contents(source)
+    for table in StoreTable.allCases {
+      #expect(copied[table] == original[table], "\(table.rawValue)")
+    }
+    #expect(positions == sourcePositions)
+    #expect(positions == IDPositions(auditEvent: 3, session: 2))
+    #expect(try target.consistencyProblems() == [])
+    // The next ids continue after the source's.
+    let next = try target.write { writer throws(AccountsError) in
+      try writer.startSession(
+        NewSession(
+          tokenHash: [UInt8](repeating: 9, count: 32), accountID: 1, createdAt: noon,
+          expiresAt: noon + 86_400, idleSeconds: 3600, secondFactor: false)
+      ).id
+    }
+    #expect(next == 3)
+    let dave = try target.write { writer throws(AccountsError) in
+      try writer.insert(
+        NewAccount(
+          username: "dave", usernameKey: "dave", fullName: "Dave", email: "dave@example.org",
+          passwordHash: "pbkdf2_sha256$1000$salt$key"), at: noon)
+    }
+    #expect(dave.id > 2)
+  }
+
+  /// A target that holds anything is refused, and nothing is written to it.
+  @Test(arguments: [Backend.sqliteFile, .postgres]) func refusesANonEmptyTarget(_ to: Backend)
+    throws
+  {
+    let (source, dropSource) = try filled(.sqliteInMemory)
+    defer { dropSource() }
+    let (target, dropTarget) = try to.make()
+    defer { dropTarget() }
+    try target.write { writer throws(AccountsError) in
+      try writer.append(AuditRecord(.reset, at: noon))
+    }
+    #expect(throws: AccountsError.copyTargetNotEmpty(location: target.location, accounts: 0, events: 1)) {
+      try StoreCopyFlow.run(
+        source: AccountsEnvironment(console: ScriptedConsole([]), store: source),
+        target: AccountsEnvironment(console: ScriptedConsole([]), store: target))
+    }
+    #expect(try contents(target).0[.account] == [])
+  }
+}
