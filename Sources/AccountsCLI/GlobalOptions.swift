@@ -210,7 +210,8 @@ enum DatabaseLocation {
       throw .invalidSetting(
         name: "ACCOUNTS_KEY_FILE", value: "", expected: "set (HOME is not set)")
     }
-    return KeyFile(path: (home as NSString).appendingPathComponent(".config/accounts/postgresql.key"))
+    return KeyFile(
+      path: (home as NSString).appendingPathComponent(".config/accounts/postgresql.key"))
   }
 
   /// `path` made absolute; a PostgreSQL URI as it is.

@@ -24,13 +24,15 @@ extension AccountsCommand {
 
       @Option(
         name: .customLong("from"),
-        help: ArgumentHelp("The store to copy: an SQLite file or a postgresql:// URI.",
+        help: ArgumentHelp(
+          "The store to copy: an SQLite file or a postgresql:// URI.",
           valueName: "store"))
       var from: String
 
       @Option(
         name: .customLong("to"),
-        help: ArgumentHelp("The new store: an SQLite file or a postgresql:// URI.",
+        help: ArgumentHelp(
+          "The new store: an SQLite file or a postgresql:// URI.",
           valueName: "store"))
       var to: String
 

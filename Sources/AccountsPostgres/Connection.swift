@@ -227,11 +227,9 @@ private func withCStrings<T>(
 ) -> T {
   let copies = strings.map { strdup($0) }
   defer { for copy in copies { free(copy) } }
-  let pointers = copies.map { UnsafePointer($0) } + [nil]
-  return pointers.withUnsafeBufferPointer { buffer in
-    // A non-empty array always has an address.
-    body(buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!)
-  }
+  var pointers = copies.map { UnsafePointer($0) } + [nil]
+  // The array is never empty (its final NULL), so its first element's address is the array's.
+  return body(&pointers)
 }
 
 /// The rows of one statement's result, read by position, in PostgreSQL's text form.

@@ -45,8 +45,9 @@ extension PostgresAccess {
     return inserted
   }
 
-  /// Inserts `new` (with `id`, or the next one); nil when its user name key is taken. `ON
-  /// CONFLICT DO NOTHING` keeps the transaction going: an import reports every duplicate.
+  /// Inserts `new` (with `id`, or the next one); nil when its user name key is taken.
+  ///
+  /// `ON CONFLICT DO NOTHING` keeps the transaction going: an import reports every duplicate.
   private func insertAccount(_ new: NewAccount, at date: Date, id: Int64?)
     throws(AccountsError) -> Account?
   {

@@ -28,9 +28,10 @@ public final class PostgresStore: AccountRepository {
     location = StoreLocation.shown(uri)
   }
 
-  /// The store, ready for `access`: nil when reading a database that holds no store (nothing
-  /// created); created or upgraded for writing. A schema `accounts` that another program made,
-  /// or that a newer accounts wrote, is refused.
+  /// The store, ready for `access`; nil when reading a database that holds no store.
+  ///
+  /// Reading creates nothing; writing creates or upgrades the schema. A schema `accounts` that
+  /// another program made, or that a newer accounts wrote, is refused.
   public func opened(for access: StoreAccess) throws(StoreError) -> PostgresStore? {
     if migrated { return self }
     let db = try connected()

@@ -649,7 +649,9 @@ extension SQLiteAccountWriter {
 
   func raiseIDPositions(to positions: IDPositions) throws(AccountsError) {
     try statement(path) {
-      for (table, last) in [(StoreTable.auditEvent, positions.auditEvent), (.session, positions.session)]
+      for (table, last) in [
+        (StoreTable.auditEvent, positions.auditEvent), (.session, positions.session),
+      ]
       where last > 0 {
         try db.execute(
           sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",

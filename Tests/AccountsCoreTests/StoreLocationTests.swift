@@ -24,7 +24,10 @@ struct StoreLocationTests {
     ("postgresql:///db?password=x", "postgresql:///db"),
     ("postgresql:///db?Password=x&user=bob", "postgresql:///db?user=bob"),
     ("postgresql:///db?pass%77ord=x", "postgresql:///db"),
-    ("postgresql://alice@h/db?application_name=a:b@c", "postgresql://alice@h/db?application_name=a:b@c"),
+    (
+      "postgresql://alice@h/db?application_name=a:b@c",
+      "postgresql://alice@h/db?application_name=a:b@c"
+    ),
     ("postgresql:///?service=accounts", "postgresql:///?service=accounts"),
     ("/srv/accounts.sqlite3", "/srv/accounts.sqlite3"),
   ]) func hidesThePassword(_ uri: String, _ shown: String) {

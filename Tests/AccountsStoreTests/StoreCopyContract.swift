@@ -11,8 +11,9 @@ struct StoreCopyContract {
   let noon = Date(timeIntervalSince1970: 1_800_000_000)
 
   /// Every row of every table, and the id positions.
-  func contents(_ store: any AccountRepository) throws -> ([StoreTable: [[StoreValue]]], IDPositions)
-  {
+  func contents(_ store: any AccountRepository) throws -> (
+    [StoreTable: [[StoreValue]]], IDPositions
+  ) {
     try store.read { reader throws(AccountsError) in
       var tables: [StoreTable: [[StoreValue]]] = [:]
       for table in StoreTable.allCases {
@@ -125,7 +126,9 @@ struct StoreCopyContract {
     try target.write { writer throws(AccountsError) in
       try writer.append(AuditRecord(.reset, at: noon))
     }
-    #expect(throws: AccountsError.copyTargetNotEmpty(location: target.location, accounts: 0, events: 1)) {
+    #expect(
+      throws: AccountsError.copyTargetNotEmpty(location: target.location, accounts: 0, events: 1)
+    ) {
       try StoreCopyFlow.run(
         source: AccountsEnvironment(console: ScriptedConsole([]), store: source),
         target: AccountsEnvironment(console: ScriptedConsole([]), store: target))

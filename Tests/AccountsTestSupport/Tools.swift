@@ -18,9 +18,10 @@ public func runTool(_ path: String, _ arguments: [String]) throws -> (status: In
   )
 }
 
-/// A fresh, empty PostgreSQL database on the test cluster (`Scripts/postgres`, which
-/// `Scripts/test` starts and names in ACCOUNTS_TEST_POSTGRES and the PG* variables): its URI, and
-/// what drops it afterwards. Fails, never skips, when no cluster is named.
+/// A fresh, empty PostgreSQL database on the test cluster: its URI, and what drops it afterwards.
+///
+/// The cluster is `Scripts/postgres`'s, which `Scripts/test` starts and names in
+/// ACCOUNTS_TEST_POSTGRES and the PG* variables. Fails, never skips, when no cluster is named.
 public func temporaryPostgresDatabase() throws -> (uri: String, drop: () -> Void) {
   struct NoCluster: Error, CustomStringConvertible {
     var description: String {

@@ -1,8 +1,10 @@
 import Foundation
 
-/// The stored tables, as `store copy` moves them: every row, column by column, in an order that
-/// keeps every reference valid (an account before its sessions, a second factor before its
-/// recovery codes). `audit_kind` is not among them: it belongs to the schema, not the data.
+/// The stored tables, as `store copy` moves them, row by row.
+///
+/// In an order that keeps every reference valid (an account before its sessions, a second
+/// factor before its recovery codes). `audit_kind` is not among them: it belongs to the schema,
+/// not the data.
 public enum StoreTable: String, CaseIterable, Sendable {
   case activation
   case account

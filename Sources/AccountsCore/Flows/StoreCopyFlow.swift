@@ -42,7 +42,8 @@ public enum StoreCopyFlow {
         guard accounts == 0, events == 0, others == 0,
           try writer.deviceStatus().state == .publicState
         else {
-          throw .copyTargetNotEmpty(location: target.databasePath, accounts: accounts, events: events)
+          throw .copyTargetNotEmpty(
+            location: target.databasePath, accounts: accounts, events: events)
         }
         var summary = Summary()
         for table in StoreTable.allCases {
