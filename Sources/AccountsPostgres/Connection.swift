@@ -51,6 +51,8 @@ final class PGConnection {
   /// Where the server is, in words: `at HOST:PORT` or `on the socket FOLDER (port PORT)`.
   let server: String
   private var cursors = 0
+  /// The statements prepared on this connection: their SQL, and the name each was given.
+  private var prepared: [String: String] = [:]
 
   /// A number no other cursor of this connection has had.
   func nextCursorNumber() -> Int {
@@ -109,14 +111,35 @@ final class PGConnection {
   }
 
   /// Runs `sql` (one statement, or several with no parameters) and returns the last result.
+  ///
+  /// With `prepared`, the statement is parsed and planned once per connection (what a
+  /// statement run for every row of an import or a copy needs) and run by name after that.
   @discardableResult
-  func run(_ sql: String, _ parameters: [PGValue] = []) throws(PGFailure) -> PGRows {
+  func run(_ sql: String, _ parameters: [PGValue] = [], prepared: Bool = false)
+    throws(PGFailure) -> PGRows
+  {
     let result: OpaquePointer?
-    if parameters.isEmpty {
+    if prepared {
+      let name: String
+      if let known = self.prepared[sql] {
+        name = known
+      } else {
+        name = "accounts_statement_\(self.prepared.count + 1)"
+        try check(library.prepare(handle, name, sql, Int32(parameters.count), nil))
+        self.prepared[sql] = name
+      }
+      result = execute(sql, parameters, name: name)
+    } else if parameters.isEmpty {
       result = library.exec(handle, sql)
     } else {
-      result = execute(sql, parameters)
+      result = execute(sql, parameters, name: nil)
     }
+    return try check(result)
+  }
+
+  /// The rows of `result`, or the failure it reports (freed either way when it failed).
+  @discardableResult
+  private func check(_ result: OpaquePointer?) throws(PGFailure) -> PGRows {
     guard let result else {
       throw PGFailure(sqlState: nil, message: lastError(), connectionLost: !isAlive)
     }
@@ -148,7 +171,7 @@ final class PGConnection {
     firstLine(library.errorMessage(handle).map { String(cString: $0) } ?? "no reason given")
   }
 
-  private func execute(_ sql: String, _ parameters: [PGValue]) -> OpaquePointer? {
+  private func execute(_ sql: String, _ parameters: [PGValue], name: String?) -> OpaquePointer? {
     var buffers: [UnsafeMutablePointer<CChar>?] = []
     var lengths: [Int32] = []
     var formats: [Int32] = []
@@ -179,7 +202,12 @@ final class PGConnection {
     return values.withUnsafeBufferPointer { valuePointers in
       lengths.withUnsafeBufferPointer { lengthPointers in
         formats.withUnsafeBufferPointer { formatPointers in
-          library.execParams(
+          if let name {
+            return library.execPrepared(
+              handle, name, Int32(parameters.count), valuePointers.baseAddress,
+              lengthPointers.baseAddress, formatPointers.baseAddress, 0)
+          }
+          return library.execParams(
             handle, sql, Int32(parameters.count), nil, valuePointers.baseAddress,
             lengthPointers.baseAddress, formatPointers.baseAddress, 0)
         }

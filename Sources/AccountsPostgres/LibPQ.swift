@@ -30,6 +30,8 @@ struct LibPQ: Sendable {
   let port: accounts_PQport_fn
   let setNoticeProcessor: accounts_PQsetNoticeProcessor_fn
   let transactionStatus: accounts_PQtransactionStatus_fn
+  let prepare: accounts_PQprepare_fn
+  let execPrepared: accounts_PQexecPrepared_fn
 
   private static let loaded = Result { () throws(DynamicLibrary.Failure) in try LibPQ() }
 
@@ -61,5 +63,7 @@ struct LibPQ: Sendable {
       "PQsetNoticeProcessor", as: accounts_PQsetNoticeProcessor_fn.self)
     transactionStatus = try library.function(
       "PQtransactionStatus", as: accounts_PQtransactionStatus_fn.self)
+    prepare = try library.function("PQprepare", as: accounts_PQprepare_fn.self)
+    execPrepared = try library.function("PQexecPrepared", as: accounts_PQexecPrepared_fn.self)
   }
 }

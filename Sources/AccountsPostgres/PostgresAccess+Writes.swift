@@ -9,7 +9,7 @@ extension PostgresAccess {
     // The owner's id comes first, so that the row can name it before the account exists (its
     // reference is checked at commit), as accounts join Activated devices only.
     let id =
-      try query("SELECT nextval(pg_get_serial_sequence('accounts.account', 'id'))")
+      try query("SELECT nextval('accounts.account_id_seq')")
       .integer(0, 0) ?? 1
     try query(
       """
@@ -34,7 +34,7 @@ extension PostgresAccess {
       """, [PGValue(date)])
     try query("DELETE FROM accounts.login_throttle")
     // As in SQLite, the next owner is account 1 again (no account is left to collide with).
-    try query("SELECT setval(pg_get_serial_sequence('accounts.account', 'id'), 1, false)")
+    try query("SELECT setval('accounts.account_id_seq', 1, false)")
     return deleted
   }
 
@@ -57,7 +57,7 @@ extension PostgresAccess {
       """
       INSERT INTO accounts.account (id, username, username_key, full_name, email, password_hash,
         must_change_password, disabled_at, created_at, updated_at, password_changed_at)
-      VALUES (coalesce($1::bigint, nextval(pg_get_serial_sequence('accounts.account', 'id'))),
+      VALUES (coalesce($1::bigint, nextval('accounts.account_id_seq')),
         $2, $3, $4, $5, $6, $7::boolean, $8::timestamptz, $9::timestamptz, $9::timestamptz,
         $9::timestamptz)
       ON CONFLICT (username_key) DO NOTHING
@@ -67,7 +67,7 @@ extension PostgresAccess {
         id.map { PGValue($0) } ?? .null, .text(new.username), .text(new.usernameKey),
         .text(new.fullName), .text(new.email), .text(new.passwordHash),
         PGValue(new.mustChangePassword), disabledAt, .text(now),
-      ])
+      ], prepared: true)
     guard rows.count == 1, let stored = rows.integer(0, 0) else { return nil }
     let time = Timestamp.date(from: now) ?? date
     return Account(
@@ -288,7 +288,7 @@ extension PostgresAccess {
         VALUES (\(casts.joined(separator: ", ")))
         """
     }
-    try query(sql, values.map(PGValue.init))
+    try query(sql, values.map(PGValue.init), prepared: true)
   }
 
   func raiseIDPositions(to positions: IDPositions) throws(AccountsError) {

@@ -30,9 +30,11 @@ struct PostgresAccess: AccountWriter {
 
   /// Runs one statement, its failure as a store error.
   @discardableResult
-  func query(_ sql: String, _ parameters: [PGValue] = []) throws(AccountsError) -> PGRows {
+  func query(_ sql: String, _ parameters: [PGValue] = [], prepared: Bool = false)
+    throws(AccountsError) -> PGRows
+  {
     do {
-      return try db.run(sql, parameters)
+      return try db.run(sql, parameters, prepared: prepared)
     } catch {
       throw .storage(store.translate(error))
     }

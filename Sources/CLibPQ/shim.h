@@ -28,5 +28,7 @@ typedef __typeof__(&PQdb) accounts_PQdb_fn;
 typedef __typeof__(&PQuser) accounts_PQuser_fn;
 typedef __typeof__(&PQsetNoticeProcessor) accounts_PQsetNoticeProcessor_fn;
 typedef __typeof__(&PQtransactionStatus) accounts_PQtransactionStatus_fn;
+typedef __typeof__(&PQprepare) accounts_PQprepare_fn;
+typedef __typeof__(&PQexecPrepared) accounts_PQexecPrepared_fn;
 
 #endif
