@@ -83,8 +83,13 @@ final class PGConnection {
     // Earlier entries are overridden by the URI's own parameters (libpq reads the arrays in
     // order, the URI expanded where `dbname` stands): a connect timeout of our own only when
     // neither the URI nor PGCONNECT_TIMEOUT gives one.
-    var keywords = ["fallback_application_name"]
-    var values = ["accounts"]
+    // Over TCP, a server that vanishes mid-command (a host down, a cable out) is noticed within
+    // about 20 seconds, not the system's 2 hours of keepalive silence.
+    var keywords = [
+      "fallback_application_name", "keepalives_idle", "keepalives_interval", "keepalives_count",
+      "tcp_user_timeout",
+    ]
+    var values = ["accounts", "10", "3", "3", "20000"]
     if getenv("PGCONNECT_TIMEOUT") == nil {
       keywords.append("connect_timeout")
       values.append("10")
@@ -101,7 +106,8 @@ final class PGConnection {
     }
     let server = describeServer(library: library, connection: connection)
     guard library.status(connection) == CONNECTION_OK else {
-      let reason = connectionReason(library.errorMessage(connection).map { String(cString: $0) })
+      let reason = StoreLocation.scrubbed(
+        connectionReason(library.errorMessage(connection).map { String(cString: $0) }), of: uri)
       library.finish(connection)
       throw .cannotConnect(path: location, server: server, reason: reason)
     }
@@ -237,7 +243,15 @@ final class PGConnection {
       reason = reason.dropFirst(prefix.count)
     }
     let trimmed = reason.trimmingCharacters(in: .whitespaces)
-    return trimmed.isEmpty ? "no reason given" : trimmed
+    // libpq's words, with what to do where they leave it out.
+    switch trimmed {
+    case "": return "no reason given"
+    case "fe_sendauth: no password supplied":
+      return "the server asks for a password and none was found (keep it in ~/.pgpass)"
+    case "No such file or directory", "Connection refused":
+      return "\(trimmed) (is the server running?)"
+    default: return trimmed
+    }
   }
 }
 

@@ -34,4 +34,14 @@ struct StoreLocationTests {
     #expect(StoreLocation.shown(uri) == shown)
     #expect(StoreLocation.holdsPassword(uri) == (uri != shown))
   }
+
+  /// A message that quotes the URI (libpq does, for a malformed one) never shows its password.
+  @Test func scrubsMessages() {
+    let uri = "postgresql://bob:p%40ss@[::1/x?password=two"
+    let message = "missing \"]\" in URI: \"\(uri)\"; p@ss two"
+    let scrubbed = StoreLocation.scrubbed(message, of: uri)
+    #expect(!scrubbed.contains("p%40ss") && !scrubbed.contains("p@ss") && !scrubbed.contains("two"))
+    #expect(scrubbed.contains("postgresql://bob@[::1/x"))
+    #expect(StoreLocation.passwords(in: "postgresql:///db") == [])
+  }
 }

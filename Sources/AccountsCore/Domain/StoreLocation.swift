@@ -41,6 +41,39 @@ public enum StoreLocation {
     return String(shown)
   }
 
+  /// The passwords the URI `value` carries, as written and percent-decoded: what must never be
+  /// echoed back (libpq quotes a malformed URI whole in its message).
+  public static func passwords(in value: String) -> [String] {
+    guard isPostgres(value), let schemeEnd = value.range(of: "://") else { return [] }
+    var found: [String] = []
+    let rest = value[schemeEnd.upperBound...]
+    let beforeQuery = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+    let authority = beforeQuery.first?.split(separator: "/", maxSplits: 1).first ?? ""
+    if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+      found.append(String(authority[authority.index(after: colon)..<at]))
+    }
+    if beforeQuery.count == 2 {
+      for pair in beforeQuery[1].split(separator: "&") {
+        let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        let key = String(parts[0])
+        if (key.removingPercentEncoding ?? key).lowercased() == "password", parts.count == 2 {
+          found.append(String(parts[1]))
+        }
+      }
+    }
+    let decoded = found.compactMap { $0.removingPercentEncoding }
+    return Array(Set(found + decoded)).filter { !$0.isEmpty }.sorted { $0.count > $1.count }
+  }
+
+  /// `text` with the URI `value` shown without its password, and any of its passwords hidden.
+  public static func scrubbed(_ text: String, of value: String) -> String {
+    var text = text.replacingOccurrences(of: value, with: shown(value))
+    for password in passwords(in: value) {
+      text = text.replacingOccurrences(of: password, with: "(password hidden)")
+    }
+    return text
+  }
+
   /// True when the URI `value` carries a password (in its user part or as a parameter).
   public static func holdsPassword(_ value: String) -> Bool {
     isPostgres(value) && shown(value) != value
