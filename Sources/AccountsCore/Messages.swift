@@ -221,7 +221,10 @@ public enum Messages {
 
   /// `status` where no database exists: the second line.
   public static func databaseMissing(_ path: String) -> String {
-    "Database: \(path) (no database exists at this path)"
+    if StoreLocation.isPostgres(path) {
+      return "Database: \(path) (this database holds no accounts store yet)"
+    }
+    return "Database: \(path) (no database exists at this path)"
   }
   /// An administrator command on a database that does not exist.
   public static func noDatabase(_ path: String) -> String {
