@@ -47,7 +47,10 @@ extension PostgresAccess {
 
   /// Inserts `new` (with `id`, or the next one); nil when its user name key is taken.
   ///
-  /// `ON CONFLICT DO NOTHING` keeps the transaction going: an import reports every duplicate.
+  /// A taken name is found before an id is drawn (`WHERE NOT EXISTS`; writers take turns, so
+  /// nothing can take it in between), so that the ids of one import grow by one, as the import
+  /// relies on to name a duplicate's first line, and the statement never fails: an import goes on
+  /// and reports every duplicate. `ON CONFLICT DO NOTHING` stays as the constraint's backstop.
   private func insertAccount(_ new: NewAccount, at date: Date, id: Int64?)
     throws(AccountsError) -> Account?
   {
@@ -57,9 +60,10 @@ extension PostgresAccess {
       """
       INSERT INTO accounts.account (id, username, username_key, full_name, email, password_hash,
         must_change_password, disabled_at, created_at, updated_at, password_changed_at)
-      VALUES (coalesce($1::bigint, nextval('accounts.account_id_seq')),
+      SELECT coalesce($1::bigint, nextval('accounts.account_id_seq')),
         $2, $3, $4, $5, $6, $7::boolean, $8::timestamptz, $9::timestamptz, $9::timestamptz,
-        $9::timestamptz)
+        $9::timestamptz
+      WHERE NOT EXISTS (SELECT 1 FROM accounts.account WHERE username_key = $3)
       ON CONFLICT (username_key) DO NOTHING
       RETURNING id
       """,

@@ -268,6 +268,27 @@ struct RepositoryContract {
     #expect(listed.map(\.account.isOwner) == [false, false, false, true])
   }
 
+  /// A name refused as taken draws no id: the ids of an import's accounts grow by one, which
+  /// `user import` relies on to name the line a duplicate first appeared on.
+  @Test(arguments: Backend.allCases) func refusedNamesDrawNoID(_ backend: Backend) throws {
+    let (store, cleanup) = try backend.make()
+    defer { cleanup() }
+    try store.activate(newAccount("Alice"), at: noon)
+    let ids = try store.write { writer throws(AccountsError) -> [Int64] in
+      let bob = try writer.insert(newAccount("Bob"), at: noon)
+      for name in ["Bob", "Alice"] {
+        do throws(AccountsError) {
+          _ = try writer.insert(newAccount(name), at: noon)
+          Issue.record("\(name) was inserted twice")
+        } catch {
+          #expect(error == .usernameTaken(name))
+        }
+      }
+      return [bob.id, try writer.insert(newAccount("Carol"), at: noon).id]
+    }
+    #expect(ids[1] == ids[0] + 1)
+  }
+
   /// A write that throws leaves nothing behind, and its error comes out as it was thrown.
   @Test(arguments: Backend.allCases) func writesAreAtomic(_ backend: Backend) throws {
     let (store, cleanup) = try backend.make()
