@@ -146,8 +146,10 @@ final class PGConnection {
   /// The rows of `result`, or the failure it reports (freed either way when it failed).
   @discardableResult
   private func check(_ result: OpaquePointer?) throws(PGFailure) -> PGRows {
+    // A failure with no SQLSTATE is libpq's own: the connection broke (the server closed it,
+    // crashed or was stopped at once), not a statement the server refused.
     guard let result else {
-      throw PGFailure(sqlState: nil, message: lastError(), connectionLost: !isAlive)
+      throw PGFailure(sqlState: nil, message: lastError(), connectionLost: true)
     }
     let status = library.resultStatus(result)
     guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
@@ -158,7 +160,7 @@ final class PGConnection {
         library.resultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
         ?? lastError()
       library.clear(result)
-      let lost = !isAlive || state.map { $0.hasPrefix("08") || $0.hasPrefix("57P") } ?? false
+      let lost = !isAlive || state.map { $0.hasPrefix("08") || $0.hasPrefix("57P") } ?? true
       throw PGFailure(sqlState: state, message: firstLine(message), connectionLost: lost)
     }
     return PGRows(library: library, handle: result)
@@ -255,9 +257,12 @@ final class PGConnection {
   }
 }
 
-/// The first line of `text`, trimmed, without a final period.
+/// The first line of `text`, trimmed, without a severity (`FATAL:  `) or a final period.
 private func firstLine(_ text: String) -> String {
-  let line = text.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+  var line = Substring(text.split(separator: "\n", maxSplits: 1).first ?? "")
+  for severity in ["FATAL:  ", "ERROR:  ", "PANIC:  ", "WARNING:  "] where line.hasPrefix(severity) {
+    line = line.dropFirst(severity.count)
+  }
   var trimmed = line.trimmingCharacters(in: .whitespaces)
   if trimmed.hasSuffix(".") { trimmed.removeLast() }
   return trimmed

@@ -228,9 +228,19 @@ public final class PostgresStore: AccountRepository {
 
   /// Runs the migrations this database lacks, in one transaction, one process at a time (an
   /// advisory lock, then a second look under it).
+  ///
+  /// The lock is the session's, taken before the transaction begins: a transaction that began
+  /// before another process's migration committed would look at the catalog as it was (an
+  /// advisory lock, unlike a table's, does not refresh it) and create the tables a second time.
   private func migrate(_ db: PGConnection) throws(StoreError) {
     do {
-      try db.run("BEGIN; SELECT pg_advisory_xact_lock(\(Self.migrationLock))")
+      try db.run("SELECT pg_advisory_lock(\(Self.migrationLock))")
+    } catch {
+      throw translate(error)
+    }
+    defer { _ = try? db.run("SELECT pg_advisory_unlock(\(Self.migrationLock))") }
+    do {
+      try db.run("BEGIN")
       let recorded: Set<String>
       if try db.run("SELECT to_regclass('accounts.schema_migration') IS NOT NULL").flag(0, 0) {
         let rows = try db.run("SELECT identifier FROM accounts.schema_migration")
