@@ -96,11 +96,23 @@ final class PGConnection {
     }
     keywords.append("dbname")
     values.append(uri)
+    // What the server says while the connection is being made (a WARNING or FATAL of a server
+    // shutting down) goes to libpq's default notice processor, which writes it to standard
+    // error: ours can only be set once the connection exists. So standard error points at
+    // /dev/null meanwhile; the connection's failure, if any, is reported in our own words.
+    // (libpq's asynchronous connect would allow it, at the price of re-implementing its
+    // connect_timeout across several hosts.)
+    let savedError = dup(STDERR_FILENO)
+    let discard = Glibc.open("/dev/null", O_WRONLY | O_CLOEXEC)
+    if savedError >= 0 && discard >= 0 { dup2(discard, STDERR_FILENO) }
     let connection: OpaquePointer? = withCStrings(keywords) { keywordPointers in
       withCStrings(values) { valuePointers in
         library.connect(keywordPointers, valuePointers, 1)
       }
     }
+    if savedError >= 0 && discard >= 0 { dup2(savedError, STDERR_FILENO) }
+    if savedError >= 0 { close(savedError) }
+    if discard >= 0 { close(discard) }
     guard let connection else {
       throw .cannotConnect(path: location, server: "", reason: "out of memory")
     }

@@ -41,7 +41,7 @@ struct PostgresAccess: AccountWriter {
   }
 
   /// Runs `sql` through a cursor, `body` called with each row, a thousand rows fetched at a
-  /// time (a million accounts are never held at once).
+  /// time (a million accounts are never held at once). The cursor ends with the transaction.
   func forEach(
     _ sql: String, _ parameters: [PGValue] = [],
     _ body: (PGRows, Int) throws(AccountsError) -> Void
@@ -52,8 +52,8 @@ struct PostgresAccess: AccountWriter {
       let rows = try query("FETCH 1000 FROM \(name)")
       if rows.count == 0 { break }
       for row in 0..<rows.count { try body(rows, row) }
+      if rows.count < 1000 { break }
     }
-    try query("CLOSE \(name)")
   }
 
   private func account(_ rows: PGRows, _ row: Int) -> Account {

@@ -95,7 +95,7 @@ public final class PostgresStore: AccountRepository {
     }
     let db = try storing { () throws(StoreError) in try connected() }
     try execute(db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-    return try finishing(db, body(access(db)))
+    return try finishing(db, body(access(db)), readOnly: true)
   }
 
   public func write<T>(_ body: (any AccountWriter) throws(AccountsError) -> T)
@@ -149,9 +149,13 @@ public final class PostgresStore: AccountRepository {
 
   /// Commits after `body` returned, rolls back when it threw; either way the connection is out
   /// of its transaction afterwards.
-  private func finishing<T>(_ db: PGConnection, _ body: @autoclosure () throws(AccountsError) -> T)
-    throws(AccountsError) -> T
-  {
+  ///
+  /// A read's answer stands once `body` has it: its snapshot was consistent, and ending a
+  /// READ ONLY transaction changes nothing, so a connection lost just then is no failure.
+  private func finishing<T>(
+    _ db: PGConnection, _ body: @autoclosure () throws(AccountsError) -> T,
+    readOnly: Bool = false
+  ) throws(AccountsError) -> T {
     let result: T
     do {
       result = try body()
@@ -159,7 +163,11 @@ public final class PostgresStore: AccountRepository {
       if db.isAlive && db.inTransaction { _ = try? db.run("ROLLBACK") }
       throw error
     }
-    try execute(db, "COMMIT")
+    if readOnly {
+      _ = try? db.run("COMMIT")
+    } else {
+      try execute(db, "COMMIT")
+    }
     return result
   }
 
