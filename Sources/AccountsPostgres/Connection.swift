@@ -272,7 +272,8 @@ final class PGConnection {
 /// The first line of `text`, trimmed, without a severity (`FATAL:  `) or a final period.
 private func firstLine(_ text: String) -> String {
   var line = Substring(text.split(separator: "\n", maxSplits: 1).first ?? "")
-  for severity in ["FATAL:  ", "ERROR:  ", "PANIC:  ", "WARNING:  "] where line.hasPrefix(severity) {
+  for severity in ["FATAL:  ", "ERROR:  ", "PANIC:  ", "WARNING:  "] where line.hasPrefix(severity)
+  {
     line = line.dropFirst(severity.count)
   }
   var trimmed = line.trimmingCharacters(in: .whitespaces)

@@ -40,8 +40,10 @@ struct PostgresAccess: AccountWriter {
     }
   }
 
-  /// Runs `sql` through a cursor, `body` called with each row, a thousand rows fetched at a
-  /// time (a million accounts are never held at once). The cursor ends with the transaction.
+  /// Runs `sql` through a cursor, `body` called with each row.
+  ///
+  /// A thousand rows are fetched at a time (a million accounts are never held at once). The
+  /// cursor ends with the transaction.
   func forEach(
     _ sql: String, _ parameters: [PGValue] = [],
     _ body: (PGRows, Int) throws(AccountsError) -> Void
