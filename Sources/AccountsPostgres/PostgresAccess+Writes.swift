@@ -271,28 +271,36 @@ extension PostgresAccess {
     ).changed == 1
   }
 
-  func insertRow(_ values: [StoreValue], into table: StoreTable) throws(AccountsError) {
+  func insertRows(_ rows: [[StoreValue]], into table: StoreTable) throws(AccountsError) {
     let columns = table.columns
-    let casts = columns.enumerated().map { index, column -> String in
-      switch column.type {
-      case .time: return "$\(index + 1)::timestamptz"
-      case .boolean: return "$\(index + 1)::int::boolean"
-      case .integer: return "$\(index + 1)::bigint"
-      case .text, .blob: return "$\(index + 1)"
+    func casts(row: Int) -> [String] {
+      columns.enumerated().map { index, column -> String in
+        let mark = "$\(row * columns.count + index + 1)"
+        switch column.type {
+        case .time: return "\(mark)::timestamptz"
+        case .boolean: return "\(mark)::int::boolean"
+        case .integer: return "\(mark)::bigint"
+        case .text, .blob: return mark
+        }
       }
     }
-    let sql: String
     if table == .activation {
       // The row the first migration made is replaced: its owner reference is checked at commit.
-      let assignments = zip(columns, casts).dropFirst().map { "\($0.name) = \($1)" }
-      sql = "UPDATE accounts.activation SET \(assignments.joined(separator: ", ")) WHERE id = $1"
-    } else {
-      sql = """
-        INSERT INTO accounts.\(table.rawValue) (\(columns.map(\.name).joined(separator: ", ")))
-        VALUES (\(casts.joined(separator: ", ")))
-        """
+      for values in rows {
+        let assignments = zip(columns, casts(row: 0)).dropFirst().map { "\($0.name) = \($1)" }
+        try query(
+          "UPDATE accounts.activation SET \(assignments.joined(separator: ", ")) WHERE id = $1",
+          values.map(PGValue.init))
+      }
+      return
     }
-    try query(sql, values.map(PGValue.init), prepared: true)
+    // One statement for the whole batch, prepared once for the usual batch size.
+    let tuples = (0..<rows.count).map { "(" + casts(row: $0).joined(separator: ", ") + ")" }
+    try query(
+      """
+      INSERT INTO accounts.\(table.rawValue) (\(columns.map(\.name).joined(separator: ", ")))
+      VALUES \(tuples.joined(separator: ", "))
+      """, rows.flatMap { $0.map(PGValue.init) }, prepared: rows.count == StoreCopyFlow.batchSize)
   }
 
   func raiseIDPositions(to positions: IDPositions) throws(AccountsError) {

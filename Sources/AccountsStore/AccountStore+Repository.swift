@@ -101,6 +101,10 @@ private func statement<T>(
     return try body()
   } catch let error as AccountsError {
     throw error
+  } catch let error as AccountStore.PassedThrough {
+    // A core error from a callback inside the statement (`forEachRow`'s body writing to another
+    // store, say): as it was thrown.
+    throw error.error
   } catch let error as DatabaseError
     where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && username != nil
   {
@@ -622,7 +626,11 @@ private struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
 }
 
 extension SQLiteAccountWriter {
-  func insertRow(_ values: [StoreValue], into table: StoreTable) throws(AccountsError) {
+  func insertRows(_ rows: [[StoreValue]], into table: StoreTable) throws(AccountsError) {
+    for values in rows { try insertRow(values, into: table) }
+  }
+
+  private func insertRow(_ values: [StoreValue], into table: StoreTable) throws(AccountsError) {
     let names = table.columns.map(\.name)
     var ordered = values
     let sql: String

@@ -289,6 +289,27 @@ struct RepositoryContract {
     #expect(ids[1] == ids[0] + 1)
   }
 
+  /// An error thrown by the body of a walk over rows comes out as it was thrown (a copy's
+  /// target failing inside the source's walk is the target's failure, not the source's).
+  @Test(arguments: Backend.allCases) func walksPassErrorsThrough(_ backend: Backend) throws {
+    let (store, cleanup) = try backend.make()
+    defer { cleanup() }
+    try store.activate(newAccount("Alice"), at: noon)
+    let lost = AccountsError.storage(.connectionLost(path: "elsewhere", reason: "gone"))
+    for table in [StoreTable.account, .auditEvent] {
+      #expect(throws: lost) {
+        try store.read { reader throws(AccountsError) in
+          try reader.forEachRow(of: table) { _ throws(AccountsError) in throw lost }
+        }
+      }
+    }
+    #expect(throws: lost) {
+      try store.read { reader throws(AccountsError) in
+        try reader.forEachAccount { _ throws(AccountsError) in throw lost }
+      }
+    }
+  }
+
   /// A write that throws leaves nothing behind, and its error comes out as it was thrown.
   @Test(arguments: Backend.allCases) func writesAreAtomic(_ backend: Backend) throws {
     let (store, cleanup) = try backend.make()

@@ -152,8 +152,8 @@ public protocol AccountWriter: AccountReader {
 
   // MARK: Copying a whole store
 
-  /// Stores a row of `table` as it is, ids included (the one `activation` row is replaced).
-  func insertRow(_ values: [StoreValue], into table: StoreTable) throws(AccountsError)
+  /// Stores rows of `table` as they are, ids included (the one `activation` row is replaced).
+  func insertRows(_ rows: [[StoreValue]], into table: StoreTable) throws(AccountsError)
   /// Makes the next ids follow `positions` (or the highest stored id, if higher).
   func raiseIDPositions(to positions: IDPositions) throws(AccountsError)
 }

@@ -22,6 +22,9 @@ public enum StoreCopyFlow {
     }
   }
 
+  /// How many rows go to the target at once.
+  public static let batchSize = 250
+
   /// Copies `source` (which must exist) into `target` (created when missing, refused when not
   /// empty).
   public static func run(source: AccountsEnvironment, target: AccountsEnvironment)
@@ -47,11 +50,19 @@ public enum StoreCopyFlow {
         }
         var summary = Summary()
         for table in StoreTable.allCases {
+          // In batches: one statement per row would make a server's round trip the cost.
           var rows = 0
+          var batch: [[StoreValue]] = []
+          batch.reserveCapacity(batchSize)
           try reader.forEachRow(of: table) { values throws(AccountsError) in
-            try writer.insertRow(values, into: table)
+            batch.append(values)
             rows += 1
+            if batch.count == batchSize {
+              try writer.insertRows(batch, into: table)
+              batch.removeAll(keepingCapacity: true)
+            }
           }
+          if !batch.isEmpty { try writer.insertRows(batch, into: table) }
           switch table {
           case .account: summary.accounts = rows
           case .auditEvent: summary.events = rows
