@@ -472,24 +472,26 @@ def test_server_stopped_while_login_waits_for_the_password(own, own_db, own_clie
         child.expect(pexpect.EOF, timeout=30)
         elapsed = time.monotonic() - start
         child.close()
-        assert child.signalstatus is None, child.signalstatus
-        assert child.exitstatus == 3, screen(child)
-        assert elapsed < 10, elapsed
-        shown = screen(child)
-        after = shown.split("Password: ", 1)[1]
-        lines = [line for line in after.splitlines() if line.strip()]
-        assert len(lines) == 1, shown
-        line = lines[0]
-        location = own_client.database
-        lost = line.startswith(lost_prefix(location)) and line.endswith(LOST_SUFFIX)
-        refused = line.startswith(cannot_connect_prefix(on_socket(own), location))
-        assert lost or refused, shown
-        assert WELCOME not in shown
-        assert_clean(shown)
     finally:
         own.start_server()
+    # First the data: nothing recorded, and the next login works.
     assert own.value("SELECT count(*) FROM accounts.audit_event", own_db) == events_before
     assert_welcome(login(own_client))
+    # Then what the person saw.
+    shown = screen(child)
+    assert child.signalstatus is None, (child.signalstatus, shown)
+    assert child.exitstatus == 3, shown
+    assert elapsed < 10, elapsed
+    after = shown.split("Password: ", 1)[1]
+    lines = [line for line in after.splitlines() if line.strip()]
+    assert len(lines) == 1, shown
+    line = lines[0]
+    location = own_client.database
+    lost = line.startswith(lost_prefix(location)) and line.endswith(LOST_SUFFIX)
+    refused = line.startswith(cannot_connect_prefix(on_socket(own), location))
+    assert lost or refused, shown
+    assert WELCOME not in shown
+    assert_clean(shown)
 
 
 def csv_of(count: int) -> str:
@@ -569,9 +571,10 @@ def test_fault_during_a_long_import(own, own_db, own_client, big_csv, fault):
         if not own.is_running():
             own.start_server()
     result = Result(proc.returncode, stdout, stderr)
+    # First the data (zero or all, and the next commands work), then the sentence.
+    accounts = assert_import_whole(own, own_db, own_client, IMPORT_ROWS)
     assert_one_sentence(result, lost_prefix(own_client.database), LOST_SUFFIX)
     assert elapsed < 10, elapsed
-    accounts = assert_import_whole(own, own_db, own_client, IMPORT_ROWS)
     assert accounts == 1, "the import said the connection was lost, yet it was stored"
 
 
