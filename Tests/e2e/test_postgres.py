@@ -14,14 +14,15 @@ import base64
 import hashlib
 import json
 import os
-import pathlib
 import re
 import secrets
+import stat
 import subprocess
 import time
 import urllib.parse
 
 import pexpect
+import pyotp
 import pytest
 
 from conftest import BIN, FULL_NAME, PASSWORD, USERNAME, Result, form, screen
@@ -29,6 +30,7 @@ from pgcluster import (FOREIGN, LOST_SUFFIX, NEWER, WARNING, Client, Cluster, as
                        assert_one_sentence, at_tcp, cannot_connect, cannot_connect_prefix,
                        closed_port, dump_accounts_schema, lost_prefix, on_socket,
                        permission_prefix, pg, pgdb, client, silent_listener)  # noqa: F401
+from test_second_factor import enable
 
 WELCOME = f"Welcome back {FULL_NAME}!"
 ACTIVATED = f"Device activated for {USERNAME}.\n"
@@ -781,3 +783,138 @@ def test_binaries_do_not_link_libpq(binary):
     assert needed and not any("libpq" in line for line in needed), needed
     libraries = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
     assert "libpq" not in libraries, libraries
+
+
+# The key file of a PostgreSQL store.
+
+def pg_rewind(cluster, database, username=USERNAME, steps=10):
+    """Moves the account's last accepted step back, as if its last code was minutes ago."""
+    changed = cluster.psql(
+        f"UPDATE accounts.second_factor SET last_step = last_step - {steps} WHERE account_id = "
+        f"(SELECT id FROM accounts.account WHERE username_key = '{username}') RETURNING 1",
+        database)
+    assert changed.split() == ["1"], changed
+
+
+@pytest.mark.parametrize("config", ["XDG_CONFIG_HOME", "HOME"])
+def test_key_file_of_a_postgresql_store(pg, pgdb, client, tmp_path, config):
+    """2fa enable on a PostgreSQL store makes the key file $XDG_CONFIG_HOME/accounts/
+    postgresql.key (else ~/.config/accounts/postgresql.key), mode 0600, 64 hex digits. Another
+    host without it: a TOTP code is refused exit 3 naming the key file, a recovery code works;
+    with a copy named by ACCOUNTS_KEY_FILE the TOTP login works there."""
+    env = client.env() if config == "XDG_CONFIG_HOME" else client.env(XDG_CONFIG_HOME=None)
+    key_file = client.pg_key_file if config == "XDG_CONFIG_HOME" else \
+        client.home / ".config" / "accounts" / "postgresql.key"
+    activate(client)
+    enrollment = enable(client, code=lambda key: pyotp.TOTP(key).now(), env=env)
+    assert enrollment.result.code == 0, enrollment.result
+    info = os.lstat(key_file)
+    assert stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o600
+    assert re.fullmatch(rb"[0-9a-f]{64}\n", key_file.read_bytes())
+    assert not any(p.name.endswith(".key") for p in client.root.rglob("*") if p != key_file)
+    pg_rewind(pg, pgdb)
+    result = client.run("login", input=f"{USERNAME}\n{PASSWORD}\n"
+                        f"{pyotp.TOTP(enrollment.key).now()}\n", env=env)
+    assert (result.code, result.stderr) == (0, "You are successfully authorized.\n"), result
+
+    other = Client(tmp_path / "other-host", client.database)
+    pg_rewind(pg, pgdb)
+    result = other.run("login", input=f"{USERNAME}\n{PASSWORD}\n"
+                       f"{pyotp.TOTP(enrollment.key).now()}\n")
+    assert (result.code, result.stdout) == (3, ""), result
+    assert len(result.err_lines) == 1 and f"key file {other.pg_key_file}" in result.stderr, \
+        result
+    result = other.run("login", input=f"{USERNAME}\n{PASSWORD}\n{enrollment.codes[0]}\n")
+    assert result.code == 0 and result.out_lines[0] == WELCOME, result
+    copied = tmp_path / "copied.key"
+    copied.write_bytes(key_file.read_bytes())
+    copied.chmod(0o600)
+    result = other.run("login", input=f"{USERNAME}\n{PASSWORD}\n"
+                       f"{pyotp.TOTP(enrollment.key).now()}\n",
+                       env=other.env(ACCOUNTS_KEY_FILE=str(copied)))
+    assert (result.code, result.stderr) == (0, "You are successfully authorized.\n"), result
+
+
+# A writer held up by another.
+
+def test_a_write_held_up_more_than_5_seconds_is_busy(pg, pgdb, client):
+    """Another session holds the activation row (SELECT … FOR UPDATE) for 9 seconds: a write
+    gives up after 5 seconds with the busy sentence (exit 3), status still reads at once, and
+    once the lock is gone the write works."""
+    activate(client)
+    holder = subprocess.Popen(
+        ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
+         "BEGIN; SELECT state FROM accounts.activation WHERE id = 1 FOR UPDATE; "
+         "SELECT pg_sleep(9); COMMIT;"],
+        env=pg.psql_env(pgdb), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 10
+        while not [b for b in pg.backends(pgdb) if b["in_transaction"]]:
+            assert time.monotonic() < deadline, "psql never took the lock"
+            time.sleep(0.05)
+        time.sleep(0.3)
+        result, elapsed = client.timed("status")
+        assert (result.code, result.stdout) == (0, status_lines(client.database)), result
+        assert elapsed < 2, elapsed
+        result, elapsed = client.timed(
+            "user", "add", "--username", "bob", "--full-name", "Bob Builder", "--email",
+            "bob@example.org", "--password-stdin", input="can we fix it yes we can\n")
+        assert (result.code, result.stdout, result.stderr) == (
+            3, "", f"The database {client.database} is busy: another program held it for more "
+            "than 5 seconds. Try again later.\n"), result
+        assert 4.5 <= elapsed <= 8.5, elapsed
+        assert holder.poll() is None, "the lock was let go too early for this test to mean it"
+    finally:
+        holder.wait(timeout=30)
+    result = client.run("user", "add", "--username", "bob", "--full-name", "Bob Builder",
+                        "--email", "bob@example.org", "--password-stdin",
+                        input="can we fix it yes we can\n")
+    assert (result.code, result.stdout, result.stderr) == (0, "Account added: bob.\n", ""), result
+
+
+# pam-auth.
+
+PAM = {"PAM_USER": USERNAME, "PAM_SERVICE": "sshd", "PAM_RHOST": "203.0.113.9",
+       "PAM_TTY": "ssh", "PAM_TYPE": "auth"}
+
+
+def pam_auth(client, database, password=PASSWORD, **extra):
+    env = dict(PAM, **extra)
+    proc = subprocess.run([BIN, "pam-auth", "--database", database], input=password.encode(),
+                          capture_output=True, env=env, cwd=str(client.root), timeout=60)
+    return Result(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+
+
+def test_pam_auth_on_postgresql(pg, pgdb, client):
+    """pam-auth --database URI (pam_exec's environment: no HOME, no PG*): exit 0 silent for the
+    right password, 1 for a wrong one; the events say where from."""
+    activate(client)
+    result = pam_auth(client, client.database)
+    assert (result.code, result.stdout, result.stderr) == (0, "", ""), result
+    result = pam_auth(client, client.database, password="not the password, but long enough")
+    assert (result.code, result.stdout, result.stderr) == (1, "", ""), result
+    details = pg.psql("SELECT kind || ' ' || coalesce(detail, '') FROM accounts.audit_event "
+                      "ORDER BY id", pgdb).splitlines()
+    assert details[-2:] == [
+        "login_success pam service=sshd rhost=203.0.113.9 tty=ssh",
+        "login_failure invalid user name or password; pam service=sshd rhost=203.0.113.9 "
+        "tty=ssh"] or (details[-2].startswith("login_success") and "pam service=sshd" in
+                       details[-2] and details[-1].startswith("login_failure")
+                       and "pam service=sshd" in details[-1]), details
+
+
+def test_pam_auth_ignores_pg_variables(pg, pgdb, client):
+    """pam-auth unsets every PG* variable: `postgresql:///DB` with PGHOST, PGPORT, PGUSER and
+    PGPASSWORD set does not reach the server they name (libpq's defaults are used, where no
+    such server answers); nothing is counted in the store."""
+    activate(client)
+    events = pg.value("SELECT count(*) FROM accounts.audit_event", pgdb)
+    bare = f"postgresql:///{pgdb}"
+    result = pam_auth(client, bare, PGHOST=str(pg.socket), PGPORT=str(pg.port),
+                      PGUSER="postgres", PGPASSWORD="x", PGDATABASE=pgdb)
+    assert result.code == 3 and result.stdout == "", result
+    assert len(result.err_lines) == 1, result
+    assert result.err_lines[0].startswith("Cannot connect to the PostgreSQL server "), result
+    assert str(pg.socket) not in result.stderr, result
+    assert f" for the database {bare}: " in result.stderr, result
+    assert pg.value("SELECT count(*) FROM accounts.audit_event", pgdb) == events
