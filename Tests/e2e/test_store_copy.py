@@ -13,14 +13,16 @@ import json
 import pathlib
 import sqlite3
 import subprocess
+import time
 
 import pyotp
 import pytest
 
-from conftest import (BOB, BOB_FULL_NAME, BOB_PASSWORD, FULL_NAME, INVALID, PASSWORD, TOO_MANY,
-                      USERNAME, form)
-from pgcluster import (Client, assert_clean, dump_accounts_schema, normal_sqlite, pg,  # noqa
-                       pg_table, pgdb, sequence_next)
+from conftest import (BIN, BOB, BOB_FULL_NAME, BOB_PASSWORD, FULL_NAME, INVALID, PASSWORD,
+                      TOO_MANY, USERNAME, Result, form)
+from pgcluster import (LOST_SUFFIX, Client, assert_clean, assert_one_sentence,  # noqa: F401
+                       dump_accounts_schema, lost_prefix, normal_sqlite, pg, pg_table, pgdb,
+                       sequence_next)
 from test_second_factor import enable, recovered, rewind
 
 ACTIVATED = f"Device activated for {USERNAME}.\n"
@@ -501,3 +503,81 @@ def test_copy_adds_no_audit_event(pg, pgdb, tmp_path):
     assert pg.value("SELECT count(*) FROM accounts.audit_event", pgdb) == str(events)
     assert json.loads(Client(tmp_path / "v", uri).run("status", "--json").stdout)[
         "state"] == "Activated"
+
+
+# One transaction on the target.
+
+BIG = 10_000
+
+
+@pytest.fixture(scope="module")
+def big_sqlite(tmp_path_factory) -> Client:
+    """An SQLite store of 10,001 accounts (imported from a CSV), slow enough to copy that a
+    fault can land in the middle."""
+    from test_postgres import csv_of
+    root = tmp_path_factory.mktemp("big")
+    client = Client(root / "c", str(root / "db" / "accounts.sqlite3"))
+    assert client.run("activate", input=form()).code == 0
+    (root / "big.csv").write_text(csv_of(BIG))
+    result = client.run("user", "import", str(root / "big.csv"), timeout=300)
+    assert result.code == 0, result
+    return client
+
+
+def wait_for_copy_transaction(cluster, database, proc, seconds=60) -> int:
+    """Waits until the copy holds a transaction open on the target for half a second; returns
+    its backend's pid."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, ("the copy ended before the fault", proc.communicate())
+        busy = [b for b in cluster.backends(database) if b["in_transaction"]]
+        if busy:
+            time.sleep(0.5)
+            assert proc.poll() is None, ("the copy ended before the fault", proc.communicate())
+            return busy[0]["pid"]
+        time.sleep(0.02)
+    pytest.fail("the copy never opened a transaction on the target")
+
+
+def target_accounts(cluster, database) -> int:
+    if "accounts" not in cluster.schemas(database) or "account" not in cluster.tables(database):
+        return 0
+    return int(cluster.value("SELECT count(*) FROM accounts.account", database))
+
+
+@pytest.mark.parametrize("fault", ["SIGKILL", "terminate"])
+def test_a_copy_cut_short_writes_nothing(pg, pgdb, big_sqlite, tmp_path, fault):
+    """The copy to PostgreSQL is one transaction: the client killed (SIGKILL), or its
+    connection terminated by the server, in the middle leaves no account and no event at the
+    target (the terminated one says the connection was lost, exit 3); the same copy again then
+    works, whole."""
+    uri = pg.uri(pgdb)
+    tool_client = Client(tmp_path / "tool")
+    proc = subprocess.Popen([BIN, "store", "copy", "--from", big_sqlite.database, "--to", uri],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=tool_client.env(),
+                            cwd=str(tool_client.root))
+    try:
+        pid = wait_for_copy_transaction(pg, pgdb, proc)
+        if fault == "SIGKILL":
+            proc.kill()
+        else:
+            pg.psql(f"SELECT pg_terminate_backend({pid})")
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    deadline = time.monotonic() + 10
+    while pg.backends(pgdb) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert target_accounts(pg, pgdb) == 0
+    if "audit_event" in pg.tables(pgdb):
+        assert pg.value("SELECT count(*) FROM accounts.audit_event", pgdb) == "0"
+    if fault == "terminate":
+        result = Result(proc.returncode, stdout, stderr)
+        assert_one_sentence(result, lost_prefix(uri), LOST_SUFFIX)
+    result = copy(tool_client, big_sqlite.database, uri)
+    assert (result.code, result.stdout, result.stderr) == (
+        0, copied_line(big_sqlite.database, uri, counts_of(big_sqlite.database)), ""), result
+    assert target_accounts(pg, pgdb) == BIG + 1
