@@ -550,18 +550,18 @@ def assert_import_whole(cluster, database, client, count):
     return accounts
 
 
-@pytest.mark.parametrize("fault", ["stop", "terminate"])
+@pytest.mark.parametrize("fault", ["stop", "stop-immediate", "terminate"])
 def test_fault_during_a_long_import(own, own_db, own_client, big_csv, fault):
-    """A 300,000-line `user import` runs in one transaction; the server is stopped (or its
-    backend terminated) in the middle: exit 3, one sentence saying the connection was lost and
-    nothing was half-written; after a restart no account of the file is there (or all of them,
-    with their event), and the next commands work."""
+    """A 300,000-line `user import` runs in one transaction; the server is stopped (fast or
+    immediate) or its backend terminated in the middle: exit 3, one sentence saying the
+    connection was lost and nothing was half-written; after a restart no account of the file is
+    there (or all of them, with their event), and the next commands work."""
     proc = own_client.popen("user", "import", str(big_csv))
     try:
         pid = wait_for_open_transaction(own, own_db, proc)
         start = time.monotonic()
-        if fault == "stop":
-            own.stop_server("fast")
+        if fault.startswith("stop"):
+            own.stop_server("immediate" if fault == "stop-immediate" else "fast")
         else:
             own.psql(f"SELECT pg_terminate_backend({pid})")
         stdout, stderr = proc.communicate(timeout=60)
