@@ -276,6 +276,8 @@ class Client:
             folder.mkdir(exist_ok=True)
         self.state.mkdir(mode=0o700, exist_ok=True)
         self.database = database
+        # Settings this client always has (e.g. PGPASSFILE), below a run's own `extra`.
+        self.settings = {}
 
     @property
     def session_file(self) -> pathlib.Path:
@@ -295,7 +297,7 @@ class Client:
             env["ACCOUNTS_DATABASE"] = self.database
         if fast:
             env["ACCOUNTS_PBKDF2_ITERATIONS"] = FAST_ITERATIONS
-        for key, value in extra.items():
+        for key, value in {**self.settings, **extra}.items():
             if value is None:
                 env.pop(key, None)
             else:

@@ -104,12 +104,17 @@ def scram_role(pg):
 
 # Choosing the store.
 
-@pytest.mark.parametrize("scheme", ["postgresql", "postgres"])
+@pytest.mark.parametrize("scheme", ["postgresql", "postgres", "encoded-host"])
 def test_database_flag_selects_postgresql(pg, pgdb, tmp_path, scheme):
-    """`--database postgresql://…` (or `postgres://…`) is a PostgreSQL store: activate writes
-    the schema `accounts` there (psql sees the account, the activation and migration v1), status
-    shows the URI as given, login works, and no SQLite file is made."""
-    uri = pg.uri(pgdb, scheme=scheme)
+    """`--database postgresql://…` (or `postgres://…`, or the socket folder percent-encoded as
+    the host) is a PostgreSQL store: activate writes the schema `accounts` there (psql sees the
+    account, the activation and migration v1), status shows the URI as given, login works, and
+    no SQLite file is made."""
+    if scheme == "encoded-host":
+        uri = (f"postgresql://postgres@{urllib.parse.quote(str(pg.socket), safe='')}:"
+               f"{pg.port}/{pgdb}")
+    else:
+        uri = pg.uri(pgdb, scheme=scheme)
     client = Client(tmp_path / "c")
     activate(client, "--database", uri)
     assert_activated_in(pg, pgdb)
@@ -193,13 +198,18 @@ def test_service_file(pg, pgdb, tmp_path):
     assert_welcome(login(client, env=env))
 
 
-def test_pgpass_gives_the_password(pg, scram_role, tmp_path):
-    """Over TCP the server asks a SCRAM password: ~/.pgpass (mode 0600) gives it. Without the
-    file: exit 3, the cannot-connect sentence naming 127.0.0.1 and the port."""
+@pytest.mark.parametrize("where", ["~/.pgpass", "PGPASSFILE"])
+def test_pgpass_gives_the_password(pg, scram_role, tmp_path, where):
+    """Over TCP the server asks a SCRAM password: ~/.pgpass (mode 0600), or the file PGPASSFILE
+    names, gives it. Without the file: exit 3, the cannot-connect sentence naming 127.0.0.1 and
+    the port."""
     role, password, database, needle = scram_role
     uri = pg.tcp_uri(database, role)
     client = Client(tmp_path / "c", uri)
     pgpass = client.home / ".pgpass"
+    if where == "PGPASSFILE":
+        pgpass = client.root / "passwords"
+        client.settings["PGPASSFILE"] = str(pgpass)
     escaped = password.replace("\\", "\\\\").replace(":", "\\:")
     pgpass.write_text(f"127.0.0.1:{pg.port}:{database}:{role}:{escaped}\n")
     pgpass.chmod(0o600)

@@ -11,18 +11,20 @@ store on both sides."""
 
 import json
 import pathlib
+import secrets
 import sqlite3
 import subprocess
 import time
+import urllib.parse
 
 import pyotp
 import pytest
 
 from conftest import (BIN, BOB, BOB_FULL_NAME, BOB_PASSWORD, FULL_NAME, INVALID, PASSWORD,
                       TOO_MANY, USERNAME, Result, form)
-from pgcluster import (LOST_SUFFIX, Client, assert_clean, assert_one_sentence,  # noqa: F401
-                       dump_accounts_schema, lost_prefix, normal_sqlite, pg, pg_table, pgdb,
-                       sequence_next)
+from pgcluster import (LOST_SUFFIX, WARNING, Client, assert_one_sentence,  # noqa: F401
+                       assert_clean, dump_accounts_schema, lost_prefix, normal_sqlite, pg,
+                       pg_table, pgdb, sequence_next)
 from test_second_factor import enable, recovered, rewind
 
 ACTIVATED = f"Device activated for {USERNAME}.\n"
@@ -581,3 +583,34 @@ def test_a_copy_cut_short_writes_nothing(pg, pgdb, big_sqlite, tmp_path, fault):
     assert (result.code, result.stdout, result.stderr) == (
         0, copied_line(big_sqlite.database, uri, counts_of(big_sqlite.database)), ""), result
     assert target_accounts(pg, pgdb) == BIG + 1
+
+
+def test_copy_shows_locations_without_the_password(pg, scram_role_db, tmp_path):
+    """--to a URI with a password: the Copied line shows it without the password; the password
+    is in no output (a warning line on stderr, as for --database, is allowed)."""
+    role, password, database = scram_role_db
+    source = small_sqlite(tmp_path / "src")
+    quoted = urllib.parse.quote(password, safe="")
+    uri = f"postgresql://{role}:{quoted}@127.0.0.1:{pg.port}/{database}?sslmode=disable"
+    shown = f"postgresql://{role}@127.0.0.1:{pg.port}/{database}?sslmode=disable"
+    result = copy(Client(tmp_path / "tool"), source.database, uri)
+    assert (result.code, result.stdout) == (
+        0, copied_line(source.database, shown, counts_of(source.database))), result
+    assert result.stderr in ("", WARNING + "\n"), result
+    assert password not in result.stdout + result.stderr
+    assert quoted not in result.stdout + result.stderr
+    back = tmp_path / "back.sqlite3"
+    result = copy(Client(tmp_path / "tool2"), uri, str(back))
+    assert (result.code, result.stdout) == (
+        0, copied_line(shown, back, counts_of(source.database))), result
+    assert password not in result.stdout + result.stderr
+
+
+@pytest.fixture
+def scram_role_db(pg):
+    password = f"Copy/{secrets.token_hex(6)}@x"
+    role = pg.create_role("copier", password=password)
+    database = pg.create_database(owner=role)
+    yield role, password, database
+    pg.drop_database(database)
+    pg.drop_role(role)
