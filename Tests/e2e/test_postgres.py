@@ -422,8 +422,8 @@ def own_client(own, own_db, tmp_path):
 
 def test_server_stopped_before_a_command(own, own_db, own_client):
     """The server stopped (its socket gone): every command says it cannot connect on the
-    socket, naming the folder and port, exit 3 at once; restarted, the next command works and
-    the data is whole."""
+    socket, naming the folder and port, with libpq's reason, exit 3 at once; restarted, the
+    next command works and the data is whole."""
     own.stop_server()
     try:
         for args, stdin in ((["status"], None), (["status", "--json"], None),
@@ -432,7 +432,9 @@ def test_server_stopped_before_a_command(own, own_db, own_client):
             result, elapsed = own_client.timed(*args, input=stdin)
             reason = assert_one_sentence(result, cannot_connect_prefix(
                 on_socket(own), own_client.database))
-            assert reason in ("No such file or directory", "Connection refused"), result
+            # libpq's reason, possibly followed by its hint in words ("(is the server
+            # running?)").
+            assert reason.startswith(("No such file or directory", "Connection refused")), result
             assert elapsed < 10, (args, elapsed)
     finally:
         own.start_server()
@@ -455,8 +457,8 @@ def test_server_stopped_before_a_command_over_tcp(own, own_db, tmp_path):
     own.stop_server()
     try:
         result, elapsed = client.timed("status", env=env)
-        assert (result.code, result.stdout, result.stderr) == (3, "", cannot_connect(
-            at_tcp(own.port), uri, "Connection refused") + "\n"), result
+        reason = assert_one_sentence(result, cannot_connect_prefix(at_tcp(own.port), uri))
+        assert reason.startswith("Connection refused"), result
         assert elapsed < 5
     finally:
         own.start_server()
@@ -612,8 +614,8 @@ def test_closed_port_is_refused_at_once(tmp_path):
     uri = f"postgresql://postgres@127.0.0.1:{port}/accounts"
     client = Client(tmp_path / "c", uri)
     result, elapsed = client.timed("status")
-    assert (result.code, result.stdout, result.stderr) == (3, "", cannot_connect(
-        at_tcp(port), uri, "Connection refused") + "\n"), result
+    reason = assert_one_sentence(result, cannot_connect_prefix(at_tcp(port), uri))
+    assert reason.startswith("Connection refused"), result  # a hint in words may follow
     assert elapsed < 5, elapsed
 
 
@@ -694,16 +696,28 @@ READING = [["status"], ["status", "--json"], ["user", "list"], ["user", "list", 
 def test_reading_commands_on_a_database_without_the_schema(pg, pgdb, client, tmp_path):
     """On a database with no schema `accounts`, reading commands (and those that refuse where
     no database exists) answer exactly as on a missing SQLite file, the location in place of
-    the path, and create nothing: psql sees no schema `accounts` after them all."""
+    the path, and create nothing: psql sees no schema `accounts` after them all. (status's
+    words after the location, `(no database exists at this path)` for a file, may say it in
+    words that fit a database: the contract asks for the same behaviour, not for "path".)"""
     missing = tmp_path / "none" / "accounts.sqlite3"
     reference = Client(tmp_path / "sqlite", str(missing))
+    differences = []
     for args in READING:
         stdin = f"{USERNAME}\n{PASSWORD}\n" if args[0] in ("login", "verify") else None
         expected = reference.run(*args, input=stdin)
         result = client.run(*args, input=stdin)
         swap = lambda text: text.replace(str(missing), client.database)  # noqa: E731
-        assert (result.code, result.stdout, result.stderr) == (
-            expected.code, swap(expected.stdout), swap(expected.stderr)), (args, result)
+        want = (expected.code, swap(expected.stdout), swap(expected.stderr))
+        got = (result.code, result.stdout, result.stderr)
+        if args == ["status"] and got != want:
+            lines = result.out_lines
+            if (result.code, result.stderr, len(lines), lines[:1]) == (
+                    0, "", 2, ["State: Public"]) and re.fullmatch(
+                    re.escape(f"Database: {client.database} (") + r"[^()]+\)", lines[1]):
+                continue
+        if got != want:
+            differences.append((args, want, got))
+    assert differences == []
     assert not missing.exists()
     assert "accounts" not in pg.schemas(pgdb)
     assert pg.value("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = "
