@@ -11,7 +11,9 @@ sets for `accounts` reaches psql and the other way round.
 
 from __future__ import annotations
 
+import base64
 import datetime
+import hashlib
 import io
 import json
 import os
@@ -420,6 +422,16 @@ def dump_accounts_schema(cluster: Cluster, database: str) -> dict:
         dump["seq:" + name] = cluster.json_rows(
             f'SELECT last_value, is_called FROM accounts."{name}"', database)
     return dump
+
+
+def csv_of(count: int) -> str:
+    """A CSV of `count` accounts that all import (one cheap PBKDF2 hash shared by all)."""
+    salt = "abcdefghijklmnopqrstuv"
+    key = base64.b64encode(hashlib.pbkdf2_hmac("sha256", b"imported password here",
+                                               salt.encode(), 1000)).decode()
+    digest = f"pbkdf2_sha256$1000${salt}${key}"
+    rows = [f"user{i:07d},User {i},user{i}@example.org,{digest}" for i in range(count)]
+    return "username,full_name,email,password_hash\n" + "\n".join(rows) + "\n"
 
 
 def make_shared_cluster(request) -> Cluster:

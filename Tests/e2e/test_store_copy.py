@@ -23,7 +23,7 @@ import pytest
 from conftest import (BIN, BOB, BOB_FULL_NAME, BOB_PASSWORD, FULL_NAME, INVALID, PASSWORD,
                       TOO_MANY, USERNAME, Result, form)
 from pgcluster import (LOST_SUFFIX, WARNING, Client, assert_one_sentence,  # noqa: F401
-                       assert_clean, dump_accounts_schema, lost_prefix, normal_sqlite, pg,
+                       assert_clean, csv_of, dump_accounts_schema, lost_prefix, normal_sqlite, pg,
                        pg_table, pgdb, sequence_next)
 from test_second_factor import enable, recovered, rewind
 
@@ -516,7 +516,6 @@ BIG = 10_000
 def big_sqlite(tmp_path_factory) -> Client:
     """An SQLite store of 10,001 accounts (imported from a CSV), slow enough to copy that a
     fault can land in the middle."""
-    from test_postgres import csv_of
     root = tmp_path_factory.mktemp("big")
     client = Client(root / "c", str(root / "db" / "accounts.sqlite3"))
     assert client.run("activate", input=form()).code == 0
