@@ -100,6 +100,38 @@ def scram_role(pg):
     pg.drop_role(role)
 
 
+# What the store looks like in PostgreSQL.
+
+def test_schema_follows_the_contract(pg, pgdb, client):
+    """After activation: the tables of schema.sql in the schema `accounts`, plus
+    schema_migration (identifier text primary key, applied_at timestamptz); every time a
+    timestamptz, every flag a boolean, every blob a bytea; account, audit_event and session ids
+    bigint identities; one activation row, id 1."""
+    activate(client)
+    assert pg.tables(pgdb) == TABLES
+    columns = pg.json_rows(
+        "SELECT table_name, column_name, data_type, is_identity FROM information_schema.columns "
+        "WHERE table_schema = 'accounts'", pgdb)
+    kinds = {(c["table_name"], c["column_name"]): c["data_type"] for c in columns}
+    identity = {(c["table_name"], c["column_name"]) for c in columns if c["is_identity"] == "YES"}
+    times = {k for k in kinds if k[1].endswith("_at") or k[1] in ("locked_until", "idle_until")}
+    assert times and all(kinds[k] == "timestamp with time zone" for k in times), kinds
+    for flag in [("account", "must_change_password"), ("session", "second_factor")]:
+        assert kinds[flag] == "boolean", flag
+    for blob in [("session", "token_hash"), ("second_factor", "sealed_secret"),
+                 ("recovery_code", "code_hash")]:
+        assert kinds[blob] == "bytea", blob
+    for table in ("account", "audit_event", "session"):
+        assert kinds[(table, "id")] == "bigint" and (table, "id") in identity, table
+    assert kinds[("schema_migration", "identifier")] == "text"
+    assert kinds[("schema_migration", "applied_at")] == "timestamp with time zone"
+    key = pg.value("SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = "
+                   "i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indisprimary AND i.indrelid "
+                   "= 'accounts.schema_migration'::regclass", pgdb)
+    assert key == "identifier"
+    assert pg.psql("SELECT id, state FROM accounts.activation", pgdb).split() == ["1|Activated"]
+
+
 # Choosing the store.
 
 @pytest.mark.parametrize("scheme", ["postgresql", "postgres", "encoded-host"])
