@@ -135,12 +135,15 @@ class Cluster:
     # Life.
 
     @classmethod
-    def start(cls) -> "Cluster":
+    def start(cls, durable=False) -> "Cluster":
         """A new private cluster in a folder of its own under /tmp (the postgres user must
-        reach it, so not under pytest's 0700 tmp_path)."""
+        reach it, so not under pytest's 0700 tmp_path). `durable` keeps fsync and synchronous
+        commits on: without them an immediate stop (a crash, to the server) may lose the last
+        committed transactions, which a test that stops the server must not mistake for the
+        program's fault."""
         folder = tempfile.mkdtemp(prefix="accounts-e2e-pg-", dir="/tmp")
-        proc = subprocess.run([str(SCRIPT), "start", folder], capture_output=True, text=True,
-                              timeout=120)
+        proc = subprocess.run([str(SCRIPT), "start", folder] + (["--durable"] if durable else []),
+                              capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, f"Scripts/postgres start failed: {proc.stderr}"
         return cls(folder, owned=True)
 

@@ -428,8 +428,9 @@ def test_no_warning_without_a_password(pg, scram_role, tmp_path):
 
 @pytest.fixture(scope="module")
 def own(request):
-    """A private cluster for this module's fault tests, removed after."""
-    cluster = Cluster.start()
+    """A private cluster for this module's fault tests (durable: it is stopped with
+    `-m immediate` too), removed after."""
+    cluster = Cluster.start(durable=True)
     request.addfinalizer(cluster.remove)
     return cluster
 
