@@ -22,7 +22,7 @@ import pytest
 
 from conftest import (BIN, BOB, BOB_FULL_NAME, BOB_PASSWORD, FULL_NAME, INVALID, PASSWORD,
                       TOO_MANY, USERNAME, Result, form)
-from pgcluster import (LOST_SUFFIX, WARNING, Client, assert_one_sentence,  # noqa: F401
+from pgcluster import (LOST_SUFFIX, NEWER, WARNING, Client, assert_one_sentence,  # noqa: F401
                        assert_clean, csv_of, dump_accounts_schema, lost_prefix, normal_sqlite, pg,
                        pg_table, pgdb, sequence_next)
 from test_second_factor import enable, recovered, rewind
@@ -613,3 +613,41 @@ def scram_role_db(pg):
     yield role, password, database
     pg.drop_database(database)
     pg.drop_role(role)
+
+
+def test_sqlite_to_sqlite(rich, tmp_path):
+    """SQLite → a new SQLite file: every row of every table the same (sequences too)."""
+    target = tmp_path / "copy" / "accounts.sqlite3"
+    result = copy(Client(tmp_path / "tool"), str(rich.db), str(target))
+    assert (result.code, result.stdout, result.stderr) == (
+        0, copied_line(rich.db, target, counts_of(rich.db)), ""), result
+    assert sqlite_everything(target) == sqlite_everything(rich.db)
+
+
+def test_refuses_a_target_with_someone_elses_schema(pg, pgdb, tmp_path):
+    """A PostgreSQL target whose schema `accounts` another program made: exit 3, its table
+    untouched and nothing added."""
+    source = small_sqlite(tmp_path / "src")
+    pg.psql("CREATE SCHEMA accounts; CREATE TABLE accounts.orders (id int); "
+            "INSERT INTO accounts.orders VALUES (7)", pgdb)
+    before = dump_accounts_schema(pg, pgdb)
+    result = copy(Client(tmp_path / "tool"), source.database, pg.uri(pgdb))
+    assert (result.code, result.stdout) == (3, ""), result
+    assert len(result.err_lines) == 1 and pg.uri(pgdb) in result.stderr, result
+    assert_clean(result.stderr)
+    assert pg.tables(pgdb) == ["orders"]
+    assert dump_accounts_schema(pg, pgdb) == before
+
+
+def test_refuses_a_source_written_by_a_newer_version(pg, pgdb, tmp_path):
+    """A PostgreSQL source with a migration this build does not know: exit 3 with the newer-
+    version sentence naming it, and no file is made at the SQLite target."""
+    source = Client(tmp_path / "src", pg.uri(pgdb))
+    assert source.run("activate", input=form()).code == 0
+    pg.psql("INSERT INTO accounts.schema_migration (identifier, applied_at) VALUES "
+            "('v999', now())", pgdb)
+    target = tmp_path / "t" / "accounts.sqlite3"
+    result = copy(Client(tmp_path / "tool"), source.database, str(target))
+    assert (result.code, result.stdout, result.stderr) == (
+        3, "", NEWER.format(source.database) + "\n"), result
+    assert not target.exists()
