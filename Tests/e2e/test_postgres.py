@@ -303,6 +303,22 @@ def test_connect_timeout(tmp_path, where, seconds):
         listener.close()
 
 
+def test_server_notices_never_reach_the_output(pg, pgdb, client):
+    """A database set to send every notice (client_min_messages = debug5, which psql prints
+    as DEBUG lines): libpq's notices never reach accounts' output, which stays exact."""
+    pg.psql(f'ALTER DATABASE "{pgdb}" SET client_min_messages = \'debug5\'')
+    assert "DEBUG:" in pg.psql("SELECT 1", pgdb, check=False).stderr
+    activate(client)
+    result = client.run("status")
+    assert (result.code, result.stdout, result.stderr) == (
+        0, status_lines(client.database), ""), result
+    assert_welcome(login(client))
+    for args in (["user", "list"], ["log"], ["whoami"], ["logout"]):
+        result = client.run(*args)
+        assert (result.code, result.stderr) == (0, ""), (args, result)
+        assert "DEBUG" not in result.stdout, (args, result)
+
+
 # Never the password.
 
 def everything_shown(client, *results):
