@@ -1,0 +1,467 @@
+"""PostgreSQL for the end-to-end tests (issue 13): the server the suite shares, a private one a
+test may stop and start, fresh databases and roles, psql as the oracle, and a client (HOME,
+XDG folders, environment) that names its store by URI.
+
+The shared server is the one `Scripts/postgres env DIR` describes (ACCOUNTS_TEST_PGDIR, exported
+by Scripts/test); when that is not set, one private server is started for the whole run and
+stopped after. Tests that stop a server use a cluster of their own (`Cluster.start`), never the
+shared one. Every psql call runs with a clean PG* environment of its own, so nothing the test
+sets for `accounts` reaches psql and the other way round.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import hashlib
+import io
+import json
+import os
+import pathlib
+import secrets
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.parse
+
+import pexpect
+import pytest
+
+from conftest import BIN, FAST_ITERATIONS, REPO, Result
+
+SCRIPT = REPO / "Scripts" / "postgres"
+
+# The contract's sentences (spec/issue13-cli.md).
+WARNING = ("Warning: the database URI holds a password, which other users can see on the "
+           "command line; keep it in ~/.pgpass instead.")
+FOREIGN = ("Cannot use the database {}: it was not made by accounts. Choose another file with "
+           "--database.")
+NEWER = ("Cannot use the database {}: it was written by a newer version of accounts. Upgrade "
+         "accounts to use it.")
+
+# What must never reach a person: a Swift trap, a stack trace, libpq's raw lines, SQLSTATEs.
+FORBIDDEN = ["Fatal error", "Stack dump", "Backtrace", "backtrace", "SQLSTATE", "FATAL:",
+             "ERROR:", "PANIC:", "DETAIL:", "HINT:", "\tIs the server running",
+             "PQconnect", "PQexec", "libpq", "57P01", "57P02", "57P03", "28P01", "28000",
+             "3D000", "42501", "42P01", "08006", "08001", "08004", "25P02", "40001", "40P01"]
+
+
+def cannot_connect(where: str, location: str, reason: str) -> str:
+    return (f"Cannot connect to the PostgreSQL server {where} for the database {location}: "
+            f"{reason}.")
+
+
+def cannot_connect_prefix(where: str, location: str) -> str:
+    return f"Cannot connect to the PostgreSQL server {where} for the database {location}: "
+
+
+def lost_prefix(location: str) -> str:
+    return f"The connection to the PostgreSQL server for the database {location} was lost: "
+
+
+LOST_SUFFIX = ". No change was half-written; try again."
+
+
+def permission_prefix(location: str) -> str:
+    return f"Cannot write the database {location}: the role has no permission ("
+
+
+def on_socket(cluster: "Cluster") -> str:
+    """`<where>` for a connection through the cluster's Unix socket."""
+    return f"on the socket {cluster.socket} (port {cluster.port})"
+
+
+def at_tcp(port: int, host: str = "127.0.0.1") -> str:
+    """`<where>` for a TCP connection."""
+    return f"at {host}:{port}"
+
+
+def assert_clean(*texts: str):
+    """No trap, stack trace, raw libpq line or SQLSTATE in any of `texts`."""
+    for text in texts:
+        for bad in FORBIDDEN:
+            assert bad not in text, f"{bad!r} in output: {text!r}"
+
+
+def assert_one_sentence(result: Result, prefix: str, suffix: str = ".",
+                        warning: bool = False) -> str:
+    """Exit 3, nothing on stdout, stderr one line (after the password warning, if `warning`)
+    that starts with `prefix` and ends with `suffix`; returns the part in between (libpq's
+    reason in words), which must be a non-empty phrase on that one line."""
+    assert result.code == 3, result
+    assert result.stdout == "", result
+    lines = result.err_lines
+    if warning:
+        assert lines[:1] == [WARNING], result
+        lines = lines[1:]
+    assert len(lines) == 1, result
+    line = lines[0]
+    assert line.startswith(prefix), (prefix, result)
+    assert line.endswith(suffix), (suffix, result)
+    reason = line[len(prefix):len(line) - len(suffix)]
+    assert reason.strip() and reason == reason.strip(), result
+    assert_clean(result.stdout, result.stderr)
+    return reason
+
+
+def pg_bindir() -> pathlib.Path:
+    found = sorted(pathlib.Path("/usr/lib/postgresql").glob("*/bin"),
+                   key=lambda p: [int(x) if x.isdigit() else x for x in p.parent.name.split(".")])
+    assert found, "no PostgreSQL server installed (Scripts/setup --test installs it)"
+    return found[-1]
+
+
+def as_postgres(*command) -> list:
+    return list(command) if os.geteuid() != 0 else ["runuser", "-u", "postgres", "--", *command]
+
+
+def clean_environment() -> dict:
+    """os.environ without PG* and ACCOUNTS_* settings."""
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith("PG") and not k.startswith("ACCOUNTS_")}
+
+
+class Cluster:
+    """One PostgreSQL server made by Scripts/postgres: a Unix socket in DIR/socket (trusted as
+    any role) and TCP on 127.0.0.1:port (SCRAM passwords)."""
+
+    def __init__(self, folder, owned: bool):
+        self.dir = pathlib.Path(folder).resolve()
+        self.socket = self.dir / "socket"
+        self.port = int((self.dir / "tcpport").read_text().strip())
+        self.owned = owned
+
+    # Life.
+
+    @classmethod
+    def start(cls, durable=False) -> "Cluster":
+        """A new private cluster in a folder of its own under /tmp (the postgres user must
+        reach it, so not under pytest's 0700 tmp_path). `durable` keeps fsync and synchronous
+        commits on: without them an immediate stop (a crash, to the server) may lose the last
+        committed transactions, which a test that stops the server must not mistake for the
+        program's fault."""
+        folder = tempfile.mkdtemp(prefix="accounts-e2e-pg-", dir="/tmp")
+        proc = subprocess.run([str(SCRIPT), "start", folder] + (["--durable"] if durable else []),
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, f"Scripts/postgres start failed: {proc.stderr}"
+        return cls(folder, owned=True)
+
+    @classmethod
+    def from_environment(cls) -> "Cluster | None":
+        folder = os.environ.get("ACCOUNTS_TEST_PGDIR")
+        if folder and (pathlib.Path(folder) / "tcpport").exists():
+            return cls(folder, owned=False)
+        return None
+
+    def remove(self):
+        """Stops the server and removes its folder (only a cluster this run started)."""
+        assert self.owned, "never stop the shared cluster"
+        subprocess.run([str(SCRIPT), "stop", str(self.dir)], capture_output=True, timeout=120)
+
+    def stop_server(self, mode="fast"):
+        """Stops the server, keeping its data (pg_ctl stop -m fast|immediate)."""
+        assert self.owned, "never stop the shared cluster"
+        proc = subprocess.run(
+            as_postgres(str(pg_bindir() / "pg_ctl"), "-D", str(self.dir / "data"), "-m", mode,
+                        "-w", "-t", "60", "stop"), capture_output=True, text=True, timeout=90)
+        assert proc.returncode == 0, proc.stderr
+
+    def start_server(self):
+        proc = subprocess.run(
+            as_postgres(str(pg_bindir() / "pg_ctl"), "-D", str(self.dir / "data"), "-l",
+                        str(self.dir / "server.log"), "-w", "-t", "60", "start"),
+            capture_output=True, text=True, timeout=90)
+        assert proc.returncode == 0, proc.stderr + (self.dir / "server.log").read_text()
+
+    def is_running(self) -> bool:
+        proc = subprocess.run(
+            as_postgres(str(pg_bindir() / "pg_ctl"), "-D", str(self.dir / "data"), "status"),
+            capture_output=True, text=True, timeout=30)
+        return proc.returncode == 0
+
+    def ensure_running(self):
+        if not self.is_running():
+            self.start_server()
+
+    # psql, the oracle.
+
+    def psql_env(self, database="postgres", user="postgres") -> dict:
+        env = clean_environment()
+        env.update(PGHOST=str(self.socket), PGPORT=str(self.port), PGUSER=user,
+                   PGDATABASE=database, PGTZ="UTC", PGCONNECT_TIMEOUT="10")
+        return env
+
+    def psql(self, sql: str, database="postgres", user="postgres", check=True):
+        """Runs `sql` with psql through the socket; returns its unaligned, tuples-only output
+        (or, with check=False, the CompletedProcess)."""
+        proc = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql],
+                              capture_output=True, text=True, env=self.psql_env(database, user),
+                              stdin=subprocess.DEVNULL, timeout=60)
+        if not check:
+            return proc
+        assert proc.returncode == 0, f"psql failed on {sql!r}: {proc.stderr}"
+        return proc.stdout
+
+    def value(self, sql: str, database="postgres"):
+        return self.psql(sql, database).strip()
+
+    def json_rows(self, sql: str, database: str) -> list:
+        """The rows of `sql` as dicts (through row_to_json)."""
+        out = self.psql(f"SELECT row_to_json(q)::text FROM ({sql}) q", database)
+        return [json.loads(line) for line in out.splitlines() if line]
+
+    def schemas(self, database: str) -> list:
+        return self.psql("SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' "
+                         "AND nspname <> 'information_schema' ORDER BY 1", database).split()
+
+    def tables(self, database: str, schema="accounts") -> list:
+        return self.psql("SELECT table_name FROM information_schema.tables WHERE table_schema "
+                         f"= '{schema}' ORDER BY 1", database).split()
+
+    def create_database(self, prefix="acc", owner="postgres") -> str:
+        name = f"{prefix}_{secrets.token_hex(5)}"
+        self.psql(f'CREATE DATABASE "{name}" OWNER "{owner}"')
+        return name
+
+    def drop_database(self, name: str):
+        self.psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', check=False)
+
+    def create_role(self, prefix="acct", password=None, login=True) -> str:
+        name = f"{prefix}_{secrets.token_hex(4)}"
+        options = " LOGIN" if login else ""
+        if password is not None:
+            escaped = password.replace("'", "''")
+            options += f" PASSWORD '{escaped}'"
+        self.psql(f'CREATE ROLE "{name}"{options}')
+        return name
+
+    def drop_role(self, name: str):
+        self.psql(f'DROP ROLE IF EXISTS "{name}"', check=False)
+
+    def backends(self, database: str) -> list:
+        """The client backends connected to `database` (psql's own excluded)."""
+        return self.json_rows(
+            "SELECT pid, state, xact_start IS NOT NULL AS in_transaction, "
+            "application_name FROM pg_stat_activity WHERE datname = "
+            f"'{database}' AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
+            "postgres")
+
+    # URIs.
+
+    def uri(self, database: str, user="postgres", scheme="postgresql", **params) -> str:
+        """A URI through the Unix socket: `postgresql://USER@/DB?host=SOCKET&port=PORT`."""
+        query = {"host": str(self.socket), "port": str(self.port), **params}
+        return (f"{scheme}://{user}@/{database}?"
+                + "&".join(f"{k}={v}" for k, v in query.items()))
+
+    def tcp_uri(self, database: str, user: str, password=None, **params) -> str:
+        """A URI over TCP to 127.0.0.1:port, where the server asks for a SCRAM password."""
+        userinfo = user if password is None else \
+            f"{user}:{urllib.parse.quote(password, safe='')}"
+        uri = f"postgresql://{userinfo}@127.0.0.1:{self.port}/{database}"
+        if params:
+            uri += "?" + "&".join(f"{k}={v}" for k, v in params.items())
+        return uri
+
+
+class Client:
+    """One host's `accounts`: its own HOME, XDG folders (data, state, config) and environment;
+    its store is `database` (a URI or a path), given as ACCOUNTS_DATABASE unless a test passes
+    --database itself. No PG* setting from the test run leaks in."""
+
+    def __init__(self, root: pathlib.Path, database: str | None = None):
+        self.root = pathlib.Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.home = self.root / "home"
+        self.xdg = self.root / "xdg"
+        self.state = self.root / "state"
+        self.config = self.root / "config"
+        for folder in (self.home, self.xdg, self.config):
+            folder.mkdir(exist_ok=True)
+        self.state.mkdir(mode=0o700, exist_ok=True)
+        self.database = database
+        # Settings this client always has (e.g. PGPASSFILE), below a run's own `extra`.
+        self.settings = {}
+
+    @property
+    def session_file(self) -> pathlib.Path:
+        return self.state / "accounts" / "session"
+
+    @property
+    def pg_key_file(self) -> pathlib.Path:
+        """The default key file of a PostgreSQL store ($XDG_CONFIG_HOME/accounts/...)."""
+        return self.config / "accounts" / "postgresql.key"
+
+    def env(self, fast=True, database=True, **extra) -> dict:
+        env = clean_environment()
+        env.update(HOME=str(self.home), XDG_DATA_HOME=str(self.xdg),
+                   XDG_STATE_HOME=str(self.state), XDG_CONFIG_HOME=str(self.config),
+                   TZ="UTC", LC_ALL="C.UTF-8", TERM="dumb")
+        if database and self.database is not None:
+            env["ACCOUNTS_DATABASE"] = self.database
+        if fast:
+            env["ACCOUNTS_PBKDF2_ITERATIONS"] = FAST_ITERATIONS
+        for key, value in {**self.settings, **extra}.items():
+            if value is None:
+                env.pop(key, None)
+            else:
+                env[key] = value
+        return env
+
+    def run(self, *args, input=None, env=None, timeout=60, binary=None) -> Result:
+        proc = subprocess.run(
+            [binary or BIN, *args], input=input,
+            stdin=subprocess.DEVNULL if input is None else None, capture_output=True, text=True,
+            env=env if env is not None else self.env(), cwd=str(self.root), timeout=timeout)
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    def timed(self, *args, **kwargs) -> tuple:
+        """(Result, seconds) of one run."""
+        start = time.monotonic()
+        result = self.run(*args, **kwargs)
+        return result, time.monotonic() - start
+
+    def popen(self, *args, env=None) -> subprocess.Popen:
+        return subprocess.Popen([BIN, *args], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env if env is not None else self.env(),
+                                cwd=str(self.root))
+
+    def spawn(self, *args, env=None, timeout=15):
+        child = pexpect.spawn(BIN, list(args), env=env if env is not None else self.env(),
+                              cwd=str(self.root), dimensions=(24, 200), encoding="utf-8",
+                              codec_errors="replace", timeout=timeout)
+        child.logfile_read = io.StringIO()
+        return child
+
+
+def silent_listener() -> socket.socket:
+    """A TCP socket on 127.0.0.1 that listens and never answers: a connection to it completes
+    (the kernel's backlog) and then hears nothing, so only a timeout ends the wait."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    return listener
+
+
+def closed_port() -> int:
+    """A TCP port on 127.0.0.1 where nothing listens (connection refused)."""
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    return port
+
+
+# Normalising rows: PostgreSQL (row_to_json) and SQLite to one form.
+
+def normal_time(value):
+    """A time from either store as an aware UTC datetime (None stays None)."""
+    if value is None:
+        return None
+    parsed = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    assert parsed.tzinfo is not None, value
+    return parsed.astimezone(datetime.timezone.utc)
+
+
+def pg_column_types(cluster: Cluster, database: str, table: str) -> dict:
+    rows = cluster.json_rows(
+        "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = "
+        f"'accounts' AND table_name = '{table}' ORDER BY ordinal_position", database)
+    return {row["column_name"]: row["data_type"] for row in rows}
+
+
+def pg_table(cluster: Cluster, database: str, table: str) -> tuple:
+    """(column types, rows normalised to sorted tuples in column-name order)."""
+    types = pg_column_types(cluster, database, table)
+    columns = sorted(types)
+    rows = []
+    for row in cluster.json_rows(f'SELECT * FROM accounts."{table}"', database):
+        rows.append(tuple(normal_pg(types[c], row[c]) for c in columns))
+    return types, sorted(rows, key=repr)
+
+
+def normal_pg(kind: str, value):
+    if value is None:
+        return None
+    if kind.startswith("timestamp"):
+        return normal_time(value)
+    if kind == "boolean":
+        return 1 if value else 0
+    if kind == "bytea":
+        assert value.startswith("\\x"), value
+        return bytes.fromhex(value[2:])
+    return value
+
+
+def normal_sqlite(kind: str, value):
+    """An SQLite value read the way PostgreSQL's column of type `kind` holds it."""
+    if value is None:
+        return None
+    if kind.startswith("timestamp"):
+        return normal_time(value)
+    return value
+
+
+def sequence_next(cluster: Cluster, database: str, table: str, column="id") -> int:
+    """The id the next row of accounts.TABLE gets from its identity sequence."""
+    sequence = cluster.value(f"SELECT pg_get_serial_sequence('accounts.{table}', '{column}')",
+                             database)
+    assert sequence, f"accounts.{table}.{column} has no sequence"
+    row = cluster.json_rows(f"SELECT last_value, is_called FROM {sequence}", database)[0]
+    return row["last_value"] + 1 if row["is_called"] else row["last_value"]
+
+
+def dump_accounts_schema(cluster: Cluster, database: str) -> dict:
+    """Every row of every table of the schema `accounts` (raw row_to_json dicts, sorted), and
+    every sequence's state: to prove nothing changed."""
+    dump = {}
+    for table in cluster.tables(database):
+        rows = cluster.json_rows(f'SELECT * FROM accounts."{table}"', database)
+        dump[table] = sorted(json.dumps(r, sort_keys=True) for r in rows)
+    for name in cluster.psql("SELECT sequence_name FROM information_schema.sequences WHERE "
+                             "sequence_schema = 'accounts' ORDER BY 1", database).split():
+        dump["seq:" + name] = cluster.json_rows(
+            f'SELECT last_value, is_called FROM accounts."{name}"', database)
+    return dump
+
+
+def csv_of(count: int) -> str:
+    """A CSV of `count` accounts that all import (one cheap PBKDF2 hash shared by all)."""
+    salt = "abcdefghijklmnopqrstuv"
+    key = base64.b64encode(hashlib.pbkdf2_hmac("sha256", b"imported password here",
+                                               salt.encode(), 1000)).decode()
+    digest = f"pbkdf2_sha256$1000${salt}${key}"
+    rows = [f"user{i:07d},User {i},user{i}@example.org,{digest}" for i in range(count)]
+    return "username,full_name,email,password_hash\n" + "\n".join(rows) + "\n"
+
+
+def make_shared_cluster(request) -> Cluster:
+    """The suite's shared cluster (from the environment), or a private one started for this
+    run and stopped at its end."""
+    cluster = Cluster.from_environment()
+    if cluster is None:
+        cluster = Cluster.start()
+        request.addfinalizer(cluster.remove)
+    return cluster
+
+
+@pytest.fixture(scope="session")
+def pg(request) -> Cluster:
+    """The PostgreSQL server the suite shares (never stopped by a test)."""
+    return make_shared_cluster(request)
+
+
+@pytest.fixture
+def pgdb(pg):
+    """A new empty database on the shared server (owned by postgres), dropped after."""
+    name = pg.create_database()
+    yield name
+    pg.drop_database(name)
+
+
+@pytest.fixture
+def client(tmp_path, pg, pgdb) -> Client:
+    """A client whose store is `pgdb`, named through the socket as ACCOUNTS_DATABASE."""
+    return Client(tmp_path / "client", pg.uri(pgdb))
