@@ -35,8 +35,8 @@ SCRIPT = REPO / "Scripts" / "postgres"
 # The contract's sentences (spec/issue13-cli.md).
 WARNING = ("Warning: the database URI holds a password, which other users can see on the "
            "command line; keep it in ~/.pgpass instead.")
-FOREIGN = ("Cannot use the database {}: it was not made by accounts. Choose another file with "
-           "--database.")
+FOREIGN = ("Cannot use the database {}: its schema accounts was not made by accounts. Choose "
+           "another database with --database.")
 NEWER = ("Cannot use the database {}: it was written by a newer version of accounts. Upgrade "
          "accounts to use it.")
 
