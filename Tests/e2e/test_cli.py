@@ -28,7 +28,7 @@ def test_help_lists_administrator_group(device):
                 names.append(line.split()[0])
         return names
 
-    assert sorted(section(headers[0])) == ["log", "reset", "session", "unlock", "user"]
+    assert sorted(section(headers[0])) == ["log", "reset", "session", "store", "unlock", "user"]
     main = lines.index("SUBCOMMANDS:")
     assert sorted(section(main)) == ["2fa", "activate", "login", "logout", "pam-auth", "passwd",
                                      "status", "verify", "whoami"]
