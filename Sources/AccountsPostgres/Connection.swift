@@ -125,7 +125,18 @@ final class PGConnection {
     }
     // Notices (such as "schema already exists") are not for the person at the terminal.
     _ = library.setNoticeProcessor(connection, { _, _ in }, nil)
-    return PGConnection(library: library, handle: connection, server: server)
+    let opened = PGConnection(library: library, handle: connection, server: server)
+    // Every name of ours is written with its schema; the functions and operators SQL itself
+    // calls (count, coalesce, =) are looked up in pg_catalog alone, so that no other role's
+    // objects in a schema on the search path can stand in for them (CVE-2018-1058).
+    do {
+      try opened.run("SELECT pg_catalog.set_config('search_path', 'pg_catalog', false)")
+    } catch {
+      throw error.connectionLost
+        ? .cannotConnect(path: location, server: server, reason: error.message)
+        : .failure(path: location, reason: error.message)
+    }
+    return opened
   }
 
   /// Runs `sql` (one statement, or several with no parameters) and returns the last result.

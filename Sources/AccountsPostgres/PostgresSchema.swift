@@ -17,7 +17,8 @@ let postgresSchemaV1 = """
     applied_at timestamptz NOT NULL DEFAULT now()
   );
 
-  -- Times leave the database as the core's fixed-width UTC text (millisecond precision).
+  -- Times leave the database as the core's fixed-width UTC text (millisecond precision). The
+  -- body is SQL-standard: parsed here, its names bound now, whatever a caller's search_path.
   CREATE FUNCTION accounts.stamp(t timestamptz) RETURNS text
   LANGUAGE sql STABLE PARALLEL SAFE
   RETURN to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
@@ -59,7 +60,7 @@ let postgresSchemaV1 = """
 
   -- Accounts are added to an Activated device only.
   CREATE FUNCTION accounts.account_needs_activated_device() RETURNS trigger
-  LANGUAGE plpgsql AS $$
+  LANGUAGE plpgsql SET search_path = pg_catalog AS $$
   BEGIN
     IF (SELECT state FROM accounts.activation WHERE id = 1) IS DISTINCT FROM 'Activated' THEN
       RAISE EXCEPTION 'accounts are added to an Activated device only'
@@ -74,7 +75,7 @@ let postgresSchemaV1 = """
 
   -- A Public device keeps no account.
   CREATE FUNCTION accounts.activation_public_keeps_no_account() RETURNS trigger
-  LANGUAGE plpgsql AS $$
+  LANGUAGE plpgsql SET search_path = pg_catalog AS $$
   BEGIN
     IF NEW.state = 'Public' AND EXISTS (SELECT 1 FROM accounts.account) THEN
       RAISE EXCEPTION 'a Public device keeps no account' USING ERRCODE = 'check_violation';
