@@ -5,7 +5,6 @@ import hashlib
 import os
 import pathlib
 import shutil
-import sqlite3
 import subprocess
 import tempfile
 
@@ -15,7 +14,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("ACCOUNTS_BIN", str(ROOT / ".build" / "debug" / "accounts"))
 PASSWORD = b"correct horse battery staple\n"
 STORAGE = 3
-from conftest import AS_ROOT, NOBODY, nobody_binary
+from conftest import AS_ROOT, NOBODY, PostgresStore, new_store, nobody_binary, store_execute, \
+    store_query
+
+# Most of this module is about the SQLite file itself (a directory or a plain file in its place,
+# damaged pages, read-only files and folders): those tests are sqlite_only. A newer schema and
+# another program's tables are refused by both stores, and run on both.
 
 
 def run(args, db, stdin=b"", as_nobody=False):
@@ -37,6 +41,17 @@ def activate(db, as_nobody=False):
 
 def digest(path):
     return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+
+
+def snapshot(store):
+    """What the store holds: the file's bytes for SQLite; every row of every table in the
+    database for PostgreSQL (its own files are the server's)."""
+    if not isinstance(store, PostgresStore):
+        return digest(store)
+    tables = [r[0] for r in store_query(
+        store, "SELECT schemaname || '.' || tablename FROM pg_tables "
+        "WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1")]
+    return {t: sorted(map(repr, store_query(store, f"SELECT * FROM {t}"))) for t in tables}
 
 
 def listing(folder):
@@ -62,6 +77,7 @@ def one_sentence(err):
     return lines[0]
 
 
+@pytest.mark.sqlite_only  # the file (or its folder) itself
 @pytest.mark.parametrize("args", ALL, ids=IDS)
 def test_path_is_a_directory(tmp_path, args):
     """A directory where the database should be: named, exit 3, left alone."""
@@ -73,6 +89,7 @@ def test_path_is_a_directory(tmp_path, args):
     assert listing(target) == []
 
 
+@pytest.mark.sqlite_only  # the file (or its folder) itself
 @pytest.mark.parametrize("args", WRITING[:1] + READING[:1], ids=["activate", "status"])
 def test_folder_cannot_be_created(tmp_path, args):
     """A parent that is a plain file: the folder is named with the reason, exit 3."""
@@ -87,6 +104,7 @@ def test_folder_cannot_be_created(tmp_path, args):
     assert blocker.read_bytes() == b"not a folder\n"
 
 
+@pytest.mark.sqlite_only  # the file (or its folder) itself
 @pytest.mark.parametrize("args", ALL, ids=IDS)
 def test_not_a_database(tmp_path, args):
     """A file that is not SQLite: named, exit 3, byte for byte unchanged, no companions."""
@@ -102,6 +120,7 @@ def test_not_a_database(tmp_path, args):
     assert listing(tmp_path) == ["db.sqlite3"]
 
 
+@pytest.mark.sqlite_only  # the file (or its folder) itself
 @pytest.mark.parametrize("args", ALL, ids=IDS)
 def test_corrupt_database(tmp_path, args):
     """A damaged database (its schema page overwritten): named, exit 3, unchanged."""
@@ -122,32 +141,34 @@ def test_corrupt_database(tmp_path, args):
 @pytest.mark.parametrize("args", ALL, ids=IDS)
 def test_newer_schema(tmp_path, args):
     """A database from a newer accounts: refused, say to upgrade, unchanged."""
-    target = tmp_path / "db.sqlite3"
+    target = new_store(tmp_path / "db.sqlite3")
     activate(target)
-    with sqlite3.connect(target) as db:
-        db.execute("INSERT INTO grdb_migrations (identifier) VALUES ('v2-from-the-future')")
-    db.close()
-    before = digest(target)
+    table = "schema_migration" if isinstance(target, PostgresStore) else "grdb_migrations"
+    store_execute(target, f"INSERT INTO {table} (identifier) VALUES ('v2-from-the-future')")
+    before = snapshot(target)
     code, out, err = run(args, target, PASSWORD)
     assert code == STORAGE
     assert one_sentence(err) == (
         f"Cannot use the database {target}: it was written by a newer version of accounts. "
         "Upgrade accounts to use it.")
-    assert digest(target) == before
+    assert snapshot(target) == before
 
 
 def test_foreign_database(tmp_path):
     """Another program's SQLite file is not taken over."""
-    target = tmp_path / "other.sqlite3"
-    with sqlite3.connect(target) as db:
-        db.execute("CREATE TABLE notes (body TEXT)")
-    db.close()
-    target.chmod(0o600)
-    before = digest(target)
+    target = new_store(tmp_path / "other.sqlite3")
+    if isinstance(target, PostgresStore):
+        # A schema `accounts` holding tables but no schema_migration (issue 13).
+        store_execute(target, "CREATE SCHEMA accounts")
+        store_execute(target, "CREATE TABLE accounts.notes (body text)")
+    else:
+        store_execute(target, "CREATE TABLE notes (body TEXT)")
+        target.chmod(0o600)
+    before = snapshot(target)
     code, _, err = run(WRITING[0], target, PASSWORD)
     assert code == STORAGE
     assert "it was not made by accounts" in one_sentence(err)
-    assert digest(target) == before
+    assert snapshot(target) == before
 
 
 def read_only_setup(tmp_path, what):
@@ -165,6 +186,7 @@ def read_only_setup(tmp_path, what):
     return folder, target
 
 
+@pytest.mark.sqlite_only  # the file (or its folder) itself
 @pytest.mark.parametrize("what", ["file", "folder"])
 @pytest.mark.parametrize("args", ALL, ids=IDS)
 def test_read_only(tmp_path, what, args):

@@ -4,7 +4,13 @@
 import shutil
 import sqlite3
 
+import pytest
+
 from conftest import PASSWORD, form
+
+# SQLite-only: the subject is SQLite's write-ahead log (the main file alone holds every change
+# after a checkpoint); a PostgreSQL store has no file of its own to copy.
+pytestmark = pytest.mark.sqlite_only
 
 
 def events_in_copy(device, tmp_path):

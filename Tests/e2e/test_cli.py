@@ -70,8 +70,7 @@ def test_status_missing_database_is_public_and_not_created(device):
     result = device.run("status")
     assert (result.code, result.stderr) == (0, "")
     assert result.stdout == f"State: Public\nDatabase: {device.db} (no database exists at this path)\n"
-    assert not device.db.exists()
-    assert not device.db.parent.exists()
+    assert device.nothing_created()
 
 
 def test_status_json_missing_database(device):
@@ -129,6 +128,7 @@ def test_database_from_home_without_xdg(device):
         f"State: Public\nDatabase: {device.home}/.local/share/accounts/accounts.sqlite3 (no database exists at this path)\n")
 
 
+@pytest.mark.sqlite_only  # what stands at an SQLite path
 def test_database_is_a_directory_exits_3(device):
     """A database path that is a directory is a storage error: exit 3 with one sentence."""
     folder = device.root / "dir.sqlite3"
@@ -140,6 +140,7 @@ def test_database_is_a_directory_exits_3(device):
         f"Cannot use the database {folder}: it is a directory, not a file.\n")
 
 
+@pytest.mark.sqlite_only  # what stands at an SQLite path
 def test_database_not_sqlite_exits_3(device):
     """A database path holding a text file is a storage error (exit 3) and is left untouched."""
     path = device.root / "notes.txt"
@@ -162,7 +163,7 @@ def test_unreadable_blocklist_exits_3(device):
     assert result.stderr == f"Cannot read the password blocklist {missing}: it cannot be opened.\n"
     assert device.status()["state"] == "Public"
     # A command that fails creates nothing (issue 8 §17): no empty database is left behind.
-    assert not device.db.exists() and not device.db.parent.exists()
+    assert device.nothing_created()
 
 
 def test_version(device):

@@ -8,7 +8,13 @@ import os
 import pathlib
 import subprocess
 
+import pytest
+
 from conftest import BIN
+
+# SQLite-only: the subject is the database file on a full file system (a PostgreSQL store's
+# disk is the server's).
+pytestmark = pytest.mark.sqlite_only
 
 SCRIPT = r'''
 set -u

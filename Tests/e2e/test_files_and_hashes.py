@@ -4,6 +4,8 @@ import os
 import re
 import stat
 
+import pytest
+
 from conftest import (FULL_NAME, INPUT_ENDED, PASSWORD, WRONG_PASSWORD, Device, form)
 
 WELCOME = f"Welcome back {FULL_NAME}!"
@@ -14,6 +16,7 @@ def mode(path) -> int:
     return stat.S_IMODE(os.stat(path).st_mode)
 
 
+@pytest.mark.sqlite_only  # the SQLite file's and its folders' modes
 def test_created_file_and_folders_modes(device):
     """The database is created 0600 and every folder it creates 0700, even under umask 000."""
     db = device.root / "a" / "b" / "accounts.sqlite3"
@@ -28,6 +31,7 @@ def test_created_file_and_folders_modes(device):
     assert device.run("login", "--database", str(db), input=f"alice\n{PASSWORD}\n").code == 0
 
 
+@pytest.mark.sqlite_only  # the SQLite file's and its folders' modes
 def test_default_location_modes(device):
     """The default XDG location's accounts folder is created 0700 and the file 0600."""
     env = device.env(database=False)

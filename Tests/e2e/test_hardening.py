@@ -23,7 +23,8 @@ def typing_password(binary, device):
     """`accounts activate` on a terminal, waiting at the password prompt with echo off."""
     folder = tempfile.mkdtemp(prefix="accounts-hardening-", dir="/tmp")
     os.chmod(folder, 0o777)
-    env = device.env(ACCOUNTS_DATABASE=os.path.join(folder, "db.sqlite3"))
+    database = str(device.db) if device.postgresql else os.path.join(folder, "db.sqlite3")
+    env = device.env(ACCOUNTS_DATABASE=database)
     command = [*NOBODY, binary, "activate"]
     child = pexpect.spawn(command[0], command[1:], env=env, cwd=folder, encoding="utf-8",
                           timeout=10)

@@ -3,10 +3,10 @@
 exit, nothing changed, and nothing echoed back raw."""
 
 import os
-import sqlite3
 
 import pytest
 
+from conftest import new_store, store_query
 from test_hostile_input import BAD_LINES, GOOD, MIB8, run
 
 CONTROL = "{field} must not contain control or invisible formatting characters!"
@@ -14,7 +14,7 @@ NEW_PASSWORD = b"purple lantern meadow window"
 
 
 def activated(tmp_path):
-    db = tmp_path / "a.sqlite3"
+    db = new_store(tmp_path / "a.sqlite3")
     code, _, err = run(["activate", "--username", "alice", "--full-name", "Alice Liddell",
                         "--email", "alice@example.org", "--password-stdin"],
                        GOOD["password"] + b"\n", db=db)
@@ -24,12 +24,8 @@ def activated(tmp_path):
 
 def snapshot(db):
     """Every row of the accounts, tallies and log: what must not change."""
-    con = sqlite3.connect(db)
-    try:
-        return [con.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()
-                for t in ("account", "login_throttle", "audit_event", "activation")]
-    finally:
-        con.close()
+    return [store_query(db, f"SELECT * FROM {t} ORDER BY 1")
+            for t in ("account", "login_throttle", "audit_event", "activation")]
 
 
 def clean(err):

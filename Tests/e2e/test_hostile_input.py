@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import REAPER
+from conftest import REAPER, new_store
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("ACCOUNTS_BIN", str(ROOT / ".build" / "debug" / "accounts"))
@@ -93,7 +93,7 @@ def expected_for(field, case, template):
 @pytest.mark.parametrize("case,bad,template", BAD_LINES, ids=[c[0] for c in BAD_LINES])
 def test_bad_line_at_each_prompt(tmp_path, field, case, bad, template):
     """Each bad line at each activation prompt: its sentence, exit 1, nothing stored, no raw echo."""
-    db = tmp_path / "a.sqlite3"
+    db = new_store(tmp_path / "a.sqlite3")
     override = {field: bad}
     if field == "password":
         override["password_again"] = bad
@@ -118,7 +118,7 @@ def test_bad_line_at_each_prompt(tmp_path, field, case, bad, template):
 ], ids=["empty", "whitespace", "invalid-utf8", "escape", "rlo", "zwsp", "100KiB"])
 def test_bad_flag_values(tmp_path, flag, field, case, bad, message):
     """Each bad flag value: one sentence naming the field, exit 1, nothing stored."""
-    db = tmp_path / "a.sqlite3"
+    db = new_store(tmp_path / "a.sqlite3")
     args = {"--username": b"alice", "--full-name": b"Alice", "--email": b"alice@example.org"}
     args[flag] = bad
     argv = ["activate", "--password-stdin"]
@@ -143,7 +143,7 @@ def test_bad_flag_values(tmp_path, flag, field, case, bad, message):
 
 def test_sql_meta_characters_are_data(tmp_path):
     """SQL meta characters are refused in user names and stored verbatim in a full name."""
-    db = tmp_path / "a.sqlite3"
+    db = new_store(tmp_path / "a.sqlite3")
     code, _, err = run(["activate"], activation_lines(username=b"alice'; DROP TABLE user;--"), db=db)
     assert (code, err.decode().strip()) == (
         1, "User name must be 1 to 64 letters, digits, '.', '_' or '-'!")
@@ -158,7 +158,7 @@ def test_sql_meta_characters_are_data(tmp_path):
 
 def test_right_to_left_letters_are_fine(tmp_path):
     """Hebrew and Arabic letters are real names, not hostile: they are stored and shown."""
-    db = tmp_path / "a.sqlite3"
+    db = new_store(tmp_path / "a.sqlite3")
     name = "\u05d0\u05dc\u05d9\u05e1 \u0623\u0644\u064a\u0633"
     code, _, _ = run(["activate"], activation_lines(full_name=name.encode()), db=db)
     assert code == 0
@@ -178,7 +178,7 @@ def test_right_to_left_letters_are_fine(tmp_path):
 ], ids=["escape-in-name", "nul-in-password", "invalid-utf8-name", "8-MiB-password", "empty-name"])
 def test_bad_login_input(tmp_path, case, user, password, message):
     """Bad login input: one sentence, exit 1, and nothing recorded (no failure, no lock)."""
-    db = tmp_path / "a.sqlite3"
+    db = new_store(tmp_path / "a.sqlite3")
     assert run(["activate"], activation_lines(), db=db)[0] == 0
     code, out, err = run(["login"], user + b"\n" + password + b"\n", db=db)
     assert (code, err.decode().strip(), out) == (1, message, b"")
@@ -188,7 +188,7 @@ def test_bad_login_input(tmp_path, case, user, password, message):
 
 def test_huge_line_is_not_kept_whole(tmp_path):
     """An over-long line is read with a bound: a 64 MiB line costs far less than 64 MiB."""
-    db = tmp_path / "a.sqlite3"
+    db = new_store(tmp_path / "a.sqlite3")
 
     def peak_rss_kib(name_length):
         # The input is written to a file, so the payload is never in this process's memory

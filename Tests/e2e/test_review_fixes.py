@@ -15,7 +15,8 @@ import pexpect
 import pytest
 
 from conftest import (BIN, EMAIL, FULL_NAME, INVALID, NOBODY, NOBODY_UID, PASSWORD, TOO_MANY,
-                      USERNAME, WRONG_PASSWORD, finish, form, nobody_binary, screen)
+                      USERNAME, WRONG_PASSWORD, finish, form, nobody_binary, screen,
+                      store_execute)
 
 STORAGE = 3
 
@@ -47,6 +48,7 @@ def names(folder):
 
 # §1: files that are not ours, or not private.
 
+@pytest.mark.sqlite_only  # the SQLite file's owner and mode, and its companions'
 def test_companion_planted_by_another_user_is_refused(device, shared):
     """Another user pre-creates `db-wal` mode 0666 in a shared folder to read the hash from it:
     refused before anything is written, naming the file and its owner; the planted file stays
@@ -61,6 +63,7 @@ def test_companion_planted_by_another_user_is_refused(device, shared):
     assert (shared / "db-wal").stat().st_size == 0
 
 
+@pytest.mark.sqlite_only  # the SQLite file's owner and mode, and its companions'
 def test_database_of_another_user_is_refused(device, shared):
     """A database that another user made (in a shared folder) is not read or written."""
     subprocess.run([*NOBODY, nobody_binary(), "activate", "--database", f"{shared}/db",
@@ -75,6 +78,7 @@ def test_database_of_another_user_is_refused(device, shared):
     assert (shared / "db").read_bytes() == before
 
 
+@pytest.mark.sqlite_only  # the SQLite file's owner and mode, and its companions'
 @pytest.mark.parametrize("args", [["status"], ["log"], ["login"], ["reset", "--yes"]])
 def test_database_readable_by_others_is_refused(activated, args):
     """A database others may read (mode 0644) is refused with the chmod that fixes it, byte for
@@ -90,6 +94,7 @@ def test_database_readable_by_others_is_refused(activated, args):
     assert names(activated.db.parent) == [activated.db.name]
 
 
+@pytest.mark.sqlite_only  # the SQLite file's owner and mode, and its companions'
 def test_companion_readable_by_others_is_refused(activated):
     """A -wal holding data that others may read is refused too."""
     wal = pathlib.Path(str(activated.db) + "-wal")
@@ -100,6 +105,7 @@ def test_companion_readable_by_others_is_refused(activated):
     assert f"other users may read or write {wal} (mode 644)" in result.stderr
 
 
+@pytest.mark.sqlite_only  # the SQLite file's owner and mode, and its companions'
 def test_empty_file_of_our_own_is_made_private(device):
     """A file made by `touch` under umask 022 (0644, empty) is made private and used."""
     device.db.parent.mkdir(mode=0o700)
@@ -110,6 +116,7 @@ def test_empty_file_of_our_own_is_made_private(device):
     assert device.login().code == 0
 
 
+@pytest.mark.sqlite_only  # the SQLite file's owner and mode, and its companions'
 def test_folder_others_may_write_is_refused(device, tmp_path):
     """A folder others may write (not sticky): refused with the chmod that fixes it; nothing is
     created in it. The same folder made sticky is fine."""
@@ -127,6 +134,7 @@ def test_folder_others_may_write_is_refused(device, tmp_path):
     assert (folder / "db").stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.sqlite_only  # the SQLite file's owner and mode, and its companions'
 def test_folder_of_another_user_is_refused(device, tmp_path):
     """A folder another user owns: that user could replace the file."""
     folder = tmp_path / "theirs"
@@ -141,6 +149,7 @@ def test_folder_of_another_user_is_refused(device, tmp_path):
 
 # §2: a final symbolic link is never followed.
 
+@pytest.mark.sqlite_only  # a symbolic link in the SQLite path
 def test_symlink_planted_by_another_user_is_refused(device, shared, tmp_path):
     """The reported attack: in a folder another user can write, that user points `db` at a
     victim's empty file; root running with --database there must not turn it into a database."""
@@ -156,6 +165,7 @@ def test_symlink_planted_by_another_user_is_refused(device, shared, tmp_path):
     assert names(victim) == ["empty"]
 
 
+@pytest.mark.sqlite_only  # a symbolic link in the SQLite path
 @pytest.mark.parametrize("args", [["status"], ["login"]])
 def test_symlink_to_our_own_database_is_refused(activated, args):
     link = activated.root / "link.sqlite3"
@@ -165,6 +175,7 @@ def test_symlink_to_our_own_database_is_refused(activated, args):
     assert "it is a symbolic link" in result.stderr
 
 
+@pytest.mark.sqlite_only  # a symbolic link in the SQLite path
 def test_links_to_folders_are_followed(activated):
     """Folders along the way may be links."""
     link = activated.root / "folder-link"
@@ -202,12 +213,7 @@ def test_home_that_is_a_uri_is_not_used(device):
 # §5: text from the database reaches the terminal escaped.
 
 def tamper(db, sql, *args):
-    conn = sqlite3.connect(db)
-    try:
-        conn.execute(sql, args)
-        conn.commit()
-    finally:
-        conn.close()
+    store_execute(db, sql, *args)
 
 
 def test_home_escapes_a_tampered_full_name(activated):
@@ -280,6 +286,7 @@ def test_absurd_iteration_count_is_a_damaged_hash(activated):
 
 # §10: hygiene.
 
+@pytest.mark.sqlite_only  # the SQLite file's free pages (a PostgreSQL server's files are its own)
 def test_reset_leaves_no_trace_of_the_hash(activated):
     """After reset the deleted user's hash is overwritten, not left in a free page."""
     salt = activated.stored_hash().split("$")[2]
@@ -292,9 +299,8 @@ def test_impossible_names_are_not_stored(activated):
     """An 8,000-character name at the prompt gets the usual answer and is not written."""
     result = activated.login("n" * 8000, WRONG_PASSWORD)
     assert (result.code, result.stderr) == (1, INVALID + "\n")
-    with sqlite3.connect(activated.db) as db:
-        assert db.execute("SELECT count(*) FROM login_throttle").fetchone() == (0,)
-        assert db.execute("SELECT max(length(username)) FROM audit_event").fetchone() == (5,)
+    assert activated.query("SELECT count(*) FROM login_throttle") == [(0,)]
+    assert activated.query("SELECT max(length(username)) FROM audit_event") == [(5,)]
 
 
 # §12, §13, §18, §19, §20: the newcomer's trial.
@@ -384,7 +390,7 @@ def test_unlock_on_a_missing_database_creates_nothing(device):
     assert result.stderr == (
         f"No database exists at {device.db}; nothing was changed. Check --database or "
         "ACCOUNTS_DATABASE.\n")
-    assert not device.db.exists() and not device.db.parent.exists()
+    assert device.nothing_created()
 
 
 def test_unlock_refuses_an_impossible_name(activated):

@@ -29,7 +29,7 @@ import pytest
 
 from conftest import (BIN, BOB, BOB_PASSWORD, FILL, FULL_NAME, INVALID, NEW_PASSWORD, PASSWORD,
                       TOO_MANY, USERNAME, WRONG_PASSWORD, Result, answer, answer_secret, finish,
-                      screen)
+                      screen, store_execute)
 
 WELCOME = f"Welcome back {FULL_NAME}!"
 AUTHORIZED = "You are successfully authorized."
@@ -199,14 +199,9 @@ def enabled(device, username=USERNAME, password=PASSWORD) -> Enrollment:
 
 def rewind(device, username=USERNAME, steps=10, db=None):
     """Moves the account's last accepted step `steps` back."""
-    connection = sqlite3.connect(db or device.db)
-    try:
-        changed = connection.execute(
-            "UPDATE second_factor SET last_step = last_step - ? WHERE account_id = "
-            "(SELECT id FROM account WHERE username_key = ?)", (steps, username.lower())).rowcount
-        connection.commit()
-    finally:
-        connection.close()
+    changed = store_execute(
+        db or device.db, "UPDATE second_factor SET last_step = last_step - ? WHERE account_id = "
+        "(SELECT id FROM account WHERE username_key = ?)", steps, username.lower())
     assert changed == 1
 
 
@@ -300,16 +295,19 @@ def test_enable_accepts_one_step_earlier(activated):
 def test_enable_logs_event_and_stores_no_plaintext(activated):
     """After enrollment: a second_factor_enabled event; one second_factor row whose sealed
     secret is a blob; neither the Base32 key, its raw 20 bytes, their hex nor any recovery code
-    appears in the database file or its -wal; recovery_code holds 10 unused 32-byte blobs."""
+    appears in the database file or its -wal (PostgreSQL: in any value of any table);
+    recovery_code holds 10 unused 32-byte blobs."""
     enrollment = enable(activated)
     assert enrollment.result.code == 0, enrollment.result
     assert events(activated)[-1][:2] == ("second_factor_enabled", USERNAME)
-    rows = activated.query("SELECT typeof(sealed_secret), length(sealed_secret) "
-                           "FROM second_factor")
-    assert len(rows) == 1 and rows[0][0] == "blob" and rows[0][1] > 20, rows
-    hashes = activated.query("SELECT typeof(code_hash), length(code_hash), used_at "
-                             "FROM recovery_code")
-    assert hashes == [("blob", 32, None)] * 10
+    # A blob reads as bytes (text would read as str) from both stores.
+    rows = [(type(secret), len(secret))
+            for (secret,) in activated.query("SELECT sealed_secret FROM second_factor")]
+    assert len(rows) == 1 and rows[0][0] is bytes and rows[0][1] > 20, rows
+    hashes = [(type(code_hash), len(code_hash), used_at)
+              for code_hash, used_at in activated.query("SELECT code_hash, used_at "
+                                                        "FROM recovery_code")]
+    assert hashes == [(bytes, 32, None)] * 10
     assert len({h for (h,) in activated.query("SELECT code_hash FROM recovery_code")}) == 10
     raw = base64.b32decode(enrollment.key)
     assert len(raw) == 20
@@ -318,6 +316,17 @@ def test_enable_logs_event_and_stores_no_plaintext(activated):
     for code in enrollment.codes:
         needles += [code.encode(), code.replace("-", "").encode(),
                     base64.b32decode(code.replace("-", ""))]
+    if activated.postgresql:
+        tables = [t for (t,) in activated.query(
+            "SELECT tablename::text FROM pg_tables WHERE schemaname = 'accounts'")]
+        assert "second_factor" in tables, tables
+        for table in tables:
+            for row in activated.query(f"SELECT * FROM {table}"):
+                for value in row:
+                    data = value if isinstance(value, bytes) else str(value).encode()
+                    for needle in needles:
+                        assert needle not in data, f"{needle!r} found in {table}"
+        return
     files = [activated.db, activated.db.with_name(activated.db.name + "-wal")]
     for path in files:
         if path.exists():
@@ -327,8 +336,9 @@ def test_enable_logs_event_and_stores_no_plaintext(activated):
 
 
 def test_enable_makes_the_key_file(activated):
-    """Before enrollment there is no key file; after it `<database>.key` is a regular file of
-    ours, mode 0600, 64 lowercase hex characters and a newline."""
+    """Before enrollment there is no key file; after it `<database>.key` (PostgreSQL:
+    ~/.config/accounts/postgresql.key) is a regular file of ours, mode 0600, 64 lowercase hex
+    characters and a newline."""
     assert not activated.key_file.exists()
     assert enable(activated).result.code == 0
     info = os.lstat(activated.key_file)
@@ -1065,12 +1075,21 @@ def key_file_error(result, key_path):
 def test_copied_database_without_key_file(activated):
     """A database copied without its key file: a TOTP code cannot be checked (exit 3 naming the
     key file, nothing counted); a recovery code still logs in; a different key of the right form
-    is refused too; with the key file copied as well the TOTP login works."""
+    is refused too; with the key file copied as well the TOTP login works. PostgreSQL: the same
+    for another host of the same store (another HOME, so no ~/.config/accounts/postgresql.key)."""
     enrollment = enabled(activated)
-    copy = copy_database(activated, activated.root / "elsewhere")
-    env = activated.env(ACCOUNTS_DATABASE=str(copy))
-    key_path = pathlib.Path(str(copy) + ".key")
-    assert not key_path.exists()
+    if activated.postgresql:
+        other_home = activated.root / "other-host"
+        other_home.mkdir(mode=0o700)
+        env = activated.env(HOME=str(other_home))
+        key_path = other_home / ".config" / "accounts" / "postgresql.key"
+        assert not key_path.exists()
+        key_path.parent.mkdir(mode=0o700, parents=True)
+    else:
+        copy = copy_database(activated, activated.root / "elsewhere")
+        env = activated.env(ACCOUNTS_DATABASE=str(copy))
+        key_path = pathlib.Path(str(copy) + ".key")
+        assert not key_path.exists()
 
     result = login(activated, oath(enrollment.key), env=env)
     key_file_error(result, key_path)

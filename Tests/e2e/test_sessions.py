@@ -8,13 +8,12 @@ import os
 import pathlib
 import re
 import shutil
-import sqlite3
 import stat
 
 import pytest
 
 from conftest import (BOB, BOB_FULL_NAME, BOB_PASSWORD, FULL_NAME, NEW_PASSWORD, NOBODY_UID,
-                      PASSWORD, USERNAME, WRONG_PASSWORD, finish, form, screen)
+                      PASSWORD, USERNAME, WRONG_PASSWORD, finish, form, new_store, screen)
 
 NOT_LOGGED_IN = "Not logged in.\n"
 LOGGED_OUT = "Logged out.\n"
@@ -79,13 +78,7 @@ def sessions(device, username=None) -> list:
     """The rows of the `session` table (as dicts, by id), optionally one account's."""
     sql = ("SELECT s.*, a.username FROM session s JOIN account a ON a.id = s.account_id"
            + (" WHERE a.username_key = ?" if username else "") + " ORDER BY s.id")
-    db = sqlite3.connect(device.db)
-    try:
-        cursor = db.execute(sql, (username,) if username else ())
-        names = [c[0] for c in cursor.description]
-        return [dict(zip(names, row)) for row in cursor]
-    finally:
-        db.close()
+    return device.query_dicts(sql, *((username,) if username else ()))
 
 
 def read_session_file(path) -> tuple:
@@ -204,7 +197,7 @@ def events(device, kind):
 def other_database(device):
     """A second activated database beside the device's; returns the env that uses it
     (same HOME and XDG_STATE_HOME, so the same session file)."""
-    path = device.root / "y" / "other.sqlite3"
+    path = new_store(device.root / "y" / "other.sqlite3")
     env = device.env(ACCOUNTS_DATABASE=str(path))
     result = device.run("activate", input=form(), env=env)
     assert result.code == 0, result
@@ -243,8 +236,9 @@ def test_database_stores_only_the_hash_of_the_token(activated):
     assert len(rows) == 1
     (row,) = sessions(activated)
     assert row["token_hash"] == hashlib.sha256(bytes.fromhex(token)).digest()
-    assert activated.query("SELECT typeof(token_hash), length(token_hash) FROM session") == [
-        ("blob", 32)]
+    # A blob reads as bytes (text would read as str) from both stores.
+    assert [(type(h), len(h)) for (h,) in activated.query("SELECT token_hash FROM session")] == [
+        (bytes, 32)]
     for value in rows[0]:
         assert value != bytes.fromhex(token)
         assert token not in str(value) and token.upper() not in str(value)
@@ -288,6 +282,7 @@ def test_login_as_another_account_ends_the_clients_previous_session(two):
     assert whoami(two).out_lines[0] == f"Logged in as {USERNAME} ({FULL_NAME})."
 
 
+@pytest.mark.sqlite_only  # a relative SQLite path made absolute
 def test_relative_database_path_is_written_absolute(activated):
     """With a relative --database, the session file still names the database by absolute path,
     and a command given the absolute path sees the session."""
@@ -870,7 +865,7 @@ def test_login_that_must_change_the_password_ends_the_others(two):
     """The login that must change the password ends every other session of the account."""
     older = Client(two, "older")
     older.login(BOB, BOB_PASSWORD)
-    two.execute("UPDATE account SET must_change_password = 1 WHERE username_key = ?", BOB)
+    two.execute("UPDATE account SET must_change_password = ? WHERE username_key = ?", True, BOB)
     alices = Client(two, "alice")
     alices.login()
     result = two.run("login", input=f"{BOB}\n{BOB_PASSWORD}\n{NEW_PASSWORD}\n{NEW_PASSWORD}\n")
@@ -912,7 +907,7 @@ def test_user_remove_ends_the_accounts_sessions(two):
     assert two.run("user", "remove", BOB, "--yes").code == 0
     assert [r["id"] for r in sessions(two)] == [alices["id"]]
     assert two.query("SELECT count(*) FROM session") == [(1,)]
-    assert two.query("PRAGMA foreign_key_check") == []
+    assert two.foreign_key_violations() == []
     for client in bobs:
         assert_not_logged_in(client.run("whoami"))
 
@@ -987,7 +982,7 @@ def test_session_list_json(two):
 def test_session_list_shows_the_rows_second_factor(two):
     """A session that began with a second factor shows `yes` / true."""
     row = logged_in(two)
-    two.execute("UPDATE session SET second_factor = 1 WHERE id = ?", row["id"])
+    two.execute("UPDATE session SET second_factor = ? WHERE id = ?", True, row["id"])
     result = two.run("session", "list")
     assert result.out_lines[1].endswith("  yes"), result.out_lines
     result = two.run("session", "list", "--json")
@@ -1149,19 +1144,22 @@ def test_session_revoke_needs_exactly_one(two, args):
 
 def test_schema_v3_tables(activated):
     """After activation the database is at v3: session, second_factor and recovery_code exist,
-    STRICT (recovery_code WITHOUT ROWID), with the contract's columns and the new audit kinds."""
-    tables = dict(activated.query("SELECT name, sql FROM sqlite_master WHERE type = 'table'"))
-    for name in ("session", "second_factor", "recovery_code"):
-        assert name in tables, sorted(tables)
-        assert "STRICT" in tables[name].upper()
-    assert "WITHOUT ROWID" in tables["recovery_code"].upper()
-    assert [c[1] for c in activated.query("PRAGMA table_info(session)")] == COLUMNS
-    assert [c[1] for c in activated.query("PRAGMA table_info(second_factor)")] == [
+    STRICT (recovery_code WITHOUT ROWID), with the contract's columns and the new audit kinds.
+    PostgreSQL: the same tables and columns in the schema `accounts`, from its own migration v1
+    (issue 13)."""
+    if activated.postgresql:
+        assert "v1" in activated.migrations(), activated.migrations()
+    else:
+        tables = dict(activated.query("SELECT name, sql FROM sqlite_master WHERE type = 'table'"))
+        for name in ("session", "second_factor", "recovery_code"):
+            assert name in tables, sorted(tables)
+            assert "STRICT" in tables[name].upper()
+        assert "WITHOUT ROWID" in tables["recovery_code"].upper()
+        assert {"v1", "v2", "v3"} <= activated.migrations(), activated.migrations()
+    assert activated.columns("session") == COLUMNS
+    assert activated.columns("second_factor") == [
         "account_id", "sealed_secret", "key_id", "last_step", "enabled_at"]
-    assert [c[1] for c in activated.query("PRAGMA table_info(recovery_code)")] == [
-        "account_id", "code_hash", "used_at"]
-    migrations = {r[0] for r in activated.query("SELECT identifier FROM grdb_migrations")}
-    assert {"v1", "v2", "v3"} <= migrations, migrations
+    assert activated.columns("recovery_code") == ["account_id", "code_hash", "used_at"]
     kinds = {r[0] for r in activated.query("SELECT name FROM audit_kind")}
     assert {"logout", "session_revoked", "second_factor_enabled", "second_factor_disabled",
             "second_factor_reset", "recovery_codes_made", "recovery_code_used"} <= kinds
@@ -1174,13 +1172,13 @@ def test_session_rows_cascade_with_the_account(two):
         Client(two, name).login(BOB, BOB_PASSWORD)
     assert len(sessions(two, BOB)) == 3
     assert two.run("user", "remove", BOB, "--yes").code == 0
-    assert two.query("PRAGMA foreign_key_check") == []
+    assert two.foreign_key_violations() == []
     assert two.query("SELECT count(*) FROM session WHERE account_id NOT IN "
                      "(SELECT id FROM account)") == [(0,)]
-    fks = two.query("PRAGMA foreign_key_list(session)")
-    assert [(f[2], f[3], f[4], f[6]) for f in fks] == [("account", "account_id", "id", "CASCADE")]
+    assert two.foreign_keys("session") == [("account", "account_id", "id", "CASCADE")]
 
 
+@pytest.mark.sqlite_only  # upgrading a file an old SQLite release made
 def test_v1_database_upgrades_to_the_latest_on_login(device):
     """A v1 database (the fixture) is upgraded through v2 and v3 (sessions) to the latest schema
     by a login, which then starts a session; the v1 account and its history are kept."""
@@ -1193,8 +1191,7 @@ def test_v1_database_upgrades_to_the_latest_on_login(device):
     result = device.login()
     assert (result.code, result.stderr) == (0, ""), result
     assert result.out_lines == [WELCOME, "Last login: Mon Nov 23 12:56:46 UTC 2026"]
-    migrations = {r[0] for r in device.query("SELECT identifier FROM grdb_migrations")}
-    assert migrations == {"v1", "v2", "v3", "v4"}
+    assert device.migrations() == {"v1", "v2", "v3", "v4"}
     (row,) = sessions(device)
     assert row["token_hash"] == token_hash(read_session_file(device.session_file)[1])
     assert [a["username"].lower() for a in device.accounts()] == [USERNAME]
