@@ -11,8 +11,9 @@ ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 
 def test_help_lists_administrator_group(device):
-    """`--help` exits 0 and lists reset, unlock, log and user under an ADMINISTRATOR group, and
-    the person-facing passwd and verify (issue 10) with activate, login and status."""
+    """`--help` exits 0 and lists reset, unlock, log, user, session and store (issue 13) under an
+    ADMINISTRATOR group, and the person-facing passwd and verify (issue 10) with activate, login
+    and status."""
     result = device.run("--help")
     assert result.code == 0
     lines = result.stdout.splitlines()
@@ -184,7 +185,8 @@ def test_shell_completions(device, shell, marker):
 
 
 def test_root_usage_shows_the_subcommand_as_optional(device):
-    """Issue 8 §21: a bare `accounts` is the whole flow, so the usage line says [<subcommand>]."""
+    """Issue 8 §21: a bare `accounts` is the whole flow, so the usage line says [<subcommand>]
+    (and the database is a path or, since issue 13, a URI)."""
     result = device.run("--help")
     assert result.code == 0
     assert "USAGE: accounts [--database <path-or-uri>] [<subcommand>]\n" in result.stdout

@@ -257,9 +257,16 @@ def test_paths_are_escaped(device, tmp_path):
 # §6 and §7: stored values that would trap or stall.
 
 def test_tampered_counter_still_counts_and_locks(activated):
-    """failures at Int64.max: no crash, the attempt is counted and locks the name."""
+    """failures at the largest value its column holds (SQLite: Int64.max; PostgreSQL: that of
+    the column's type): no crash, the attempt is counted and locks the name."""
     assert activated.login(USERNAME, WRONG_PASSWORD).code == 1
-    tamper(activated.db, "UPDATE login_throttle SET failures = ?", 2**63 - 1)
+    largest = 2**63 - 1
+    if activated.postgresql:
+        (kind,) = activated.query(
+            "SELECT data_type::text FROM information_schema.columns WHERE table_schema = "
+            "'accounts' AND table_name = 'login_throttle' AND column_name = 'failures'")[0]
+        largest = {"bigint": 2**63 - 1, "integer": 2**31 - 1, "smallint": 2**15 - 1}[kind]
+    tamper(activated.db, "UPDATE login_throttle SET failures = ?", largest)
     result = activated.login(USERNAME, WRONG_PASSWORD)
     assert result.code == 4, result
     assert result.err_lines[0] == INVALID and TOO_MANY in result.err_lines[1]
