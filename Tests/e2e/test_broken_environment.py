@@ -167,7 +167,12 @@ def test_foreign_database(tmp_path):
     before = snapshot(target)
     code, _, err = run(WRITING[0], target, PASSWORD)
     assert code == STORAGE
-    assert "it was not made by accounts" in one_sentence(err)
+    if isinstance(target, PostgresStore):
+        assert one_sentence(err) == (
+            f"Cannot use the database {target}: its schema accounts was not made by accounts. "
+            "Choose another database with --database.")
+    else:
+        assert "it was not made by accounts" in one_sentence(err)
     assert snapshot(target) == before
 
 

@@ -67,10 +67,13 @@ def test_unknown_flag_message(device):
 
 def test_status_missing_database_is_public_and_not_created(device):
     """status on a missing database says Public, with the absolute path and that no database
-    exists there (a mistyped --database must not read as a reset device); creates nothing."""
+    exists there (a mistyped --database must not read as a reset device); creates nothing.
+    PostgreSQL: a database without the schema `accounts` holds no store yet (issue 13)."""
     result = device.run("status")
     assert (result.code, result.stderr) == (0, "")
-    assert result.stdout == f"State: Public\nDatabase: {device.db} (no database exists at this path)\n"
+    missing = ("this database holds no accounts store yet" if device.postgresql
+               else "no database exists at this path")
+    assert result.stdout == f"State: Public\nDatabase: {device.db} ({missing})\n"
     assert device.nothing_created()
 
 
