@@ -30,6 +30,10 @@ from pgcluster import (FOREIGN, LOST_SUFFIX, NEWER, WARNING, Client, Cluster, as
                        permission_prefix, pg, pgdb, client, silent_listener)  # noqa: F401
 from test_second_factor import enable
 
+# These tests name their stores themselves (PostgreSQL databases of their own, SQLite files),
+# whatever ACCOUNTS_TEST_BACKEND says: they run once, in the postgresql run.
+pytestmark = pytest.mark.postgresql_only
+
 WELCOME = f"Welcome back {FULL_NAME}!"
 ACTIVATED = f"Device activated for {USERNAME}.\n"
 TABLES = ["account", "activation", "audit_event", "audit_kind", "login_throttle",

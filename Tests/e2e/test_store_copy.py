@@ -27,6 +27,10 @@ from pgcluster import (LOST_SUFFIX, NEWER, WARNING, Client, assert_one_sentence,
                        pg_table, pgdb, sequence_next)
 from test_second_factor import enable, recovered, rewind
 
+# These tests name their stores themselves (PostgreSQL databases of their own, SQLite files),
+# whatever ACCOUNTS_TEST_BACKEND says: they run once, in the postgresql run.
+pytestmark = pytest.mark.postgresql_only
+
 ACTIVATED = f"Device activated for {USERNAME}.\n"
 AUTHORIZED = "You are successfully authorized."
 MUST_CHOOSE = "You must choose a new password before you continue."
