@@ -81,11 +81,12 @@ CREATE TRIGGER activation_public_keeps_no_account
 AFTER UPDATE OF state ON accounts.activation
 FOR EACH ROW EXECUTE FUNCTION accounts.activation_public_keeps_no_account();
 
--- Failed logins per user name (known or not), and the lock they earn.
+-- Failed logins per user name (known or not), and the lock they earn. Whole numbers are 64-bit
+-- (bigint) wherever SQLite's are, so that every SQLite store copies in.
 CREATE TABLE accounts.login_throttle (
   username_key text COLLATE "C" PRIMARY KEY,
-  failures integer NOT NULL DEFAULT 0 CHECK (failures >= 0),
-  lockouts integer NOT NULL DEFAULT 0 CHECK (lockouts >= 0),
+  failures bigint NOT NULL DEFAULT 0 CHECK (failures >= 0),
+  lockouts bigint NOT NULL DEFAULT 0 CHECK (lockouts >= 0),
   locked_until timestamptz,
   updated_at timestamptz NOT NULL
 );
@@ -124,7 +125,7 @@ CREATE TABLE accounts.session (
   created_at timestamptz NOT NULL,
   last_seen_at timestamptz NOT NULL,
   expires_at timestamptz NOT NULL,
-  idle_seconds integer NOT NULL CHECK (idle_seconds > 0),
+  idle_seconds bigint NOT NULL CHECK (idle_seconds > 0),
   idle_until timestamptz NOT NULL,
   second_factor boolean NOT NULL DEFAULT false,
   CHECK (created_at <= last_seen_at AND last_seen_at < idle_until AND created_at < expires_at)

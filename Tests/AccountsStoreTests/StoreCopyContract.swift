@@ -26,7 +26,7 @@ struct StoreCopyContract {
   }
 
   /// A store with a row in every table: an owner, a disabled account with a crypt(3) hash, a
-  /// removed one (a gap in ids), a tally with a lock, events, a live and an ended session, a
+  /// removed one (a gap in ids), a tally with a lock and one at the largest count, events, a live and an ended session, a
   /// second factor with one recovery code used.
   func filled(_ backend: Backend) throws -> (any AccountRepository, () -> Void) {
     let (store, cleanup) = try backend.make()
@@ -50,6 +50,9 @@ struct StoreCopyContract {
       try writer.setTally(
         ThrottleState(failures: 5, lockouts: 1, lockedUntil: noon + 600), key: "mallory",
         at: noon + 4)
+      // Whole numbers are 64-bit in both stores: the largest copies over.
+      try writer.setTally(
+        ThrottleState(failures: .max, lockouts: .max, lockedUntil: nil), key: "zed", at: noon)
       for kind in [AuditEventKind.activation, .accountAdded, .lockout] {
         try writer.append(AuditRecord(kind, at: noon + 5, username: "bob", detail: "from x"))
       }
