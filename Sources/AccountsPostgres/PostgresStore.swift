@@ -214,14 +214,35 @@ public final class PostgresStore: AccountRepository {
     case newer
   }
 
+  /// What the database holds; a schema that looks foreign is looked at again once no
+  /// migration is running.
+  ///
+  /// Another process creating the schema at this moment can make it look foreign for an
+  /// instant: its tables found by one look at the catalog, its migration table not yet by
+  /// another (12 first writes racing on a new database showed it). Waiting for the migration
+  /// lock, then looking in a new statement, sees its migration whole.
   private func inspect(_ db: PGConnection) throws(StoreError) -> Contents {
+    let first = try look(db)
+    guard first == .foreign else { return first }
+    do {
+      try db.run("SELECT pg_advisory_lock(\(Self.migrationLock))")
+    } catch {
+      throw translate(error)
+    }
+    defer { _ = try? db.run("SELECT pg_advisory_unlock(\(Self.migrationLock))") }
+    return try look(db)
+  }
+
+  /// One look at the catalog: both questions answered from the same snapshot of `pg_class`.
+  private func look(_ db: PGConnection) throws(StoreError) -> Contents {
     do {
       let rows = try db.run(
         """
-        SELECT to_regclass('accounts.schema_migration') IS NOT NULL,
-               EXISTS (SELECT 1 FROM pg_catalog.pg_class AS c
-                       JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
-                       WHERE n.nspname = 'accounts' AND c.relkind IN ('r', 'p', 'v', 'm', 'f'))
+        SELECT coalesce(bool_or(c.relname = 'schema_migration' AND c.relkind = 'r'), false),
+               count(*) > 0
+        FROM pg_catalog.pg_class AS c
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'accounts' AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
         """)
       guard rows.flag(0, 0) else { return rows.flag(0, 1) ? .foreign : .absent }
       let recorded = try db.run("SELECT identifier FROM accounts.schema_migration")
