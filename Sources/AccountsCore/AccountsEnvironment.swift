@@ -126,8 +126,9 @@ public struct AccountsEnvironment {
   }
 }
 
-/// Runs a store call, wrapping its error.
-func storing<T>(_ body: () throws(StoreError) -> T) throws(AccountsError) -> T {
+/// Runs a store call, wrapping its error (shared with the backends, which implement the
+/// repository's typed-throws methods over their own store errors).
+public func storing<T>(_ body: () throws(StoreError) -> T) throws(AccountsError) -> T {
   do {
     return try body()
   } catch {

@@ -294,15 +294,6 @@ public final class PostgresStore: AccountRepository {
   static let migrationLock: Int64 = 0x6163_636f_756e_7473
 }
 
-/// Runs a store call, wrapping its error.
-func storing<T>(_ body: () throws(StoreError) -> T) throws(AccountsError) -> T {
-  do {
-    return try body()
-  } catch {
-    throw .storage(error)
-  }
-}
-
 extension PostgresStore {
   func translate(_ error: any Error) -> StoreError {
     translate(error as? PGFailure)
