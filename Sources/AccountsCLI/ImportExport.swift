@@ -70,8 +70,12 @@ extension AccountsCommand {
     func run(_ context: CommandContext) throws {
       let sink = try ExportSink(path: output)
       do {
-        try ExportFlow.run(context.environment, format: format) { sink.write($0) }
-        try sink.finish()
+        try ExportFlow.run(
+          context.environment, format: format,
+          finish: { () throws(AccountsError) in
+            try sink.finish()
+          }
+        ) { sink.write($0) }
       } catch {
         sink.discard()
         throw error
@@ -219,6 +223,12 @@ final class ExportSink {
   }
 
   private func flush() {
+    guard path != nil else {
+      // Standard output: a failure ends the program there (StandardStreams.outputFailed).
+      buffer.withUnsafeBytes { StandardStreams.write(bytes: $0, to: fd) }
+      buffer.removeAll(keepingCapacity: true)
+      return
+    }
     var offset = 0
     while offset < buffer.count && failed == 0 {
       let done = buffer.withUnsafeBytes { raw -> Int in
@@ -237,7 +247,7 @@ final class ExportSink {
 
   /// Writes what is left; a file is synced and closed.
   ///
-  /// Throws when anything failed to write.
+  /// Throws when anything failed to write to a file (standard output ends the program instead).
   func finish() throws(AccountsError) {
     flush()
     if let path {

@@ -44,17 +44,37 @@ enum StandardStreams {
     return result
   }
 
-  /// Writes all of `bytes` to `fd`; stops quietly when the reader is gone (a closed pipe).
+  /// Writes all of `bytes` to `fd`.
+  ///
+  /// Standard output carries results: when it refuses them the program ends at once (see
+  /// `outputFailed`). Standard error is written as far as it goes: there is nowhere left to
+  /// say that it failed.
   static func write(bytes: UnsafeRawBufferPointer, to fd: Int32) {
     var offset = 0
     while offset < bytes.count {
       let written = Glibc.write(fd, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-      if written < 0 {
-        if errno == EINTR { continue }
+      if written < 0 && errno == EINTR { continue }
+      if written <= 0 {
+        let error = written < 0 ? errno : EIO
+        if fd == STDOUT_FILENO { outputFailed(error) }
         return
       }
       offset += written
     }
+  }
+
+  /// Ends the program because standard output refused a result, as a signal would: whatever
+  /// transaction is open is rolled back by the store, the terminal is put back.
+  ///
+  /// A reader that went away (`accounts log | head -1` with SIGPIPE ignored, so `EPIPE`) ends it
+  /// quietly with 141, the status SIGPIPE itself gives; any other failure (a full disk, a
+  /// closed descriptor) says so in one sentence on standard error and exits 3.
+  static func outputFailed(_ error: Int32) -> Never {
+    accounts_terminal_restore()
+    if error == EPIPE { Glibc.exit(128 + SIGPIPE) }
+    let reason = String(cString: strerror(error))
+    write(Escaping.visible(Messages.standardOutputFailed(reason)) + "\n", to: STDERR_FILENO)
+    Glibc.exit(ExitStatus.storage.rawValue)
   }
 }
 

@@ -1,11 +1,14 @@
 """Command line surface: help, usage errors, storage errors, status and where the database is."""
 
 import json
+import os
 import re
+import signal
+import subprocess
 
 import pytest
 
-from conftest import form
+from conftest import BIN, form
 
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
@@ -193,3 +196,55 @@ def test_root_usage_shows_the_subcommand_as_optional(device):
     result = device.run("--help")
     assert result.code == 0
     assert "USAGE: accounts [--database <path-or-uri>] [<subcommand>]\n" in result.stdout
+
+
+# Standard output that refuses the result.
+
+# Every command that prints a result, on an activated device with a live session.
+RESULT_COMMANDS = [
+    ["user", "export"], ["user", "export", "--format", "json"],
+    ["user", "export", "--format", "csv"], ["user", "list"], ["user", "list", "--json"],
+    ["user", "show", "alice"], ["user", "show", "alice", "--json"], ["log"], ["log", "--json"],
+    ["status"], ["status", "--json"], ["session", "list"], ["session", "list", "--json"],
+    ["whoami"], ["whoami", "--json"], ["2fa", "status"], ["2fa", "status", "--json"], [],
+    ["--help"], ["user", "export", "--help"], ["--version"],
+    ["--generate-completion-script", "bash"],
+]
+
+
+def run_with_stdout(device, args, stdout, preexec_fn=None):
+    """Runs the binary with standard output on `stdout` (a file object), stdin /dev/null."""
+    proc = subprocess.run([BIN, *args], stdin=subprocess.DEVNULL, stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, env=device.env(),
+                          cwd=str(device.root), timeout=60, preexec_fn=preexec_fn)
+    return proc.returncode, proc.stderr
+
+
+@pytest.mark.parametrize("args", RESULT_COMMANDS, ids=lambda a: "-".join(a) or "bare")
+def test_a_full_standard_output_fails(activated, args):
+    """Standard output on /dev/full (every write fails with ENOSPC): exit 3 and one sentence on
+    standard error, never a success that wrote nothing. An export that did not arrive is not
+    logged as made."""
+    assert activated.login().code == 0
+    with open("/dev/full", "w") as full:
+        code, stderr = run_with_stdout(activated, args, full)
+    assert (code, stderr) == (
+        3, "Could not write to standard output: No space left on device.\n")
+    assert "accounts_exported" not in [e["event"] for e in activated.events()]
+
+
+@pytest.mark.parametrize("args", [["log"], ["user", "export"], ["status"]],
+                         ids=lambda a: "-".join(a))
+@pytest.mark.parametrize("sigpipe", ["default", "ignored"])
+def test_a_reader_gone_ends_quietly(activated, args, sigpipe):
+    """`accounts log | head -1`, the reader gone before anything was written (the pipe's read
+    end closed before the program starts, so the outcome does not depend on timing): exit 141,
+    as SIGPIPE itself gives, and nothing said, whether SIGPIPE ends the program or is ignored
+    (then the write fails with EPIPE)."""
+    disposition = signal.SIG_DFL if sigpipe == "default" else signal.SIG_IGN
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    with os.fdopen(write_end, "w") as pipe:
+        code, stderr = run_with_stdout(
+            activated, args, pipe, preexec_fn=lambda: signal.signal(signal.SIGPIPE, disposition))
+    assert (code, stderr) == (141, "")

@@ -15,11 +15,12 @@ public enum ExportFlow {
   public static let csvHeader =
     "username,full_name,email,password_hash,disabled,must_change_password,created_at,last_login"
 
-  /// Calls `write` with the export's bytes, a line at a time; logs the export; returns how many
-  /// accounts it held.
+  /// Calls `write` with the export's bytes, a line at a time, then `finish` (which throws when
+  /// they did not all arrive); logs the export only then; returns how many accounts it held.
   @discardableResult
   public static func run(
-    _ env: AccountsEnvironment, format: ExportFormat, write: ([UInt8]) -> Void
+    _ env: AccountsEnvironment, format: ExportFormat,
+    finish: () throws(AccountsError) -> Void = {}, write: ([UInt8]) -> Void
   ) throws(AccountsError) -> Int {
     let store = try env.existingStore()
     var count = 0
@@ -44,6 +45,7 @@ public enum ExportFlow {
       }
     }
     if format == .json { write(Array((count == 0 ? "]\n" : "\n]\n").utf8)) }
+    try finish()
     try store.write { writer throws(AccountsError) in
       try writer.append(
         AuditRecord(
