@@ -116,7 +116,9 @@ final class PGConnection {
     guard let connection else {
       throw .cannotConnect(path: location, server: "", reason: "out of memory")
     }
-    let server = describeServer(library: library, connection: connection)
+    // libpq names the host and port as it read them: from a malformed URI, pieces of it.
+    let server = StoreLocation.scrubbed(
+      describeServer(library: library, connection: connection), of: uri)
     guard library.status(connection) == CONNECTION_OK else {
       let reason = StoreLocation.scrubbed(
         connectionReason(library.errorMessage(connection).map { String(cString: $0) }), of: uri)

@@ -418,6 +418,60 @@ def quote_all(text):
     return urllib.parse.quote(text, safe="")
 
 
+@pytest.mark.parametrize("shape", ["userinfo", "userinfo-port", "parameter"])
+def test_a_password_typed_with_reserved_characters_is_never_shown(pg, tmp_path, shape):
+    """A password holding `?`, `/` and `@` typed into the URI as they are, not percent-encoded:
+    in a parameter libpq reads it (the value runs to the next `&`), and status, status --json
+    and the session file show the URI without it; in the user part libpq cannot read the URI
+    (it takes the password's first piece for a port, or its end for parameters), and the one
+    sentence saying so (libpq's own words quote a piece of it, or name the host and port it
+    read) holds no piece of the password either."""
+    pieces = [f"Kq{secrets.token_hex(3)}", f"Zx{secrets.token_hex(3)}",
+              f"Wm{secrets.token_hex(3)}", f"Tn{secrets.token_hex(3)}"]
+    if shape == "userinfo-port":
+        pieces.pop(1)
+        password = f"{pieces[0]}/{pieces[1]}@{pieces[2]}"
+    else:
+        password = f"{pieces[0]}?{pieces[1]}/{pieces[2]}@{pieces[3]}"
+    role = pg.create_role("acct", password=password)
+    database = pg.create_database(owner=role)
+    try:
+        shown = f"postgresql://{role}@127.0.0.1:{pg.port}/{database}?sslmode=disable"
+        client = Client(tmp_path / "c")
+        results = []
+        if shape == "parameter":
+            uri = f"{shown}&password={password}"
+            result = client.run("--database", uri, "activate", input=form())
+            assert (result.code, result.stdout, result.stderr) == (
+                0, ACTIVATED, WARNING + "\n"), result
+            results.append(result)
+            result = client.run("status", "--database", uri)
+            assert (result.code, result.stdout, result.stderr) == (
+                0, status_lines(shown), WARNING + "\n"), result
+            results.append(result)
+            result = client.run("status", "--json", "--database", uri)
+            assert json.loads(result.stdout)["database"] == shown, result
+            results.append(result)
+            assert_welcome(login(client, "--database", uri), stderr=WARNING + "\n")
+            assert f"database {shown}" in client.session_file.read_text().splitlines()
+        else:
+            uri = f"postgresql://{role}:{password}@127.0.0.1:{pg.port}/{database}?sslmode=disable"
+            result = client.run("status", "--database", uri)
+            assert (result.code, result.stdout) == (3, ""), result
+            assert result.stderr.startswith(WARNING + "\n" + "Cannot connect to the PostgreSQL "
+                                            "server "), result
+            assert f" for the database {shown}: " in result.stderr, result
+            assert len(result.err_lines) == 2, result
+            results.append(result)
+        text = everything_shown(client, *results)
+        for piece in pieces:
+            assert piece not in text, text
+        assert_clean(text)
+    finally:
+        pg.drop_database(database)
+        pg.drop_role(role)
+
+
 def test_variable_with_a_password_is_not_warned_about_and_is_hidden(pg, scram_role, tmp_path):
     """ACCOUNTS_DATABASE holding a password: no warning (it is not on the command line), and
     status shows the URI without the password."""
