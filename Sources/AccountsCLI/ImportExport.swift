@@ -16,7 +16,10 @@ extension AccountsCommand {
         first, and any problem (each said with its line) imports nothing. Hashes kept: \
         pbkdf2_sha256 (Django), yescrypt, SHA-512/256-crypt and bcrypt (replaced by PBKDF2 at \
         the first login); MD5-crypt, apr1, {SHA}, DES crypt and plain text are refused by name. \
-        shadow and htpasswd files need --email-domain. FILE - reads standard input.
+        shadow and htpasswd files need --email-domain. FILE - reads standard input. In csv, \
+        a cell that starts with ' followed by ' characters and then =, +, -, @, a tab or a \
+        carriage return loses its first ' (how user export writes a cell a spreadsheet would \
+        run as a formula); any other ' is kept.
         """)
 
     @Argument(help: "The file to import (- for standard input).")
@@ -54,7 +57,11 @@ extension AccountsCommand {
         json is Django's dumpdata form (manage.py loaddata reads it); csv has the columns \
         username, full_name, email, password_hash, disabled, must_change_password, created_at, \
         last_login. The hashes are secrets: --output writes a new file of mode 0600 (an \
-        existing one is never overwritten).
+        existing one is never overwritten). A csv cell that a spreadsheet would run as a \
+        formula (it starts with =, +, -, @, a tab or a carriage return, after any ' characters, \
+        such as a full name =HYPERLINK(...)) is written quoted with a ' before it, as OWASP \
+        advises: spreadsheets show it as text. user import takes that ' off again, so an \
+        export imports back exactly.
         """)
 
     @Option(name: .customLong("format"), help: "json (default) or csv.")

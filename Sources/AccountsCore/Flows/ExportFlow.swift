@@ -98,8 +98,12 @@ public enum ExportFlow {
       if index > 0 { bytes.append(UInt8(ascii: ",")) }
       // Escaped as every printed text is (nothing stored passes the rules with a control
       // character, so a real export is unchanged by it).
-      let text = Escaping.visible(field)
-      if text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
+      var text = Escaping.visible(field)
+      // A cell a spreadsheet would take for a formula is made text (OWASP's CSV injection
+      // advice): a `'` before it, and quoted.
+      let formula = SpreadsheetCell.readsAsFormula(text)
+      if formula { text = "'" + text }
+      if formula || text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: text.replacingOccurrences(of: "\"", with: "\"\"").utf8)
         bytes.append(UInt8(ascii: "\""))
@@ -108,5 +112,27 @@ public enum ExportFlow {
       }
     }
     bytes.append(UInt8(ascii: "\n"))
+  }
+}
+
+/// What a spreadsheet makes of a CSV cell: one that starts with `=`, `+`, `-`, `@`, a tab or a
+/// carriage return is run as a formula (`=HYPERLINK(…)` in a full name). `user export` writes
+/// such a cell with a `'` before it, which spreadsheets read as "this is text" and do not show;
+/// `user import` takes that `'` off again, so an export imports back exactly.
+public enum SpreadsheetCell {
+  /// The characters that start a formula.
+  static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
+
+  /// True when `text`, after any `'`s it starts with, starts a formula: the cells an export
+  /// writes with one more `'` (a text that starts with `'=` gets `''=`, so that importing it
+  /// back gives `'=` again).
+  public static func readsAsFormula(_ text: String) -> Bool {
+    text.unicodeScalars.drop { $0 == "'" }.first.map(formulaStarts.contains) ?? false
+  }
+
+  /// A cell as imported: one `'` taken off a cell that starts with `'`s and then a formula's
+  /// first character (what an export writes); any other cell as it is.
+  public static func imported(_ text: String) -> String {
+    text.first == "'" && readsAsFormula(text) ? String(text.dropFirst()) : text
   }
 }

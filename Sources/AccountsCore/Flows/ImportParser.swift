@@ -91,7 +91,7 @@ struct Parser {
         line += "\n" + (Self.text(more) ?? "\u{FFFD}")
         parsed = Self.csvFields(line)
       }
-      guard let fields = parsed else {
+      guard let fields = parsed?.map(SpreadsheetCell.imported) else {
         try body(.problem("\(position): \(Messages.importCSVQuote)"))
         continue
       }
