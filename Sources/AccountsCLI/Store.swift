@@ -13,13 +13,14 @@ extension AccountsCommand {
     struct Copy: ParsableCommand {
       static let configuration = CommandConfiguration(
         commandName: "copy",
-        abstract: "Copy every account, hash, session, second factor, lock and audit event into a "
-          + "new, empty store.",
+        abstract: "Copy every account, hash, second factor, lock and audit event into a new, "
+          + "empty store.",
         discussion: """
           SOURCE and TARGET are each an SQLite file or a postgresql:// URI. The target is \
           written in one transaction and must be empty (a missing file or schema is created). \
-          Ids and sequences are kept. The key file sealing TOTP secrets is not copied: give the \
-          target's hosts the same key file (ACCOUNTS_KEY_FILE).
+          Ids and sequences are kept. Sessions are not copied: a login on the old store is no \
+          login on the new one, so people log in again there. The key file sealing TOTP \
+          secrets is not copied: give the target's hosts the same key file (ACCOUNTS_KEY_FILE).
           """)
 
       @Option(
@@ -49,7 +50,7 @@ extension AccountsCommand {
           source: source.environment, target: target.environment)
         source.console.output(
           Messages.copied(
-            accounts: summary.accounts, events: summary.events, sessions: summary.sessions,
+            accounts: summary.accounts, events: summary.events,
             secondFactors: summary.secondFactors, from: source.environment.databasePath,
             to: target.environment.databasePath))
       }

@@ -16,12 +16,11 @@ extension Messages {
   }
   /// `store copy` done.
   public static func copied(
-    accounts: Int, events: Int, sessions: Int, secondFactors: Int, from source: String,
-    to target: String
+    accounts: Int, events: Int, secondFactors: Int, from source: String, to target: String
   ) -> String {
-    "Copied \(count(accounts, "account")), \(count(events, "audit event")), "
-      + "\(count(sessions, "session")) and \(count(secondFactors, "second factor")) from "
-      + "\(source) to \(target)."
+    "Copied \(count(accounts, "account")), \(count(events, "audit event")) and "
+      + "\(count(secondFactors, "second factor")) from \(source) to \(target); sessions are not "
+      + "copied, so people log in again there."
   }
   /// A `--database` URI that carries a password (standard error; the command goes on).
   public static let passwordInURI =
