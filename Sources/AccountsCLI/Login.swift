@@ -13,7 +13,10 @@ extension AccountsCommand {
         up to 1 hour (exit 4). With two-factor authentication on, asks for a Verification \
         code next (a code from the app, or a recovery code). An account whose password must \
         change asks for a new one (twice) before Home. Starts a session that the bare \
-        accounts resumes until logout, 1 hour without use or 24 hours.
+        accounts resumes until logout, 1 hour without use or 24 hours; the session file names \
+        the database by its canonical path (or its URI without the password), so the session \
+        is found however the database is named later (from another folder, through a link to \
+        its folder).
         """)
 
     @Option(name: .customLong("username"), help: "The user name (skips its prompt).")

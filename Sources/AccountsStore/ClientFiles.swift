@@ -204,7 +204,9 @@ private func sealingKey(_ bytes: [UInt8]) throws(AccountsError) -> SealingKey {
 /// This client's session: `$XDG_STATE_HOME/accounts/session` (`~/.local/state/...`).
 ///
 /// Mode 0600 in a folder of mode 0700. Three lines: `accounts-session 1`, `database <path>`,
-/// `token <64 hex digits>`.
+/// `token <64 hex digits>`. The path is canonical (its folder's real path, links to folders
+/// resolved, and the file's name), so that a session is found however the database is named;
+/// a PostgreSQL store is named by its URI without the password.
 public final class SessionFile: SessionKeeper {
   /// The file's path.
   public let location: String
@@ -240,11 +242,18 @@ public final class SessionFile: SessionKeeper {
     let database = String(
       text[text.index(text.startIndex, offsetBy: Self.header.count)..<tokenLine.lowerBound])
     let tokenText = text[tokenLine.upperBound..<text.index(before: text.endIndex)]
-    guard database.hasPrefix("/") || StoreLocation.isPostgres(database),
-      let token = Hex.decode(tokenText),
-      token.count == 32
-    else { throw .clientFile(.damaged(.sessionFile, path: location)) }
-    return SavedSession(database: database, token: token)
+    guard let token = Hex.decode(tokenText), token.count == 32 else {
+      throw .clientFile(.damaged(.sessionFile, path: location))
+    }
+    // Earlier versions wrote the path as given, made absolute (`/srv/./db`): read canonical, it
+    // still names its database. A path that is not absolute names none (it can only have been
+    // written by hand): the file is kept, no database matches it, and a login replaces it.
+    return SavedSession(database: recorded(database), token: token)
+  }
+
+  public func recorded(_ database: String) -> String {
+    guard database.hasPrefix("/"), !StoreLocation.isPostgres(database) else { return database }
+    return FileSystem.canonical(database) ?? database
   }
 
   public func save(_ session: SavedSession) throws(AccountsError) {

@@ -295,6 +295,57 @@ def test_relative_database_path_is_written_absolute(activated):
     assert whoami(activated).code == 0
 
 
+@pytest.mark.sqlite_only  # the SQLite path as the session file records it
+def test_session_is_found_however_the_database_is_named(activated):
+    """A login with `--database ./x/accounts.sqlite3`: the session file records the canonical
+    path (the folder's real path and the file's name), so the session is found from another
+    folder (`../x/accounts.sqlite3`), through a link to the folder, and by the absolute path."""
+    env = activated.env(database=False)
+    folder = activated.db.parent
+    result = activated.run("login", "--database", f"./{folder.name}/./{activated.db.name}",
+                           input=f"{USERNAME}\n{PASSWORD}\n", env=env)
+    assert result.code == 0, result
+    assert read_session_file(activated.session_file)[0] == str(activated.db)
+    elsewhere = activated.root / "elsewhere"
+    elsewhere.mkdir()
+    (activated.root / "link").symlink_to(folder)
+    for database, cwd in [(f"../{folder.name}/{activated.db.name}", elsewhere),
+                          (f"link/{activated.db.name}", activated.root),
+                          (str(activated.root / "link" / ".." / folder.name / activated.db.name),
+                           elsewhere),
+                          (str(activated.db), elsewhere)]:
+        result = activated.run("whoami", "--database", database, env=env, cwd=str(cwd))
+        assert (result.code, result.stderr) == (0, ""), (database, result)
+        assert result.out_lines[0] == f"Logged in as {USERNAME} ({FULL_NAME}).", result
+
+
+@pytest.mark.sqlite_only  # the SQLite path as the session file records it
+def test_session_file_of_an_earlier_version(activated):
+    """Session files written before paths were recorded canonical: one naming the database by
+    an absolute path that is not canonical (`/…/./x/../x/accounts.sqlite3`) is still this
+    database's session; one naming it by a relative path (written by hand: no version wrote
+    one) names no database, so it is not a login here (exit 1, the file kept as it is), and a
+    login replaces it."""
+    logged_in(activated)
+    _, token = read_session_file(activated.session_file)
+    folder = activated.db.parent
+    roundabout = f"{folder}/./../{folder.name}/{activated.db.name}"
+    activated.session_file.write_text(
+        f"accounts-session 1\ndatabase {roundabout}\ntoken {token}\n")
+    result = whoami(activated)
+    assert (result.code, result.stderr) == (0, ""), result
+    assert result.out_lines[0] == f"Logged in as {USERNAME} ({FULL_NAME}).", result
+
+    relative = f"accounts-session 1\ndatabase {folder.name}/{activated.db.name}\ntoken {token}\n"
+    activated.session_file.write_text(relative)
+    for cwd in (activated.root, folder):
+        assert_not_logged_in(activated.run("whoami", cwd=str(cwd)))
+    assert activated.session_file.read_text() == relative
+    assert activated.login().code == 0
+    assert read_session_file(activated.session_file)[0] == str(activated.db)
+    assert whoami(activated).code == 0
+
+
 @pytest.mark.parametrize("state", [None, "relative/state"], ids=["unset", "relative"])
 def test_session_file_without_absolute_xdg_state_home(activated, state):
     """XDG_STATE_HOME unset or relative: the session file is ~/.local/state/accounts/session."""

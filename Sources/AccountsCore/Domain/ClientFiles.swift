@@ -28,7 +28,8 @@ public protocol SealingKeyStore: AnyObject {
 
 /// What the client keeps of its session: which database, and the token.
 public struct SavedSession: Equatable, Sendable {
-  /// The database's path (the session means nothing to another one).
+  /// The database, as the keeper records it (`SessionKeeper.recorded`): the session means
+  /// nothing to another one.
   public var database: String
   /// The 256-bit token.
   public var token: [UInt8]
@@ -52,6 +53,14 @@ public protocol SessionKeeper: AnyObject {
   func save(_ session: SavedSession) throws(AccountsError)
   /// Forgets the saved session (nothing to do when there is none).
   func remove() throws(AccountsError)
+  /// How the file names `database`, so that one database is one name however it was given
+  /// (a path from another folder, through a link to a folder).
+  func recorded(_ database: String) -> String
+}
+
+extension SessionKeeper {
+  /// Keepers that record nothing on disk take the name as it is.
+  public func recorded(_ database: String) -> String { database }
 }
 
 /// A sealing key held in memory (tests, and stores with no file).

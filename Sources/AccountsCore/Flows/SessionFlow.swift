@@ -51,7 +51,9 @@ enum SessionBook {
   static func find(_ env: AccountsEnvironment, store: (any AccountRepository)?)
     throws(AccountsError) -> Found
   {
-    guard let saved = try env.sessions.load(), saved.database == env.databasePath else {
+    guard let saved = try env.sessions.load(),
+      saved.database == env.sessions.recorded(env.databasePath)
+    else {
       return .absent
     }
     guard let store else { return .ended(saved, sessionID: nil) }
@@ -124,7 +126,8 @@ enum SessionBook {
     token: [UInt8], tokenHash: [UInt8], env: AccountsEnvironment, store: any AccountRepository
   ) throws(AccountsError) {
     do {
-      try env.sessions.save(SavedSession(database: env.databasePath, token: token))
+      try env.sessions.save(
+        SavedSession(database: env.sessions.recorded(env.databasePath), token: token))
     } catch {
       _ = try? store.write { writer throws(AccountsError) in
         if let session = try writer.session(tokenHash: tokenHash) {
