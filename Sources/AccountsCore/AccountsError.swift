@@ -267,4 +267,7 @@ public enum ClientFileProblem: Equatable, Sendable {
   case wrongKey(path: String)
   /// Its folder is not private (writable by others, or another user's).
   case folderNotPrivate(Kind, path: String)
+  /// A folder holding it (`folder`, or one above) lets another user replace it: refused as the
+  /// database is.
+  case unsafeFolder(Kind, path: String, folder: String, reason: StoreError.FolderProblem)
 }

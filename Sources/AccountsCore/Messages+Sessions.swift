@@ -153,6 +153,18 @@ extension Messages {
     case .folderNotPrivate(let kind, let path):
       return "\(name(kind, path)) is in a folder that other users can write to or that is not "
         + "yours; it was not used."
+    case .unsafeFolder(let kind, let path, let folder, .ownedBy(let owner)):
+      return "Cannot use \(name(kind, path).lowercasingFirst): its folder \(folder) belongs to "
+        + "the user \(owner), who could replace the file. Keep it in a folder of your own."
+    case .unsafeFolder(let kind, let path, let folder, .writableByOthers(let mode)):
+      return "Cannot use \(name(kind, path).lowercasingFirst): other users may write its folder "
+        + "\(folder) (mode \(String(mode, radix: 8)), not sticky) and replace the file. Run "
+        + "`chmod go-w \(folder)` or keep it in a private folder."
     }
   }
+}
+
+extension String {
+  /// The text with its first letter lowercased ("The key file" in the middle of a sentence).
+  fileprivate var lowercasingFirst: String { prefix(1).lowercased() + dropFirst() }
 }

@@ -155,6 +155,7 @@ public final class KeyFile: SealingKeyStore {
   }
 
   public func existingKey() throws(AccountsError) -> SealingKey? {
+    try checkFolders()
     guard let bytes = try PrivateFile.read(location, kind: .keyFile) else { return nil }
     let text = String(decoding: bytes, as: UTF8.self)
     guard text.hasSuffix("\n"),
@@ -164,6 +165,7 @@ public final class KeyFile: SealingKeyStore {
   }
 
   public func keyMakingIfNeeded() throws(AccountsError) -> SealingKey {
+    // Checked before any missing folder is made for it.
     if let key = try existingKey() { return key }
     let bytes: [UInt8]
     do {
@@ -189,6 +191,31 @@ public final class KeyFile: SealingKeyStore {
       throw .clientFile(.unusable(.keyFile, path: location, reason: "it vanished"))
     }
     return key
+  }
+}
+
+extension KeyFile {
+  /// Refuses a key file that another user could replace, as the database is refused (see
+  /// `FileSafety.checkFolders`): its folder, or one above it, is another user's (root aside),
+  /// or others may write it and it is not sticky. Links to folders are followed first; a
+  /// folder not made yet is judged by the nearest one that exists.
+  fileprivate func checkFolders() throws(AccountsError) {
+    var folder = FileSystem.folder(of: location)
+    while FileSystem.kind(of: folder) == nil && folder != "/" && folder != "." {
+      folder = FileSystem.folder(of: folder)
+    }
+    guard let resolved = realpath(folder, nil) else { return }
+    let real = String(cString: resolved)
+    free(resolved)
+    do {
+      try FileSafety.checkFolders(of: real, database: location)
+    } catch .unsafeFolder(_, let unsafe, let reason) {
+      throw .clientFile(.unsafeFolder(.keyFile, path: location, folder: unsafe, reason: reason))
+    } catch .cannotOpen(_, let reason) {
+      throw .clientFile(.unusable(.keyFile, path: location, reason: reason))
+    } catch {
+      throw .clientFile(.unusable(.keyFile, path: location, reason: "\(error)"))
+    }
   }
 }
 

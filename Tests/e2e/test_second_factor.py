@@ -27,9 +27,9 @@ import urllib.parse
 import pyotp
 import pytest
 
-from conftest import (BIN, BOB, BOB_PASSWORD, FILL, FULL_NAME, INVALID, NEW_PASSWORD, PASSWORD,
-                      TOO_MANY, USERNAME, WRONG_PASSWORD, Result, answer, answer_secret, finish,
-                      screen, store_execute)
+from conftest import (BIN, BOB, BOB_PASSWORD, FILL, FULL_NAME, INVALID, NEW_PASSWORD,
+                      NOBODY_UID, PASSWORD, TOO_MANY, USERNAME, WRONG_PASSWORD, Result, answer,
+                      answer_secret, finish, screen, store_execute)
 
 WELCOME = f"Welcome back {FULL_NAME}!"
 AUTHORIZED = "You are successfully authorized."
@@ -1152,6 +1152,62 @@ def test_key_file_symlink_refused(activated):
     activated.key_file.unlink()
     activated.key_file.symlink_to(real)
     key_file_error(login(activated, oath(enrollment.key)), activated.key_file)
+
+
+def test_key_file_in_a_folder_others_may_write_refused(activated):
+    """A key file (ACCOUNTS_KEY_FILE) in a folder others may write that is not sticky, or in a
+    folder another user owns, is refused as the database would be there: a TOTP login exits 3
+    with the sentence naming the folder and the fix, nothing counted; in a sticky folder (like
+    /tmp) it is used. A second factor is not turned on with a key file to be made under such a
+    folder, and nothing is made there."""
+    enrollment = enabled(activated)
+    shared = activated.root / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    key_path = shared / "accounts.key"
+    shutil.copy2(activated.key_file, key_path)
+    env = activated.env(ACCOUNTS_KEY_FILE=str(key_path))
+    result = login(activated, oath(enrollment.key), env=env)
+    assert (result.code, result.stdout, result.stderr) == (
+        3, "", f"Cannot use the key file {key_path}: other users may write its folder {shared} "
+        f"(mode 777, not sticky) and replace the file. Run `chmod go-w {shared}` or keep it in a "
+        "private folder.\n"), result
+    assert failures(activated) == 0
+    shared.chmod(0o1777)
+    authorized_home(login(activated, oath(enrollment.key), env=env))
+
+    rewind(activated)
+    theirs = activated.root / "theirs"
+    theirs.mkdir()
+    shutil.copy2(activated.key_file, theirs / "accounts.key")
+    os.chown(theirs, NOBODY_UID, NOBODY_UID)
+    env = activated.env(ACCOUNTS_KEY_FILE=str(theirs / "accounts.key"))
+    result = login(activated, oath(enrollment.key), env=env)
+    assert (result.code, result.stdout, result.stderr) == (
+        3, "", f"Cannot use the key file {theirs}/accounts.key: its folder {theirs} belongs to "
+        "the user nobody, who could replace the file. Keep it in a folder of your own.\n"), result
+    assert failures(activated) == 0
+
+    activated.add_user()
+    open_folder = activated.root / "open"
+    open_folder.mkdir()
+    open_folder.chmod(0o777)
+    new_key = open_folder / "keys" / "accounts.key"
+    live = Live(activated, "2fa", "enable", "--username", BOB, "--qr", "none",
+                env=activated.env(ACCOUNTS_KEY_FILE=str(new_key)))
+    live.send(BOB_PASSWORD)
+    shown = live.read_until("Key: ", may_end=True)
+    if shown and shown[-1].startswith("Key: "):
+        live.send(oath(shown[-1][len("Key: "):]))
+    result = live.finish()
+    assert result.code == 3, result
+    assert result.err_lines == [
+        f"Cannot use the key file {new_key}: other users may write its folder {open_folder} "
+        f"(mode 777, not sticky) and replace the file. Run `chmod go-w {open_folder}` or keep "
+        "it in a private folder."], result
+    assert ON.format(BOB) not in result.stdout
+    assert list(open_folder.iterdir()) == []
+    assert activated.query("SELECT count(*) FROM second_factor") == [(1,)]
 
 
 # At a terminal.
