@@ -12,7 +12,8 @@ struct GlobalOptions: ParsableArguments {
     help: ArgumentHelp(
       "The SQLite file, or a postgresql:// URI, to use (default: $ACCOUNTS_DATABASE, else "
         + "$XDG_DATA_HOME/accounts/accounts.sqlite3, else ~/.local/share/accounts/accounts.sqlite3)."
-        + " Keep a PostgreSQL password in ~/.pgpass, not in the URI.",
+        + " Keep a PostgreSQL password in ~/.pgpass, not in the URI. A path must be valid"
+        + " UTF-8.",
       valueName: "path-or-uri"))
   var database: String?
 
@@ -37,6 +38,10 @@ struct CommandContext {
     // Read one variable at a time: even a small dictionary of them costs more at start-up (its
     // generic type is instantiated at run time) than the rest of `accounts status`.
     let console = TerminalConsole()
+    if database?.isEmpty ?? true, let raw = RawInput.undecodableVariable("ACCOUNTS_DATABASE") {
+      throw .invalidSetting(
+        name: "ACCOUNTS_DATABASE", value: Escaping.visible(bytes: raw), expected: "valid UTF-8")
+    }
     if let database, StoreLocation.holdsPassword(database) {
       console.message(Messages.passwordInURI)
     }
@@ -177,7 +182,15 @@ enum DatabaseLocation {
   static func resolve(flag: String?, variable: (String) -> String?) throws(AccountsError)
     -> String
   {
-    if let flag, !flag.isEmpty { return absolute(flag) }
+    if let flag, !flag.isEmpty {
+      // A path whose bytes are not UTF-8 arrives with U+FFFD in their place: it would name
+      // another file than the one meant, so it is refused, shown as given.
+      if let raw = RawInput.undecodableArgument(flag) {
+        throw .invalidSetting(
+          name: "A database path", value: Escaping.visible(bytes: raw), expected: "valid UTF-8")
+      }
+      return absolute(flag)
+    }
     if let path = variable("ACCOUNTS_DATABASE"), !path.isEmpty { return absolute(path) }
     if let data = variable("XDG_DATA_HOME"), data.hasPrefix("/") {
       return (data as NSString).appendingPathComponent("accounts/accounts.sqlite3")
@@ -225,5 +238,39 @@ enum DatabaseLocation {
   static func homeFromPasswd() -> String? {
     guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return nil }
     return String(cString: directory)
+  }
+}
+
+/// The command line and the environment as the system gave them: bytes, which Swift's strings
+/// show with U+FFFD where they are not UTF-8.
+enum RawInput {
+  /// The bytes of the argument that reads as `value` (or as `--name=value`), when they are not
+  /// UTF-8; nil when `value` came from UTF-8 (or from no argument).
+  static func undecodableArgument(_ value: String) -> [UInt8]? {
+    guard value.unicodeScalars.contains("\u{FFFD}") else { return nil }
+    for index in 1..<Int(CommandLine.argc) {
+      guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+      let bytes = UnsafeBufferPointer(start: pointer, count: strlen(pointer)).map {
+        UInt8(bitPattern: $0)
+      }
+      guard String(validating: bytes, as: UTF8.self) == nil else { continue }
+      let text = String(decoding: bytes, as: UTF8.self)
+      if text == value { return bytes }
+      if text.hasPrefix("--"), text.hasSuffix("=" + value),
+        let equals = bytes.firstIndex(of: UInt8(ascii: "="))
+      {
+        return Array(bytes[(equals + 1)...])
+      }
+    }
+    return nil
+  }
+
+  /// The bytes of the environment variable `name`, when they are not UTF-8.
+  static func undecodableVariable(_ name: String) -> [UInt8]? {
+    guard let pointer = getenv(name) else { return nil }
+    let bytes = UnsafeBufferPointer(start: pointer, count: strlen(pointer)).map {
+      UInt8(bitPattern: $0)
+    }
+    return String(validating: bytes, as: UTF8.self) == nil ? bytes : nil
   }
 }

@@ -219,3 +219,55 @@ def test_huge_line_is_not_kept_whole(tmp_path):
     huge = peak_rss_kib(64 << 20)
     assert huge < small + 8 * 1024, (small, huge)
     assert status(db) == "State: Public"
+
+
+# A database named by bytes that are not UTF-8.
+
+def run_bytes(args, tmp_path, env_extra=None):
+    """The binary with `args` as bytes (stdin empty), in `tmp_path`."""
+    env = {k.encode(): v.encode() for k, v in os.environ.items() if k != "ACCOUNTS_DATABASE"}
+    env.update({b"TZ": b"UTC", b"HOME": str(tmp_path).encode(),
+                b"XDG_STATE_HOME": str(tmp_path / "state").encode()})
+    env.update(env_extra or {})
+    proc = subprocess.run([BIN.encode(), *args], stdin=subprocess.DEVNULL, capture_output=True,
+                          env=env, cwd=tmp_path, timeout=60)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("args", [
+    [b"status", b"--database", b"{folder}/a\xffb/db"],
+    [b"status", b"--json", b"--database={folder}/a\xffb/db"],
+    [b"--database", b"{folder}/a\xffb/db", b"user", b"list"],
+    [b"login", b"--database", b"{folder}/a\xffb/db"],
+    [b"store", b"copy", b"--from", b"{folder}/a\xffb/db", b"--to", b"{folder}/copy"],
+    [b"store", b"copy", b"--to", b"{folder}/a\xffb/db", b"--from", b"{folder}/copy"],
+], ids=["status", "status-json-equals", "user-list", "login", "copy-from", "copy-to"])
+def test_database_path_that_is_not_utf8(tmp_path, args):
+    """A database path whose bytes are not UTF-8 would name another file than the one meant (its
+    text has U+FFFD in their place): refused, exit 2, one sentence showing the bytes escaped as
+    `\\xff`, never U+FFFD or the raw byte; nothing made."""
+    folder = str(tmp_path).encode()
+    code, out, err = run_bytes([a.replace(b"{folder}", folder) for a in args], tmp_path)
+    assert (code, out) == (2, b""), err
+    assert err == b'A database path must be valid UTF-8, not "' + folder + b'/a\\xffb/db".\n'
+    assert sorted(os.listdir(tmp_path)) == []
+
+
+def test_database_variable_that_is_not_utf8(tmp_path):
+    """ACCOUNTS_DATABASE holding bytes that are not UTF-8 (a truncated character, a control
+    character among them): refused the same way, naming the variable; each byte shown escaped."""
+    value = str(tmp_path).encode() + b"/a\xe2\x82\x1b\xfe/db"
+    code, out, err = run_bytes([b"status"], tmp_path, {b"ACCOUNTS_DATABASE": value})
+    assert (code, out) == (2, b""), err
+    assert err == (b'ACCOUNTS_DATABASE must be valid UTF-8, not "' + str(tmp_path).encode()
+                   + b'/a\\xe2\\x82\\u{1b}\\xfe/db".\n')
+    assert sorted(os.listdir(tmp_path)) == []
+
+
+def test_database_path_with_a_real_replacement_character(tmp_path):
+    """A path that holds U+FFFD as UTF-8 (EF BF BD) is a path like any other."""
+    folder = str(tmp_path).encode()
+    code, out, err = run_bytes([b"status", b"--database", folder + b"/\xef\xbf\xbd/db"], tmp_path)
+    assert (code, err) == (0, b""), err
+    assert out.decode() == (f"State: Public\nDatabase: {tmp_path}/\ufffd/db (no database exists "
+                            "at this path)\n")

@@ -21,6 +21,36 @@ public enum Escaping {
     return result
   }
 
+  /// `bytes` (a path from the command line, which need not be UTF-8) made safe to print: what
+  /// is UTF-8 as `visible` shows it, every other byte as `\xHH` (`/srv/a\xffb`).
+  public static func visible(bytes: [UInt8]) -> String {
+    var result = ""
+    var start = 0
+    var index = 0
+    func flush() {
+      if start < index { result += visible(String(decoding: bytes[start..<index], as: UTF8.self)) }
+    }
+    while index < bytes.count {
+      // The length of a UTF-8 character starting here, if one does.
+      let length = (1...4).first { count in
+        index + count <= bytes.count
+          && String(validating: bytes[index..<index + count], as: UTF8.self)?.unicodeScalars
+            .count == 1
+      }
+      if let length {
+        index += length
+      } else {
+        flush()
+        result +=
+          "\\x" + String(bytes[index] >> 4, radix: 16) + String(bytes[index] & 15, radix: 16)
+        index += 1
+        start = index
+      }
+    }
+    flush()
+    return result
+  }
+
   /// `visible`, with backslashes doubled too, so that the audit log cannot be made to show a
   /// forged escape: `\u{1b}` typed as six characters reads `\\u{1b}`.
   public static func unambiguous(_ text: String) -> String {
