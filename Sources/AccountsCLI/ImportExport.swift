@@ -79,10 +79,8 @@ extension AccountsCommand {
       do {
         try ExportFlow.run(
           context.environment, format: format,
-          finish: { () throws(AccountsError) in
-            try sink.finish()
-          }
-        ) { sink.write($0) }
+          finish: { () throws(AccountsError) in try sink.finish() },
+          write: { sink.write($0) })
       } catch {
         sink.discard()
         throw error

@@ -195,10 +195,11 @@ public final class KeyFile: SealingKeyStore {
 }
 
 extension KeyFile {
-  /// Refuses a key file that another user could replace, as the database is refused (see
-  /// `FileSafety.checkFolders`): its folder, or one above it, is another user's (root aside),
-  /// or others may write it and it is not sticky. Links to folders are followed first; a
-  /// folder not made yet is judged by the nearest one that exists.
+  /// Refuses a key file that another user could replace, as the database is refused.
+  ///
+  /// As `FileSafety.checkFolders` says: its folder, or one above it, is another user's (root
+  /// aside), or others may write it and it is not sticky. Links to folders are followed first;
+  /// a folder not made yet is judged by the nearest one that exists.
   fileprivate func checkFolders() throws(AccountsError) {
     var folder = FileSystem.folder(of: location)
     while FileSystem.kind(of: folder) == nil && folder != "/" && folder != "." {

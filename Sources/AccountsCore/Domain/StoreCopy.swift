@@ -66,9 +66,10 @@ public enum StoreTable: String, CaseIterable, Sendable {
     }
   }
 
-  /// True for the tables `store copy` moves: every one but `session`. A session is a login on
-  /// the old store; on the new one people log in again (its id sequence still moves on, so no
-  /// id is given twice).
+  /// True for the tables `store copy` moves: every one but `session`.
+  ///
+  /// A session is a login on the old store; on the new one people log in again (its id
+  /// sequence still moves on, so no id is given twice).
   public var isCopied: Bool { self != .session }
 
   /// The column whose key the table's rows are ordered by.
