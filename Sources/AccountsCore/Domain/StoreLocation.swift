@@ -15,7 +15,7 @@ public enum StoreLocation {
   ///
   /// Worked out on the text as written, whatever the password holds: a `?`, `/` or `@` typed
   /// as it is (which libpq would need percent-encoded) is hidden with the rest of it, and where
-  /// the text can be read two ways the reading that hides more wins (see `secrets`).
+  /// the text can be read two ways the reading that hides more wins (see `URIText`).
   public static func shown(_ value: String) -> String {
     guard let uri = URIText(value) else { return value }
     return uri.shown

@@ -118,9 +118,9 @@ public enum ExportFlow {
 /// What a spreadsheet makes of a CSV cell.
 ///
 /// One that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is run as a formula
-/// (`=HYPERLINK(…)` in a full name). `user export` writes
-/// such a cell with a `'` before it, which spreadsheets read as "this is text" and do not show;
-/// `user import` takes that `'` off again, so an export imports back exactly.
+/// (`=HYPERLINK(…)` in a full name). `user export` writes such a cell with a `'` before it,
+/// which spreadsheets read as "this is text" and do not show; `user import` takes that `'` off
+/// again, so an export imports back exactly.
 public enum SpreadsheetCell {
   /// The characters that start a formula.
   static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
