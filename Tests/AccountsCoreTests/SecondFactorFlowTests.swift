@@ -88,10 +88,11 @@ extension AccountsEnvironment {
 
 @Suite("Second factor flows")
 struct SecondFactorFlowTests {
-  /// Logins that began together lock the name while this one hashes the right password: it
-  /// gets the lock's answer, never the code question (which would tell that the password is
-  /// right). The other logins' failures are recorded from inside the hash, the point every
-  /// login passes between reading the lock and knowing the password.
+  /// A name locked while its right password is hashed gets the lock's answer, no code question.
+  ///
+  /// Logins that began together lock the name while this one hashes: the code question would
+  /// tell that the password is right. The other logins' failures are recorded from inside the
+  /// hash, the point every login passes between reading the lock and knowing the password.
   @Test func lockedWhileHashingGetsNoCodeQuestion() throws {
     var world = try World()
     try world.activateAlice()
@@ -102,7 +103,11 @@ struct SecondFactorFlowTests {
     world.hasher = PasswordHasher(
       iterations: 1000,
       meter: WorkMeter { _ in
-        guard others.withLock({ count in defer { count += 1 }; return count == 0 }) else { return }
+        let first = others.withLock { count in
+          count += 1
+          return count == 1
+        }
+        guard first else { return }
         for _ in 1...LockoutPolicy.standard.threshold {
           _ = try? LoginRecorder.recordFailure(
             store, username: "alice", usernameKey: "alice", at: clock.now,
