@@ -10,7 +10,7 @@ struct PamEnvironmentTests {
     -> [String]
   {
     var strings = entries.map { strdup($0) }
-    defer { strings.forEach { free($0) } }
+    defer { for string in strings { free(string) } }
     strings.append(nil)
     var kept = [UnsafePointer<CChar>?](repeating: nil, count: capacity)
     let count = strings.withUnsafeBufferPointer { source in
