@@ -135,6 +135,13 @@ extension Messages {
   /// `pam-auth` without `--database`.
   public static let pamNeedsDatabase =
     "pam-auth needs --database PATH (the environment's database is never used)."
+  /// A PAM item cut to its limit in the audit detail.
+  public static func pamItemCut(_ kept: String) -> String { kept + "…" }
+  /// `pam-auth --database` with a relative path (or anything else that is not a URI; not
+  /// quoted, as libpq's keyword form may hold a password).
+  public static let pamDatabaseRelative =
+    "pam-auth needs --database as an absolute path or a postgresql:// URI: a relative one "
+    + "would depend on the caller's working folder."
   /// `pam-auth` without PAM_USER.
   public static let pamUserMissing = "PAM_USER is not set: pam-auth is run by pam_exec."
   /// `pam-auth` with too much on standard input.

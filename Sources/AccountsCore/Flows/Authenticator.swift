@@ -38,14 +38,21 @@ struct Authenticator {
   }
 
   /// Checks `password` (already NFKC-normalized) for `username`; counts and logs a failure.
-  func check(username: String, password: String) throws(AccountsError) -> Verified {
+  ///
+  /// With `exactName`, an account whose stored name is not `username` byte for byte (only the
+  /// same key) is treated as no account at all (`pam-auth`).
+  func check(username: String, password: String, exactName: Bool = false) throws(AccountsError)
+    -> Verified
+  {
     // A name that breaks the naming rules cannot exist: nothing is looked up or written for
     // it (nobody can fill the database with junk names), but it costs the same work.
     let key = UsernameRules.key(for: username)
     let (account, tally, reference) = try store.read {
       reader throws(AccountsError) -> (Account?, ThrottleState, String?) in
       guard let key else { return (nil, .clear, try reader.owner()?.passwordHash) }
-      let account = try reader.account(key: key)
+      let account = try reader.account(key: key).flatMap {
+        exactName && !$0.isNamed(exactly: username) ? nil : $0
+      }
       let reference = account?.isOwner == true ? account : try reader.owner()
       return (account, try reader.tally(key: key), reference?.passwordHash)
     }
