@@ -1,3 +1,4 @@
+import AccountsCrypto
 import Foundation
 
 /// The sentences of `user import`, `user export` and `pam-auth` (issue 12).
@@ -65,8 +66,71 @@ extension Messages {
     }
     return error.description
   }
-  /// A pbkdf2 hash that does not parse.
+  /// A pbkdf2 or crypt(3) hash that does not parse (a bad length, a byte outside its
+  /// alphabet).
   public static let importDamagedHash = "the password hash is damaged."
+  /// A crypt(3) hash whose setting costs more than its scheme's ceiling.
+  public static func importCostlyHash(_ cost: CryptHash.Cost) -> String {
+    let (text, ceiling) = costTexts(cost)
+    return "the \(text) is above the ceiling of \(ceiling), so each login against it would "
+      + "take too long."
+  }
+  /// Audit detail: a login refused because the stored crypt(3) hash costs more than the
+  /// ceiling (not checked).
+  public static func detailCostlyHash(_ cost: CryptHash.Cost) -> String {
+    let (text, ceiling) = costTexts(cost)
+    return "the stored password hash is over the cost ceiling (a \(text); the ceiling is "
+      + "\(ceiling)), so it was not checked"
+  }
+  /// What a crypt(3) hash costs and its scheme's ceiling (`CryptHash.Ceiling`), in the same
+  /// words: `bcrypt hash with cost 31` and `cost 17`; for yescrypt the parameters over it.
+  static func costTexts(_ cost: CryptHash.Cost) -> (String, String) {
+    switch cost {
+    case .bcrypt(let log2Rounds):
+      return ("bcrypt hash with cost \(log2Rounds)", "cost \(CryptHash.Ceiling.bcryptLog2Rounds)")
+    case .shaCrypt(let scheme, let rounds):
+      return (
+        "\(scheme.rawValue) hash with \(grouped(UInt64(rounds))) rounds",
+        "\(grouped(UInt64(CryptHash.Ceiling.shaCryptRounds))) rounds"
+      )
+    case .yescrypt(let parameters):
+      let memory = CryptHash.Ceiling.yescryptMemory
+      var over: [(String, String)] = []
+      if parameters.p != 1 { over.append(("p=\(parameters.p)", "p=1")) }
+      if parameters.t != 0 { over.append(("t=\(parameters.t)", "t=0")) }
+      if parameters.g != 0 { over.append(("g=\(parameters.g)", "g=0")) }
+      if let rom = parameters.romLog2 { over.append(("a ROM of 2^\(rom) blocks", "no ROM")) }
+      if parameters.memory > memory || over.isEmpty {
+        let texts = (
+          "\(grouped(mebibytes(parameters.memory))) MiB of memory",
+          "\(grouped(mebibytes(memory))) MiB of memory"
+        )
+        over.insert(texts, at: 0)
+      }
+      return (
+        "yescrypt hash with " + listed(over.map(\.0)), listed(over.map(\.1))
+      )
+    }
+  }
+  /// `a`, `a and b`, `a, b and c`.
+  static func listed(_ items: [String]) -> String {
+    guard let last = items.last, items.count > 1 else { return items.first ?? "" }
+    return items.dropLast().joined(separator: ", ") + " and " + last
+  }
+  /// `bytes` in MiB, rounded up.
+  static func mebibytes(_ bytes: UInt64) -> UInt64 {
+    bytes / (1 << 20) + (bytes % (1 << 20) == 0 ? 0 : 1)
+  }
+  /// `1234567` as `1,234,567`, whatever the locale.
+  static func grouped(_ value: UInt64) -> String {
+    let digits = Array(String(value))
+    var text = ""
+    for (index, digit) in digits.enumerated() {
+      if index > 0 && (digits.count - index) % 3 == 0 { text.append(",") }
+      text.append(digit)
+    }
+    return text
+  }
   /// A weak crypt(3) scheme.
   public static func importWeakHash(_ scheme: String) -> String {
     "\(scheme) hashes are too weak to keep."

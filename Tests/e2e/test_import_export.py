@@ -505,6 +505,89 @@ def test_shadow_md5crypt_is_refused_by_name(activated):
     unchanged(activated, before, events)
 
 
+# Cost ceilings: made once by the tools (Tests/AccountsCryptoTests/CryptHashTests.swift says
+# how), with CEILING_PASSWORD; each takes seconds or a gigabyte to make again.
+CEILING_PASSWORD = "correct horse battery staple"
+BCRYPT_17 = "$2y$17$34UbECdb56WohxmEu7hk.uLWnNrnRHD8hIDutvz0sWy9OpI8MttXG"
+BCRYPT_18 = "$2b$18$2JfQ5CrQD4bcgFBPWtXVheMJGeOyaesm9YWJwSKe/hutoIROUbVae"
+SHA512_10M = ("$6$rounds=10000000$DSF6O0Z0KOatQf6d$7r0u/Sm/31uyYlTt1Vn9R2m6bYCcG7XRtklJGMhBW."
+              "IWeSPM5MCIfjmh2E.yNT7LSPxh5bwYMfIDcTtBjjDP/1")
+SHA256_10M = "$5$rounds=10000000$yspvEwjT.30Y.vlz$QxmTVeuAtGetpLNaLZejIOat/K2RX0rCwXcRdH3LlMB"
+YESCRYPT_2GIB = "$y$jGT$gD9VinzuIG2QM95bOgIMF.$PhZf4QCdnbvAQSvfwjCe5hKAIuqKvjx1tQLB2V5KoK7"
+YESCRYPT_P2 = "$y$j9T..$gD9VinzuIG2QM95bOgIMF.$l.LV7XM4rzXNY8LKIIKJ1dFgkO69i0SOWN7L0KY9Kq9"
+OVER_CEILING = "so each login against it would take too long."
+
+
+def test_hashes_over_the_cost_ceiling_are_refused_on_their_lines(activated):
+    """A shadow file whose hashes cost more than their scheme's ceiling (bcrypt cost 18 and 31,
+    SHA-512 crypt at 10,000,000 and 999,999,999 rounds, SHA-256 crypt at 10,000,000, yescrypt
+    needing 2 GiB or two lanes) beside ones at the ceiling (bcrypt 17 from htpasswd -C 17) and
+    the tools' defaults: each over is refused on its line with its cost and the ceiling; exit 1,
+    nothing imported, no event."""
+    bcrypt_31 = "$2y$31$" + BCRYPT_17[7:]
+    sha512_huge = SHA512_10M.replace("rounds=10000000$", "rounds=999999999$")
+    lines = [shadow_line("b17", BCRYPT_17), shadow_line("b18", BCRYPT_18),
+             shadow_line("b31", bcrypt_31), shadow_line("s10m", SHA512_10M),
+             shadow_line("s999m", sha512_huge), shadow_line("t10m", SHA256_10M),
+             shadow_line("y2g", YESCRYPT_2GIB), shadow_line("ytwo", YESCRYPT_P2),
+             shadow_line(BOB, mkpasswd("yescrypt", BOB_PASSWORD))]
+    write(activated, "shadow", "\n".join(lines) + "\n")
+    before, events = activated.accounts(), activated.events()
+    nothing_imported(
+        import_(activated, "shadow", "--email-domain", DOMAIN),
+        f"line 2 (b18): the bcrypt hash with cost 18 is above the ceiling of cost 17, "
+        f"{OVER_CEILING}",
+        f"line 3 (b31): the bcrypt hash with cost 31 is above the ceiling of cost 17, "
+        f"{OVER_CEILING}",
+        f"line 4 (s10m): the sha512-crypt hash with 10,000,000 rounds is above the ceiling of "
+        f"9,999,999 rounds, {OVER_CEILING}",
+        f"line 5 (s999m): the sha512-crypt hash with 999,999,999 rounds is above the ceiling "
+        f"of 9,999,999 rounds, {OVER_CEILING}",
+        f"line 6 (t10m): the sha256-crypt hash with 10,000,000 rounds is above the ceiling of "
+        f"9,999,999 rounds, {OVER_CEILING}",
+        f"line 7 (y2g): the yescrypt hash with 2,048 MiB of memory is above the ceiling of "
+        f"1,024 MiB of memory, {OVER_CEILING}",
+        f"line 8 (ytwo): the yescrypt hash with p=2 is above the ceiling of p=1, "
+        f"{OVER_CEILING}")
+    unchanged(activated, before, events)
+
+
+def test_htpasswd_bcrypt_over_the_ceiling_is_refused(activated):
+    """The review's htpasswd line, `$2y$31$…`, is refused on its line; the same file at cost 17
+    (what `htpasswd -B -C 17` makes, its highest) imports."""
+    bcrypt_31 = "$2y$31$" + BCRYPT_17[7:]
+    write(activated, "site.htpasswd", f"{BOB}:{bcrypt_31}\n")
+    nothing_imported(import_(activated, "site.htpasswd", "--email-domain", DOMAIN),
+                     f"line 1 (bob): the bcrypt hash with cost 31 is above the ceiling of "
+                     f"cost 17, {OVER_CEILING}")
+    write(activated, "site.htpasswd", f"{BOB}:{BCRYPT_17}\n")
+    result = import_(activated, "site.htpasswd", "--email-domain", DOMAIN)
+    assert (result.code, result.stdout, result.stderr) == (
+        0, "Imported 1 account from site.htpasswd.\n", ""), result
+
+
+@pytest.mark.parametrize("planted, said", [
+    (BCRYPT_18, "a bcrypt hash with cost 18; the ceiling is cost 17"),
+    (SHA512_10M, "a sha512-crypt hash with 10,000,000 rounds; the ceiling is 9,999,999 rounds"),
+    (YESCRYPT_2GIB, "a yescrypt hash with 2,048 MiB of memory; the ceiling is 1,024 MiB of "
+                    "memory"),
+])
+def test_stored_hash_over_the_ceiling_is_damaged_at_login(activated, planted, said):
+    """A hash over its ceiling planted in the store (as an earlier import could leave it) is
+    treated as damaged: its right password gets the one generic refusal at once (libxcrypt,
+    which would say yes after seconds or a gigabyte, is not asked), the failure is counted, and
+    the audit line names the cost."""
+    activated.add_user()
+    activated.set_stored_hash(planted, BOB)
+    refused_login(activated, BOB, CEILING_PASSWORD)
+    last = activated.events()[-1]
+    assert (last["event"], last["user"], last["detail"]) == (
+        "login_failure", BOB,
+        f"the stored password hash is over the cost ceiling ({said}), so it was not checked")
+    assert activated.account(BOB)["failures"] == 1
+    assert activated.stored_hash(BOB) == planted
+
+
 def test_shadow_needs_email_domain(activated):
     """A shadow file without --email-domain: exit 2 with the contract's sentence; nothing
     written."""

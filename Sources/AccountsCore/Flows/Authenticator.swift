@@ -79,7 +79,8 @@ struct Authenticator {
       let damaged = account != nil && stored == nil && imported == nil
       try fail(
         username: username, key: key,
-        detail: damaged ? Messages.detailDamagedHash : Messages.detailInvalidCredentials)
+        detail: damaged
+          ? ImportedHash.damageDetail(account?.passwordHash) : Messages.detailInvalidCredentials)
     }
     if account.isDisabled {
       try fail(username: username, key: key, detail: Messages.detailDisabled)
@@ -171,11 +172,9 @@ struct Authenticator {
     }
   }
 
-  /// `hash` when it is a crypt(3) hash of a kept scheme (an imported account's).
-  static func importedHash(_ hash: String) -> String? {
-    if case .supported = CryptHash.kind(of: hash) { return hash }
-    return nil
-  }
+  /// `hash` when it is a crypt(3) hash of a kept scheme (an imported account's), well formed
+  /// and within its scheme's cost ceiling.
+  static func importedHash(_ hash: String) -> String? { ImportedHash.usableCrypt(hash) }
 
   /// The work a failed check must cost: the stored hash's iteration count, or Django's current
   /// count when there is no usable stored hash.
