@@ -84,8 +84,6 @@ extension AccountsCommand {
 final class FileImportInput: ImportInput {
   /// The longest line kept; the rest of a longer one is dropped (it cannot pass the rules).
   static let lineLimit = 1 << 20
-  /// The largest JSON document read.
-  static let documentLimit = 1 << 30
 
   private let fd: Int32
   private let name: String
@@ -181,13 +179,12 @@ final class FileImportInput: ImportInput {
     }
   }
 
-  func remaining() throws(AccountsError) -> [UInt8] {
-    while try fill() {
-      if buffer.count - start > Self.documentLimit {
-        throw .storage(.cannotOpen(path: name, reason: "it is larger than 1 GiB"))
-      }
+  func nextBlock() throws(AccountsError) -> [UInt8]? {
+    if start >= buffer.count, try !fill() { return nil }
+    defer {
+      consumed += buffer.count - start
+      start = buffer.count
     }
-    defer { start = buffer.count }
     return Array(buffer[start...])
   }
 }

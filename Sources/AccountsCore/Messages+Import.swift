@@ -144,6 +144,8 @@ extension Messages {
     "the password is not a hash that can be kept (plain text is refused)."
   /// A line that is not UTF-8.
   public static let importNotUTF8 = "the line is not UTF-8."
+  /// A line with a NUL byte (no text file has one).
+  public static let importNULByte = "the line holds a NUL byte, which no text file has."
   /// A shadow or htpasswd line with the wrong number of fields.
   public static func importFieldCount(_ fields: Int, _ format: String) -> String {
     "a \(format) line has \(fields) fields separated by ':'."
@@ -153,6 +155,10 @@ extension Messages {
     "the first line must name the columns: username,full_name,email,password_hash."
   /// A CSV quote left open.
   public static let importCSVQuote = "a quoted field is not closed."
+  /// A CSV record longer than the limit (in MiB).
+  public static func importCSVRecordTooLong(_ mebibytes: Int) -> String {
+    "the record is longer than \(mebibytes) MiB."
+  }
   /// A CSV line with another number of columns.
   public static func importCSVColumns(_ expected: Int, _ found: Int) -> String {
     "\(found) columns, but the header names \(expected)."
@@ -164,6 +170,26 @@ extension Messages {
   /// Django JSON that is not a list.
   public static let importDjangoNotAList =
     "entry 1: the file is not a JSON list of Django objects (manage.py dumpdata auth.user)."
+  /// Django JSON whose list breaks off (after `count` entries): a missing `,` or `]`, or the
+  /// file ends early.
+  public static func importDjangoBroken(after count: Int) -> String {
+    "the JSON list breaks off here\(count > 0 ? ", after entry \(count)" : "") (a ',' or ']' "
+      + "is missing, or the file ends early)."
+  }
+  /// Django JSON with more than white space after the list's `]`.
+  public static let importDjangoTrailing = "something follows the end of the JSON list (']')."
+  /// A list element that is not valid JSON.
+  public static func importDjangoNotJSON(line: Int) -> String {
+    "the entry starting on line \(line) is not valid JSON."
+  }
+  /// A list element longer than the limit (in MiB).
+  public static func importDjangoTooLong(line: Int, _ mebibytes: Int) -> String {
+    "the entry starting on line \(line) is longer than \(mebibytes) MiB."
+  }
+  /// A Django boolean field that is neither a JSON boolean nor the number 1 or 0.
+  public static func importDjangoFlag(_ field: String, _ value: String) -> String {
+    "\(field) must be true or false (or 1 or 0), not \(value)."
+  }
   /// A list element that is not an object with fields.
   public static let importDjangoEntry = "not a Django object with \"fields\"."
   /// Another Django model.

@@ -20,8 +20,8 @@ public protocol ImportInput: AnyObject {
   func peek(_ count: Int) throws(AccountsError) -> [UInt8]
   /// The next line without its end (`\n`, or `\r\n`); nil at the end.
   func nextLine() throws(AccountsError) -> [UInt8]?
-  /// Everything not read yet (a JSON document).
-  func remaining() throws(AccountsError) -> [UInt8]
+  /// The next bytes not read yet, a block of them (a JSON document is read so); nil at the end.
+  func nextBlock() throws(AccountsError) -> [UInt8]?
   /// How far through the input the reading is, from 0 to 1, when its size is known.
   var fraction: Double? { get }
 }
