@@ -302,4 +302,26 @@ struct ImportTests {
         + "ceiling is cost 17), so it was not checked")
     #expect(try world.store.loginRecord(usernameKey: "bob").tally.failures == 1)
   }
+
+  /// A Django entry or a csv record longer than 1 MiB is a problem on its entry or line; the
+  /// reading goes on after it.
+  @Test func overlongEntriesAndRecords() throws {
+    let world = try World()
+    try world.activateAlice()
+    let long = String(repeating: "x", count: (1 << 20) + 10)
+    let good =
+      #"{"model": "auth.user", "fields": {"username": "bob", "password": "\#(hash)", "email": "b@example.org"}}"#
+    let json =
+      "[\n" + #"{"model": "auth.user", "fields": {"first_name": "\#(long)"}}"# + ",\n" + good + "]"
+    let (django, djangoConsole) = importing(world, json)
+    #expect(throws: AccountsError.importRefused(problems: 1)) { try django.get() }
+    #expect(
+      djangoConsole.messages == ["entry 1: the entry starting on line 2 is longer than 1 MiB."])
+    let csv =
+      "username,full_name,email,password_hash,note\ncarl,Carl,c@example.org,\(hash),\"\(long)\n\"\n"
+      + "dora,Dora,d@example.org,\(hash),\n"
+    let (records, csvConsole) = importing(world, csv)
+    #expect(throws: AccountsError.importRefused(problems: 1)) { try records.get() }
+    #expect(csvConsole.messages == ["line 2: the record is longer than 1 MiB."])
+  }
 }
