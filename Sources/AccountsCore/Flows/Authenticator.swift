@@ -87,7 +87,8 @@ struct Authenticator {
       let damaged = account != nil && stored == nil && imported == nil
       try fail(
         username: username, key: key,
-        detail: damaged ? Messages.detailDamagedHash : Messages.detailInvalidCredentials)
+        detail: damaged
+          ? ImportedHash.damageDetail(account?.passwordHash) : Messages.detailInvalidCredentials)
     }
     // The lock is read again now that the password is known to be right: logins that started
     // together may have locked the name while this one hashed, and whatever comes next (the
@@ -183,11 +184,9 @@ struct Authenticator {
     }
   }
 
-  /// `hash` when it is a crypt(3) hash of a kept scheme (an imported account's).
-  static func importedHash(_ hash: String) -> String? {
-    if case .supported = CryptHash.kind(of: hash) { return hash }
-    return nil
-  }
+  /// `hash` when it is a crypt(3) hash of a kept scheme (an imported account's), well formed
+  /// and within its scheme's cost ceiling.
+  static func importedHash(_ hash: String) -> String? { ImportedHash.usableCrypt(hash) }
 
   /// The work a failed check must cost: the store's current setting (the count new hashes are
   /// made with), or the owner's stored count when that is higher, or Django's current count

@@ -20,8 +20,8 @@ public protocol ImportInput: AnyObject {
   func peek(_ count: Int) throws(AccountsError) -> [UInt8]
   /// The next line without its end (`\n`, or `\r\n`); nil at the end.
   func nextLine() throws(AccountsError) -> [UInt8]?
-  /// Everything not read yet (a JSON document).
-  func remaining() throws(AccountsError) -> [UInt8]
+  /// The next bytes not read yet, a block of them (a JSON document is read so); nil at the end.
+  func nextBlock() throws(AccountsError) -> [UInt8]?
   /// How far through the input the reading is, from 0 to 1, when its size is known.
   var fraction: Double? { get }
 }
@@ -278,10 +278,13 @@ enum ImportedHash {
   /// Why `hash` is not kept; nil when it is.
   static func problem(_ hash: String) -> String? {
     if hash.hasPrefix("pbkdf2_sha256$") {
-      return EncodedPasswordHash.isWellFormed(hash) ? nil : Messages.importDamagedHash
+      let plain = hash.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
+      return plain && EncodedPasswordHash.isWellFormed(hash) ? nil : Messages.importDamagedHash
     }
     switch CryptHash.kind(of: hash) {
-    case .supported: return hash.utf8.count <= 512 ? nil : Messages.importDamagedHash
+    case .supported:
+      guard let cost = CryptHash.cost(of: hash) else { return Messages.importDamagedHash }
+      return cost.isWithinCeiling ? nil : Messages.importCostlyHash(cost)
     case .weak(let scheme): return Messages.importWeakHash(scheme.rawValue)
     case .unknown: break
     }
@@ -291,5 +294,20 @@ enum ImportedHash {
       return Messages.importDjangoHasher(String(algorithm))
     }
     return Messages.importNotAHash
+  }
+
+  /// A crypt(3) hash stored by an import that a login may check: well formed and within its
+  /// scheme's ceiling; nil for anything else (libxcrypt is then never called).
+  static func usableCrypt(_ hash: String) -> String? {
+    CryptHash.cost(of: hash)?.isWithinCeiling == true ? hash : nil
+  }
+
+  /// The audit detail of a login refused because the stored hash cannot be used: its cost
+  /// named when that is the reason.
+  static func damageDetail(_ hash: String?) -> String {
+    if let hash, let cost = CryptHash.cost(of: hash), !cost.isWithinCeiling {
+      return Messages.detailCostlyHash(cost)
+    }
+    return Messages.detailDamagedHash
   }
 }
