@@ -13,8 +13,9 @@ extension AccountsCommand {
       abstract: "Import accounts from Django, /etc/shadow, htpasswd or CSV, their hashes kept.",
       discussion: """
         All or nothing, in one transaction: every name, full name, e-mail and hash is checked \
-        first, and any problem (each said with its line or Django entry) imports nothing and \
-        exits 1. Hashes kept: pbkdf2_sha256 (Django), yescrypt, SHA-512/256-crypt and bcrypt \
+        first, and any problem (each said with its line or Django entry) imports nothing: \
+        exit 2 when the file has a problem of its own, exit 1 when its only problems are names \
+        the store already has. Hashes kept: pbkdf2_sha256 (Django), yescrypt, SHA-512/256-crypt and bcrypt \
         (replaced by PBKDF2 at the first login), each in its scheme's form and within a cost \
         ceiling that keeps every login to seconds: bcrypt cost 17 (htpasswd -B's highest), \
         9,999,999 SHA-crypt rounds, yescrypt 1 GiB with p=1 and t=0 (mkpasswd -R 11); a hash \

@@ -68,6 +68,23 @@ struct ImportTests {
     #expect(throws: AccountsError.importNeedsEmailDomain("htpasswd")) { try htpasswd.get() }
   }
 
+  /// A good file whose only problems are names the store already has is refused (exit 1, as
+  /// `user add` is); a file with a problem of its own is bad input (exit 2).
+  @Test func takenNamesAreRefusedBadLinesAreInvalid() throws {
+    let world = try World()
+    try world.activateAlice()
+    let taken = importing(
+      world, "username,full_name,email,password_hash\nalice,A,a@example.org,\(hash)\n")
+    #expect(throws: AccountsError.importRefused(problems: 1)) { try taken.0.get() }
+    #expect(AccountsError.importRefused(problems: 1).exitStatus == .refused)
+    let bad = importing(
+      world,
+      "username,full_name,email,password_hash\nalice,A,a@example.org,\(hash)\nbob,B,b@example.org,x\n"
+    )
+    #expect(throws: AccountsError.importInvalid(problems: 2)) { try bad.0.get() }
+    #expect(AccountsError.importInvalid(problems: 2).exitStatus == .usage)
+  }
+
   /// All or nothing: one bad line among good ones imports nothing, and each problem is said
   /// with its line; duplicates name both lines.
   @Test func allOrNothing() throws {
@@ -84,7 +101,7 @@ struct ImportTests {
 
       """
     let (result, console) = importing(world, text)
-    #expect(throws: AccountsError.importRefused(problems: 5)) { try result.get() }
+    #expect(throws: AccountsError.importInvalid(problems: 5)) { try result.get() }
     #expect(console.messages[0] == "line 3 (BOB): user name BOB is also on line 2.")
     #expect(console.messages[1].hasPrefix("line 4 (carol): "))
     #expect(console.messages[2] == "line 5 (dave): MD5-crypt ($1$) hashes are too weak to keep.")
@@ -255,7 +272,7 @@ struct ImportTests {
     ]
     for (text, problems) in cases {
       let (result, console) = importing(world, text, format: .django)
-      #expect(throws: AccountsError.importRefused(problems: problems.count)) { try result.get() }
+      #expect(throws: AccountsError.importInvalid(problems: problems.count)) { try result.get() }
       #expect(console.messages == problems, "\(text)")
     }
     #expect(try world.store.accountCount() == 1)
@@ -272,7 +289,7 @@ struct ImportTests {
       "username,full_name,email,password_hash,note\nbob,Bob,b@example.org,\(hash),\"\(note)\"\n"
       + "BOB,Bob,b2@example.org,\(hash),\n"
     let (result, console) = importing(world, text)
-    #expect(throws: AccountsError.importRefused(problems: 1)) { try result.get() }
+    #expect(throws: AccountsError.importInvalid(problems: 1)) { try result.get() }
     #expect(console.messages == ["line 502 (BOB): user name BOB is also on line 2."])
     #expect(ImportTests.fields("a,\"b\nc\",d") == ["a", "b\nc", "d"])
   }
@@ -314,14 +331,14 @@ struct ImportTests {
     let json =
       "[\n" + #"{"model": "auth.user", "fields": {"first_name": "\#(long)"}}"# + ",\n" + good + "]"
     let (django, djangoConsole) = importing(world, json)
-    #expect(throws: AccountsError.importRefused(problems: 1)) { try django.get() }
+    #expect(throws: AccountsError.importInvalid(problems: 1)) { try django.get() }
     #expect(
       djangoConsole.messages == ["entry 1: the entry starting on line 2 is longer than 1 MiB."])
     let csv =
       "username,full_name,email,password_hash,note\ncarl,Carl,c@example.org,\(hash),\"\(long)\n\"\n"
       + "dora,Dora,d@example.org,\(hash),\n"
     let (records, csvConsole) = importing(world, csv)
-    #expect(throws: AccountsError.importRefused(problems: 1)) { try records.get() }
+    #expect(throws: AccountsError.importInvalid(problems: 1)) { try records.get() }
     #expect(csvConsole.messages == ["line 2: the record is longer than 1 MiB."])
   }
 }

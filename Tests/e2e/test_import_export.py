@@ -118,11 +118,12 @@ def starts(prefix, *contains):
                       + ".*")
 
 
-def nothing_imported(result, *problems, total=None):
-    """Exit 1, nothing on stdout; stderr is the problem lines (exact strings or `starts(...)`)
+def nothing_imported(result, *problems, total=None, code=2):
+    """Exit `code` (2: the file has a problem of its own; 1: its names are taken), nothing on
+    stdout; stderr is the problem lines (exact strings or `starts(...)`)
     then `Nothing was imported: N problems.`"""
     total = len(problems) if total is None else total
-    assert (result.code, result.stdout) == (1, ""), result
+    assert (result.code, result.stdout) == (code, ""), result
     lines = result.err_lines
     assert len(lines) == len(problems) + 1, result.stderr
     for line, problem in zip(lines, problems):
@@ -785,7 +786,7 @@ def test_hostile_names_are_never_printed_raw(activated, django_hashers):
         + f"da\xffve,Dave,dave@example.org,{hash_}\n".encode("latin-1"))
     proc = subprocess.run([BIN, "user", "import", "users.csv"], capture_output=True,
                           env=activated.env(), cwd=str(activated.root), stdin=subprocess.DEVNULL)
-    assert (proc.returncode, proc.stdout) == (1, b"")
+    assert (proc.returncode, proc.stdout) == (2, b"")
     for raw in (b"\x1b", b"\x07", "\u202e".encode(), b"\xff"):
         assert raw not in proc.stderr, proc.stderr
     lines = proc.stderr.decode().splitlines()
@@ -863,11 +864,12 @@ def test_duplicates_in_the_file_name_both_lines(activated, django_hashers):
 
 def test_name_already_taken(activated):
     """`ALICE` in an htpasswd file where alice exists: `line 2 (ALICE): user name ALICE is
-    already taken.`"""
+    already taken.`, exit 1 (the file is good; the store's state refuses it, as `user add`
+    would)."""
     write(activated, "site.htpasswd", htpasswd("-B", BOB, BOB_PASSWORD) + "\n"
           + htpasswd("-B", "ALICE", CAROL_PASSWORD) + "\n")
     nothing_imported(import_(activated, "site.htpasswd", "--email-domain", DOMAIN),
-                     "line 2 (ALICE): user name ALICE is already taken.")
+                     "line 2 (ALICE): user name ALICE is already taken.", code=1)
     assert names(activated) == [USERNAME]
 
 
@@ -932,7 +934,7 @@ def test_dry_run_reports_the_same_problems(activated, django_hashers):
                                             f"{USERNAME},Again,a@example.org,{hash_}"]))
     before, events = activated.accounts(), activated.events()
     dry = import_(activated, "users.csv", "--dry-run")
-    nothing_imported(dry, "line 3 (alice): user name alice is already taken.")
+    nothing_imported(dry, "line 3 (alice): user name alice is already taken.", code=1)
     real = import_(activated, "users.csv")
     assert (dry.code, dry.stdout, dry.stderr) == (real.code, real.stdout, real.stderr)
     unchanged(activated, before, events)
@@ -1154,7 +1156,7 @@ def test_round_trip_owner_name_taken(three, tmp_path):
                    "violet harbour compass seventeen")
     shutil.copy(three.root / "all.json", other.root / "all.json")
     nothing_imported(import_(other, "all.json"),
-                     "entry 1 (alice): user name alice is already taken.")
+                     "entry 1 (alice): user name alice is already taken.", code=1)
     assert names(other) == [USERNAME]
 
 

@@ -67,7 +67,8 @@ public enum ImportFlow {
   /// Reads, checks and (unless dry) stores every account of `input`.
   ///
   /// Problems are said one per line on standard error as they are found (the first 20); any
-  /// problem throws `.importRefused` at the end, with nothing written.
+  /// problem throws at the end, with nothing written: `.importInvalid` when the file has a
+  /// problem of its own, `.importRefused` when its only problems are names already taken.
   @discardableResult
   public static func run(
     _ env: AccountsEnvironment, input: any ImportInput, options: ImportOptions
@@ -177,6 +178,9 @@ struct ImportState {
   let env: AccountsEnvironment
   var summary = ImportSummary()
   var problems = 0
+  /// The problems that are names other accounts of the store already have (the file itself
+  /// is fine); every other problem is in the file.
+  var taken = 0
   var entries = 0
   /// The id the first account of this import got (ids grow by one per insert).
   var firstID: Int64?
@@ -224,6 +228,7 @@ struct ImportState {
       report(Messages.importDuplicate(position, name: account.username, first: first))
     } else {
       report(Messages.importTaken(position, name: account.username))
+      taken += 1
     }
   }
 
@@ -263,6 +268,9 @@ struct ImportState {
     if problems > ImportFlow.shownProblems {
       env.console.message(Messages.moreProblems(problems - ImportFlow.shownProblems))
     }
+    // A file with a problem of its own is bad input; a good file whose names are taken is
+    // refused by the store's state, as `user add` is.
+    if problems > taken { throw .importInvalid(problems: problems) }
     throw .importRefused(problems: problems)
   }
 }
