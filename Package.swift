@@ -62,6 +62,9 @@ let package = Package(
     .target(name: "DynamicLibrary"),
     .target(name: "AccountsCrypto", dependencies: ["COpenSSL", "CXcrypt", "DynamicLibrary"]),
     .target(name: "CTerminal"),
+    // What a password check run for PAM does first (a clean environment, its own time limit), in
+    // C so that the PAM module that runs `accounts pam-auth` can compile the same file.
+    .target(name: "CPam"),
     .target(
       name: "AccountsStore",
       dependencies: [
@@ -96,6 +99,7 @@ let package = Package(
         "AccountsCrypto",
         "AccountsPostgres",
         "AccountsStore",
+        "CPam",
         "CTerminal",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
@@ -111,7 +115,7 @@ let package = Package(
     .testTarget(
       name: "AccountsCLITests",
       dependencies: [
-        "AccountsCLI", "AccountsCore", "AccountsStore", "AccountsTestSupport",
+        "AccountsCLI", "AccountsCore", "AccountsStore", "AccountsTestSupport", "CPam",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The inputs of Scripts/bench's import measurement: a csv file of many users, and the tables
-the sqlite3 shell's `.import` fills for comparison.
+"""The inputs of Scripts/bench's import measurements: a csv file of many users, and the tables
+the sqlite3 shell's `.import` fills for comparison; and, for the import's peak memory against
+the file's size, a Django dump and a csv whose records span many lines.
 
 The csv is the contract's (issue 12): RFC 4180, CRLF line ends, the header
 `username,full_name,email,password_hash`, then one line per user: `user0000000` … (the names of
@@ -18,12 +19,22 @@ follow its schema:
                     `username_key` (lower(username)) and the three timestamps: the row the
                     program itself writes, for scale.
 
+The memory files:
+  a Django dump   what `manage.py dumpdata auth.user` writes without --indent: one JSON list on
+                  one line, ", " between entries; each user as million.py names them, the same
+                  hash, `is_active` true, the fields Django writes.
+  a csv           the contract's header plus a `note` column (which import ignores) holding a
+                  quoted field of many lines (LF inside the quotes, CRLF after each record, as
+                  Python's csv module writes).
+
 Standalone: Scripts/benchlib/importing.py CSV [--count N] [--hash HASH]
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import json
 import re
 import sys
 import time
@@ -61,6 +72,46 @@ def write_csv(path: str, count: int, password_hash: str) -> int:
                 size += f.write("".join(lines))
                 lines = []
         size += f.write("".join(lines))
+    return size
+
+
+def write_django_json(path: str, count: int, password_hash: str) -> int:
+    """Writes `count` users as `dumpdata auth.user` does without --indent (one line); returns
+    the size in bytes."""
+    size = 0
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        parts = ["["]
+        for i in range(count):
+            name = million.name_of(i)
+            first, _, last = million.full_name_of(i).partition(" ")
+            user = {"model": "auth.user", "pk": i + 1, "fields": {
+                "password": password_hash, "last_login": None, "is_superuser": False,
+                "username": name, "first_name": first, "last_name": last,
+                "email": f"{name}@example.org", "is_staff": False, "is_active": True,
+                "date_joined": "2024-01-01T00:00:00Z", "groups": [], "user_permissions": []}}
+            parts.append((", " if i else "") + json.dumps(user))
+            if len(parts) >= 10_000:
+                size += f.write("".join(parts))
+                parts = []
+        parts.append("]")
+        size += f.write("".join(parts))
+    return size
+
+
+def write_multiline_csv(path: str, count: int, lines: int, password_hash: str) -> int:
+    """Writes `count` users, each with a `note` of `lines` lines in a quoted field; returns the
+    size in bytes."""
+    size = 0
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow([*CSV_COLUMNS, "note"])
+        for i in range(count):
+            name = million.name_of(i)
+            note = "\n".join(f"line {j:05d} of the note about {name}, kept elsewhere"
+                              for j in range(lines))
+            writer.writerow([name, million.full_name_of(i), f"{name}@example.org",
+                             password_hash, note])
+        size = f.tell()
     return size
 
 

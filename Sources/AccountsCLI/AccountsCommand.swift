@@ -1,5 +1,6 @@
 import AccountsCore
 import ArgumentParser
+import CPam
 import CTerminal
 import Foundation
 
@@ -75,6 +76,13 @@ struct AccountsCommand: ParsableCommand {
   /// Parses, runs, and turns every failure into one sentence and a documented exit code.
   static func main() {
     accounts_process_harden()
+    // pam-auth runs as root with an environment that is partly its caller's: it keeps only the
+    // PAM items, before anything (a library opened at first use) can read the rest.
+    if CommandLine.argc > 1, let first = CommandLine.unsafeArgv[1],
+      strcmp(first, PamAuth.commandName) == 0
+    {
+      accounts_pam_environment_reset()
+    }
     accounts_terminal_install_signal_handlers()
     umask(0o077)
     let status: ExitStatus

@@ -235,8 +235,11 @@ enum DatabaseLocation {
     return (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
   }
 
+  /// The running (effective) user's home folder from the user database, as libpq finds it for
+  /// ~/.pgpass: under a set-user-ID caller such as `su` (whose `pam_exec` child keeps the real
+  /// user of the person typing) it is root's, not that person's.
   static func homeFromPasswd() -> String? {
-    guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return nil }
+    guard let entry = getpwuid(geteuid()), let directory = entry.pointee.pw_dir else { return nil }
     return String(cString: directory)
   }
 }

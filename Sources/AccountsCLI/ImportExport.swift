@@ -13,13 +13,19 @@ extension AccountsCommand {
       abstract: "Import accounts from Django, /etc/shadow, htpasswd or CSV, their hashes kept.",
       discussion: """
         All or nothing, in one transaction: every name, full name, e-mail and hash is checked \
-        first, and any problem (each said with its line) imports nothing. Hashes kept: \
-        pbkdf2_sha256 (Django), yescrypt, SHA-512/256-crypt and bcrypt (replaced by PBKDF2 at \
-        the first login); MD5-crypt, apr1, {SHA}, DES crypt and plain text are refused by name. \
-        shadow and htpasswd files need --email-domain. FILE - reads standard input. In csv, \
-        a cell that starts with ' followed by ' characters and then =, +, -, @, a tab or a \
-        carriage return loses its first ' (how user export writes a cell a spreadsheet would \
-        run as a formula); any other ' is kept.
+        first, and any problem (each said with its line or Django entry) imports nothing: \
+        exit 2 when the file has a problem of its own, exit 1 when its only problems are names \
+        the store already has. Hashes kept: pbkdf2_sha256 (Django), yescrypt, SHA-512/256-crypt and bcrypt \
+        (replaced by PBKDF2 at the first login), each in its scheme's form and within a cost \
+        ceiling that keeps every login to seconds: bcrypt cost 17 (htpasswd -B's highest), \
+        9,999,999 SHA-crypt rounds, yescrypt 1 GiB with p=1 and t=0 (mkpasswd -R 11); a hash \
+        over it is refused. MD5-crypt, apr1, {SHA}, DES crypt and plain text are refused by \
+        name. A NUL byte in a line is refused; Django's is_active must be a JSON boolean or 1 \
+        or 0. The file is read as it comes, in memory bounded by one csv record or Django entry \
+        (at most 1 MiB each). shadow and htpasswd files need --email-domain. FILE - reads \
+        standard input. In csv, a cell that starts with ' followed by ' characters and then =, \
+        +, -, @, a tab or a carriage return loses its first ' (how user export writes a cell a \
+        spreadsheet would run as a formula); any other ' is kept.
         """)
 
     @Argument(help: "The file to import (- for standard input).")
@@ -93,8 +99,6 @@ extension AccountsCommand {
 final class FileImportInput: ImportInput {
   /// The longest line kept; the rest of a longer one is dropped (it cannot pass the rules).
   static let lineLimit = 1 << 20
-  /// The largest JSON document read.
-  static let documentLimit = 1 << 30
 
   private let fd: Int32
   private let name: String
@@ -190,13 +194,12 @@ final class FileImportInput: ImportInput {
     }
   }
 
-  func remaining() throws(AccountsError) -> [UInt8] {
-    while try fill() {
-      if buffer.count - start > Self.documentLimit {
-        throw .storage(.cannotOpen(path: name, reason: "it is larger than 1 GiB"))
-      }
+  func nextBlock() throws(AccountsError) -> [UInt8]? {
+    if start >= buffer.count, try !fill() { return nil }
+    defer {
+      consumed += buffer.count - start
+      start = buffer.count
     }
-    defer { start = buffer.count }
     return Array(buffer[start...])
   }
 }

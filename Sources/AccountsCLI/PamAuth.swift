@@ -1,20 +1,33 @@
 import AccountsCore
 import ArgumentParser
+import CPam
 import Foundation
 
 extension AccountsCommand {
   /// `accounts pam-auth`: the password check behind PAM's `pam_exec`.
   struct PamAuth: ParsableCommand {
+    /// The subcommand's name.
+    static let commandName = "pam-auth"
+
     static let configuration = CommandConfiguration(
-      commandName: "pam-auth",
+      commandName: commandName,
       abstract: "Check PAM_USER's password from standard input, for PAM's pam_exec.",
       discussion: """
         PAM line: auth required pam_exec.so expose_authtok quiet /usr/local/bin/accounts \
-        pam-auth --database PATH (or a postgresql:// URI). Reads standard input to its end (at most 4096 bytes; a final \
-        NUL or newline is dropped); for an account with TOTP, the 6-digit code follows the \
-        password directly. Prints nothing; exit 0 right, 1 wrong, 4 locked. Ignores ACCOUNTS_*, \
-        HOME, XDG_* and PG* (a PAM environment is partly the user's) and gives up after 5 \
-        seconds. A PostgreSQL password comes from the running user's ~/.pgpass.
+        pam-auth --database PATH (an absolute path, or a postgresql:// URI; a relative path is \
+        refused with exit 2). Reads standard input to its end (at most 4096 bytes; a final NUL \
+        or newline is dropped); for an account with TOTP, the 6-digit code follows the password \
+        directly. PAM_USER must be the stored user name exactly: another case, width or spacing \
+        of it is refused like an unknown name. Prints nothing; exit 0 right, 1 wrong, 4 locked. \
+        Starts from an empty environment but for PAM_USER, PAM_SERVICE, PAM_RHOST and PAM_TTY \
+        (a PAM environment is partly the user's): no ACCOUNTS_*, HOME, XDG_*, PG* or OPENSSL_* \
+        setting is read, so libpq reads only the running user's own ~/.pgpass, \
+        ~/.pg_service.conf and ~/.postgresql/ (its home from the user database; root's under \
+        pam_exec) and the system's pg_service.conf, and the default key file is that user's \
+        ~/.config/accounts/postgresql.key. Ends itself after 5 seconds (by SIGALRM, even when \
+        the caller ignored or blocked it). The audit detail keeps the first 255 bytes of each \
+        PAM item (service, remote host, terminal), a longer one cut between characters and \
+        marked with an ellipsis.
         """)
 
     /// The most standard input may hold.
@@ -38,9 +51,18 @@ extension AccountsCommand {
     }
 
     mutating func run() throws {
-      // pam_exec has no timeout of its own: our own alarm ends the check (exit 142).
-      alarm(Self.timeLimit)
-      guard let user = getenv("PAM_USER").map({ String(cString: $0) }), !user.isEmpty else {
+      // main() has done this already when pam-auth is the first argument; again here for
+      // `accounts --database PATH pam-auth`, before anything reads a variable.
+      accounts_pam_environment_reset()
+      // pam_exec has no timeout of its own: our own alarm ends the check, by SIGALRM, whatever
+      // disposition or mask the caller left it.
+      accounts_pam_time_limit(Self.timeLimit)
+      let database = global.database ?? ""
+      guard PamAuthFlow.acceptsLocation(database) else {
+        StandardStreams.error(Messages.pamDatabaseRelative)
+        throw SilentExit(status: .usage)
+      }
+      guard let user = Self.variable("PAM_USER"), !user.isEmpty else {
         StandardStreams.error(Messages.pamUserMissing)
         throw SilentExit(status: .refused)
       }
@@ -54,42 +76,25 @@ extension AccountsCommand {
       if secret.last == 0 { secret.removeLast() }
       if secret.last == UInt8(ascii: "\n") { secret.removeLast() }
       if secret.last == UInt8(ascii: "\r") { secret.removeLast() }
-      let variable: (String) -> String? = { name in
-        switch name {
-        case "PAM_SERVICE", "PAM_RHOST", "PAM_TTY": return getenv(name).map { String(cString: $0) }
-        default: return nil
-        }
-      }
-      // libpq reads PG* variables (a server, a password file, a service file): none from a
-      // PAM environment. Its connection is the URI, ~/.pgpass and the system's service file.
-      Self.unsetPostgresVariables()
-      var context = try CommandContext.make(
-        database: global.database, variable: { _ in nil }, console: TerminalConsole(),
+      // No setting from the environment either (it holds only PAM_* by now): libpq's connection
+      // is the URI and root's own files, the key file root's unless --key-file names one.
+      let context = try CommandContext.make(
+        database: database, variable: { _ in nil }, console: TerminalConsole(),
         bulk: StandardOutputBuffer(), busyTimeout: 2, keyFile: keyFile)
-      context.environment.origin = Messages.pamOrigin(
-        service: variable("PAM_SERVICE"), remoteHost: variable("PAM_RHOST"),
-        tty: variable("PAM_TTY"))
+      let request = PamRequest(
+        username: user, secret: secret, service: Self.variable("PAM_SERVICE"),
+        remoteHost: Self.variable("PAM_RHOST"), tty: Self.variable("PAM_TTY"))
       do {
-        try PamAuthFlow.run(
-          context.environment, request: PamRequest(username: user, secret: secret))
+        try PamAuthFlow.run(context.environment, request: request)
       } catch {
         // (Patterns on the typed error in catch clauses crash Swift 6.3's compiler here.)
         throw Self.exit(for: error)
       }
     }
 
-    /// Removes every `PG*` variable from this process's environment.
-    static func unsetPostgresVariables() {
-      var names: [String] = []
-      var entry = environ
-      while let pointer = entry.pointee {
-        let text = String(cString: pointer)
-        if text.hasPrefix("PG"), let equals = text.firstIndex(of: "=") {
-          names.append(String(text[..<equals]))
-        }
-        entry += 1
-      }
-      for name in names { unsetenv(name) }
+    /// A PAM item pam_exec passed in the environment.
+    static func variable(_ name: String) -> String? {
+      getenv(name).map { String(cString: $0) }
     }
 
     /// A refusal says nothing (PAM tells the person); anything else its one sentence.

@@ -144,8 +144,12 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case noSuchSession(Int64)
   /// The session file or the key file cannot be used.
   case clientFile(ClientFileProblem)
-  /// `user import` found problems (already said, one per line); nothing was imported.
+  /// `user import` found only names the store already has (each said on its line); nothing
+  /// was imported.
   case importRefused(problems: Int)
+  /// An import file with problems of its own (a bad line, a damaged hash, a name twice):
+  /// nothing imported.
+  case importInvalid(problems: Int)
   /// `user import` could not tell the file's format.
   case importFormatUnknown(String)
   /// `user import` of a shadow or htpasswd file without `--email-domain`.
@@ -166,7 +170,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       .replayedVerificationCode, .clockOff, .secondFactorAlreadyOn, .secondFactorNotOn,
       .importRefused, .exportFileExists, .copyTargetNotEmpty:
       return .refused
-    case .invalidSetting, .importFormatUnknown, .importNeedsEmailDomain, .copyToItself:
+    case .invalidSetting, .importFormatUnknown, .importNeedsEmailDomain, .copyToItself,
+      .importInvalid:
       return .usage
     case .locked: return .locked
     case .noSuchAccount, .noSuchSession: return .noSuchAccount
@@ -231,7 +236,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .secondFactorNotOn(let name): return Messages.secondFactorNotOn(name)
     case .noSuchSession(let id): return Messages.noSuchSession(id)
     case .clientFile(let problem): return Messages.clientFile(problem)
-    case .importRefused(let problems): return Messages.nothingImported(problems)
+    case .importRefused(let problems), .importInvalid(let problems):
+      return Messages.nothingImported(problems)
     case .importFormatUnknown(let name): return Messages.importFormatUnknown(name)
     case .importNeedsEmailDomain(let format): return Messages.importNeedsEmailDomain(format)
     case .exportFileExists(let path): return Messages.exportFileExists(path)

@@ -57,12 +57,11 @@ public enum CryptHash {
     return .unknown
   }
 
-  /// True when `password` hashes to `hash` (a supported scheme; anything else is false), the
-  /// two compared in constant time.
+  /// True when `password` hashes to `hash` (a supported scheme, well formed and within its
+  /// ceiling; anything else is false and libxcrypt is not called), the two compared in
+  /// constant time.
   public static func verify(password: [UInt8], hash: String) throws(CryptoError) -> Bool {
-    guard case .supported = kind(of: hash), !password.contains(0), !hash.utf8.contains(0) else {
-      return false
-    }
+    guard cost(of: hash)?.isWithinCeiling == true, !password.contains(0) else { return false }
     let library = try LibXcrypt.shared()
     var data = crypt_data()
     // crypt(3) wants a NUL-ended phrase: this copy and libxcrypt's work area are wiped after.

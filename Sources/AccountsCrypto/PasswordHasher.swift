@@ -85,14 +85,21 @@ public struct PasswordVerification: Equatable, Sendable {
 /// (unknown user name vs wrong password) without measuring time.
 public final class WorkMeter: Sendable {
   private let total = Mutex(0)
+  private let onWork: (@Sendable (Int) -> Void)?
 
-  /// A meter at zero.
-  public init() {}
+  /// A meter at zero; `onWork`, if given, is called with each count before the work is done
+  /// (a test's point to change the world while a password is being hashed).
+  public init(onWork: (@Sendable (Int) -> Void)? = nil) {
+    self.onWork = onWork
+  }
 
   /// Iterations performed so far.
   public var iterations: Int { total.withLock { $0 } }
 
-  func add(_ count: Int) { total.withLock { $0 += count } }
+  func add(_ count: Int) {
+    total.withLock { $0 += count }
+    onWork?(count)
+  }
 }
 
 /// Makes and checks Django-compatible PBKDF2-HMAC-SHA256 password hashes.

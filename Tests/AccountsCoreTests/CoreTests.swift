@@ -375,6 +375,28 @@ struct LoginTests {
     #expect(unknownName == wrongPassword)
   }
 
+  /// An unknown name costs what the current setting for new hashes costs when that is more
+  /// than the owner's hash: an account made under today's setting cannot be told from an
+  /// unknown name by its cost, and a weaker one is padded up to it.
+  @Test func unknownNamesCostTheCurrentSetting() throws {
+    var world = try World()
+    world.hasher = PasswordHasher(iterations: 1000)
+    try world.activateAlice()
+    world.hasher = PasswordHasher(iterations: 5000)
+    try world.addBob()
+    let meter = WorkMeter()
+    world.hasher = PasswordHasher(iterations: 5000, meter: meter)
+    var costs: [String: Int] = [:]
+    for name in ["alice", "bob", "nobody-here", "bad name"] {
+      let before = meter.iterations
+      #expect(throws: AccountsError.invalidCredentials) {
+        try world.login(name, "not the password at all").0.get()
+      }
+      costs[name] = meter.iterations - before
+    }
+    #expect(costs == ["alice": 5000, "bob": 5000, "nobody-here": 5000, "bad name": 5000])
+  }
+
   /// Five failures lock the name for a minute, even for the right password; unknown names too.
   @Test(arguments: ["alice", "mallory"])
   func lockout(_ name: String) throws {

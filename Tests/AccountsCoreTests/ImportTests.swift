@@ -20,9 +20,12 @@ final class BytesInput: ImportInput {
     defer { start = min(end + 1, bytes.count) }
     return Array(bytes[start..<end])
   }
-  func remaining() -> [UInt8] {
-    defer { start = bytes.count }
-    return Array(bytes[start...])
+  func nextBlock() -> [UInt8]? {
+    guard start < bytes.count else { return nil }
+    // Small blocks, so that elements and tokens straddle them.
+    let end = min(bytes.count, start + 7)
+    defer { start = end }
+    return Array(bytes[start..<end])
   }
 }
 
@@ -65,6 +68,23 @@ struct ImportTests {
     #expect(throws: AccountsError.importNeedsEmailDomain("htpasswd")) { try htpasswd.get() }
   }
 
+  /// A good file whose only problems are names the store already has is refused (exit 1, as
+  /// `user add` is); a file with a problem of its own is bad input (exit 2).
+  @Test func takenNamesAreRefusedBadLinesAreInvalid() throws {
+    let world = try World()
+    try world.activateAlice()
+    let taken = importing(
+      world, "username,full_name,email,password_hash\nalice,A,a@example.org,\(hash)\n")
+    #expect(throws: AccountsError.importRefused(problems: 1)) { try taken.0.get() }
+    #expect(AccountsError.importRefused(problems: 1).exitStatus == .refused)
+    let bad = importing(
+      world,
+      "username,full_name,email,password_hash\nalice,A,a@example.org,\(hash)\nbob,B,b@example.org,x\n"
+    )
+    #expect(throws: AccountsError.importInvalid(problems: 2)) { try bad.0.get() }
+    #expect(AccountsError.importInvalid(problems: 2).exitStatus == .usage)
+  }
+
   /// All or nothing: one bad line among good ones imports nothing, and each problem is said
   /// with its line; duplicates name both lines.
   @Test func allOrNothing() throws {
@@ -81,7 +101,7 @@ struct ImportTests {
 
       """
     let (result, console) = importing(world, text)
-    #expect(throws: AccountsError.importRefused(problems: 5)) { try result.get() }
+    #expect(throws: AccountsError.importInvalid(problems: 5)) { try result.get() }
     #expect(console.messages[0] == "line 3 (BOB): user name BOB is also on line 2.")
     #expect(console.messages[1].hasPrefix("line 4 (carol): "))
     #expect(console.messages[2] == "line 5 (dave): MD5-crypt ($1$) hashes are too weak to keep.")
@@ -193,5 +213,132 @@ struct ImportTests {
     let (back, _) = importing(other, String(decoding: json, as: UTF8.self))
     #expect(try back.get().imported == 1)
     #expect(try other.store.auditEvents().last?.kind == .accountsImported)
+  }
+
+  /// A Django list read in 7-byte blocks: strings holding quotes, brackets, braces and escaped
+  /// backslashes, entries across the blocks' edges, white space anywhere; is_active as a JSON
+  /// boolean or the number 1 or 0.
+  @Test func djangoListInSmallBlocks() throws {
+    let world = try World()
+    try world.activateAlice()
+    func user(_ name: String, _ active: String, first: String) -> String {
+      #"{ "model" : "auth.user", "pk": 9, "fields": {"username": "\#(name)", "password": "\#(hash)", "first_name": "\#(first)", "last_name": "", "email": "\#(name)@example.org", "is_active": \#(active), "groups": [[1, "]"]]}}"#
+    }
+    let text =
+      "\n [ " + user("bob", "true", first: #"Say \"]}\" \\"#) + " ,\n"
+      + user("carol", "0", first: "[{Carol}]") + ",\r\n\t" + user("dave", "1.0", first: "Dave")
+      + "\n]\n\n"
+    let (result, console) = importing(world, text)
+    #expect(console.messages == [])
+    #expect(try result.get().imported == 3)
+    #expect(try world.store.account(key: "bob")?.fullName == #"Say "]}" \"#)
+    #expect(try world.store.account(key: "carol")?.isDisabled == true)
+    #expect(try world.store.account(key: "dave")?.isDisabled == false)
+  }
+
+  /// A broken Django list: an entry that is not JSON is a problem on its entry (the rest is
+  /// read on); a list that breaks off, or anything after its `]`, names the line and ends
+  /// the reading; a string `is_active` is a problem.
+  @Test func djangoListProblems() throws {
+    let world = try World()
+    try world.activateAlice()
+    let good =
+      #"{"model": "auth.user", "fields": {"username": "bob", "password": "\#(hash)", "email": "b@example.org"}}"#
+    let cases: [(String, [String])] = [
+      (
+        "[\n" + good + ",\n{\"model\": nope},\n" + good.replacingOccurrences(of: "bob", with: "eve")
+          + "\n]",
+        ["entry 2: the entry starting on line 3 is not valid JSON."]
+      ),
+      (
+        "[" + good + "\n\n" + good + "]",
+        [
+          "line 3: the JSON list breaks off here, after entry 1 (a ',' or ']' is missing, or "
+            + "the file ends early)."
+        ]
+      ),
+      (
+        "[" + good + ",]",
+        [
+          "line 1: the JSON list breaks off here, after entry 1 (a ',' or ']' is missing, or the file ends early)."
+        ]
+      ),
+      ("[" + good + "]\n[]", ["line 2: something follows the end of the JSON list (']')."]),
+      (
+        "[" + good.replacingOccurrences(of: #""email""#, with: #""is_active": "false", "email""#)
+          + "]",
+        [#"entry 1 (bob): is_active must be true or false (or 1 or 0), not "false"."#]
+      ),
+    ]
+    for (text, problems) in cases {
+      let (result, console) = importing(world, text, format: .django)
+      #expect(throws: AccountsError.importInvalid(problems: problems.count)) { try result.get() }
+      #expect(console.messages == problems, "\(text)")
+    }
+    #expect(try world.store.accountCount() == 1)
+  }
+
+  /// A CSV record whose quoted field spans lines is read as one record, its line breaks kept
+  /// as `\n`; the entry is numbered by the record's first line.
+  @Test func csvRecordOverLines() throws {
+    let world = try World()
+    try world.activateAlice()
+    let note = (1...500).map { "line \($0), \"quoted\"" }.joined(separator: "\n")
+      .replacingOccurrences(of: "\"", with: "\"\"")
+    let text =
+      "username,full_name,email,password_hash,note\nbob,Bob,b@example.org,\(hash),\"\(note)\"\n"
+      + "BOB,Bob,b2@example.org,\(hash),\n"
+    let (result, console) = importing(world, text)
+    #expect(throws: AccountsError.importInvalid(problems: 1)) { try result.get() }
+    #expect(console.messages == ["line 502 (BOB): user name BOB is also on line 2."])
+    #expect(ImportTests.fields("a,\"b\nc\",d") == ["a", "b\nc", "d"])
+  }
+
+  /// A stored crypt(3) hash over its scheme's ceiling is damaged at login: the generic
+  /// refusal, the failure counted, the audit detail naming the cost (libxcrypt is not asked).
+  @Test func cryptHashOverTheCeilingIsDamaged() throws {
+    let world = try World()
+    try world.activateAlice()
+    let (imported, _) = importing(
+      world, "username,full_name,email,password_hash\nbob,Bob,b@example.org,\(hash)\n")
+    _ = try imported.get()
+    // `mkpasswd -m bcrypt -R 18 'correct horse battery staple'`.
+    let costly = "$2b$18$2JfQ5CrQD4bcgFBPWtXVheMJGeOyaesm9YWJwSKe/hutoIROUbVae"
+    try world.store.write { writer throws(AccountsError) in
+      guard var bob = try writer.account(key: "bob") else { return }
+      bob.passwordHash = costly
+      try writer.update(bob)
+    }
+    let (result, _) = world.login("bob", "correct horse battery staple")
+    #expect(throws: AccountsError.invalidCredentials) { try result.get() }
+    let last = try #require(try world.store.auditEvents().last)
+    #expect(last.kind == .loginFailure)
+    #expect(
+      last.detail
+        == "the stored password hash is over the cost ceiling (a bcrypt hash with cost 18; the "
+        + "ceiling is cost 17), so it was not checked")
+    #expect(try world.store.loginRecord(usernameKey: "bob").tally.failures == 1)
+  }
+
+  /// A Django entry or a csv record longer than 1 MiB is a problem on its entry or line; the
+  /// reading goes on after it.
+  @Test func overlongEntriesAndRecords() throws {
+    let world = try World()
+    try world.activateAlice()
+    let long = String(repeating: "x", count: (1 << 20) + 10)
+    let good =
+      #"{"model": "auth.user", "fields": {"username": "bob", "password": "\#(hash)", "email": "b@example.org"}}"#
+    let json =
+      "[\n" + #"{"model": "auth.user", "fields": {"first_name": "\#(long)"}}"# + ",\n" + good + "]"
+    let (django, djangoConsole) = importing(world, json)
+    #expect(throws: AccountsError.importInvalid(problems: 1)) { try django.get() }
+    #expect(
+      djangoConsole.messages == ["entry 1: the entry starting on line 2 is longer than 1 MiB."])
+    let csv =
+      "username,full_name,email,password_hash,note\ncarl,Carl,c@example.org,\(hash),\"\(long)\n\"\n"
+      + "dora,Dora,d@example.org,\(hash),\n"
+    let (records, csvConsole) = importing(world, csv)
+    #expect(throws: AccountsError.importInvalid(problems: 1)) { try records.get() }
+    #expect(csvConsole.messages == ["line 2: the record is longer than 1 MiB."])
   }
 }

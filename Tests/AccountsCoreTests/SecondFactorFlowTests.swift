@@ -3,6 +3,7 @@ import AccountsCrypto
 import AccountsStore
 import AccountsTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// A console for `2fa enable` that answers the code prompt with the code of the secret it
@@ -87,6 +88,39 @@ extension AccountsEnvironment {
 
 @Suite("Second factor flows")
 struct SecondFactorFlowTests {
+  /// A name locked while its right password is hashed gets the lock's answer, no code question.
+  ///
+  /// Logins that began together lock the name while this one hashes: the code question would
+  /// tell that the password is right. The other logins' failures are recorded from inside the
+  /// hash, the point every login passes between reading the lock and knowing the password.
+  @Test func lockedWhileHashingGetsNoCodeQuestion() throws {
+    var world = try World()
+    try world.activateAlice()
+    try world.enableAlice()
+    let store = world.store
+    let clock = world.clock
+    let others = Mutex(0)
+    world.hasher = PasswordHasher(
+      iterations: 1000,
+      meter: WorkMeter { _ in
+        let first = others.withLock { count in
+          count += 1
+          return count == 1
+        }
+        guard first else { return }
+        for _ in 1...LockoutPolicy.standard.threshold {
+          _ = try? LoginRecorder.recordFailure(
+            store, username: "alice", usernameKey: "alice", at: clock.now,
+            policy: .standard)
+        }
+      })
+    let (result, console) = world.login("alice", password)
+    #expect(result.exitStatus == .locked)
+    #expect(result.errorText.contains("Too many failed attempts"))
+    #expect(!console.prompts.contains { $0.contains(Messages.verificationCodePrompt) })
+    #expect(try world.store.auditEvents().last?.detail == Messages.detailLocked)
+  }
+
   /// Enrollment shows the URI and key, stores the secret sealed (never in clear) once a code
   /// is right, ten recovery codes as hashes, and logs it.
   @Test func enable() throws {

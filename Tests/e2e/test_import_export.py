@@ -118,11 +118,12 @@ def starts(prefix, *contains):
                       + ".*")
 
 
-def nothing_imported(result, *problems, total=None):
-    """Exit 1, nothing on stdout; stderr is the problem lines (exact strings or `starts(...)`)
+def nothing_imported(result, *problems, total=None, code=2):
+    """Exit `code` (2: the file has a problem of its own; 1: its names are taken), nothing on
+    stdout; stderr is the problem lines (exact strings or `starts(...)`)
     then `Nothing was imported: N problems.`"""
     total = len(problems) if total is None else total
-    assert (result.code, result.stdout) == (1, ""), result
+    assert (result.code, result.stdout) == (code, ""), result
     lines = result.err_lines
     assert len(lines) == len(problems) + 1, result.stderr
     for line, problem in zip(lines, problems):
@@ -290,6 +291,71 @@ def test_django_inactive_user_is_imported_disabled(activated, django_project):
     refused_login(activated, CAROL, CAROL_PASSWORD)
     assert activated.run("user", "enable", CAROL).code == 0
     logs_in(activated, CAROL, CAROL_PASSWORD)
+
+
+@pytest.mark.parametrize("value, shown", [
+    ("false", '"false"'), ("true", '"true"'), ("0", '"0"'), (None, "null"), (2, "2"),
+    ([], "[]"),
+])
+def test_django_is_active_must_be_a_boolean(activated, django_project, value, shown):
+    """`is_active` that is not a JSON boolean nor the number 1 or 0 (a string such as "false",
+    null, 2, a list) is a problem on its entry, never an enabled account: nothing imported."""
+    dump = bob_and_carol(django_project, activated)
+    dump[1]["fields"]["is_active"] = value
+    write(activated, "users.json", json.dumps(dump, indent=2))
+    before, events = activated.accounts(), activated.events()
+    nothing_imported(import_(activated, "users.json"),
+                     f"entry 2 (carol): is_active must be true or false (or 1 or 0), "
+                     f"not {shown}.")
+    unchanged(activated, before, events)
+
+
+def test_django_is_active_as_a_number(activated, django_project):
+    """`is_active` of 0 or 1 (Django's own BooleanField reads these as false and true) imports
+    the account disabled or enabled."""
+    dump = bob_and_carol(django_project, activated)
+    dump[0]["fields"]["is_active"] = 1
+    dump[1]["fields"]["is_active"] = 0
+    write(activated, "users.json", json.dumps(dump))
+    assert import_(activated, "users.json").code == 0
+    assert [(a["username"], a["disabled"]) for a in activated.accounts()] == [
+        (USERNAME, False), (BOB, False), (CAROL, True)]
+
+
+def test_django_dump_on_one_line_is_read_in_pieces(activated, django_hashers):
+    """`dumpdata` without --indent writes the whole list on one line: 3,000 users (about 700
+    KB, read a block at a time, entries across the blocks' edges; quotes, brackets and braces
+    inside strings) import, and one logs in."""
+    hash_ = pbkdf2(django_hashers, BOB_PASSWORD)
+    users = [{"model": "auth.user", "pk": n + 1,
+              "fields": {"username": f"user{n}", "first_name": 'Say "[x]" {y}',
+                         "last_name": "\\]}", "email": f"user{n}@example.org",
+                         "password": hash_, "is_active": True, "groups": [],
+                         "user_permissions": [], "date_joined": "2024-01-01T00:00:00Z",
+                         "last_login": None}} for n in range(3000)]
+    text = json.dumps(users, separators=(",", ":"))
+    assert "\n" not in text and len(text) > 600_000
+    write(activated, "users.json", text)
+    result = import_(activated, "users.json")
+    assert (result.code, result.stdout, result.stderr) == (
+        0, "Imported 3000 accounts from users.json.\n", ""), result
+    assert activated.account("user2999")["fullName"] == 'Say "[x]" {y} \\]}'
+    logs_in(activated, "user1500", BOB_PASSWORD, 'Say "[x]" {y} \\]}')
+
+
+def test_django_list_broken_off_names_its_line(activated, django_project):
+    """A dump cut short after its second entry (no closing `]`): the entries before it are
+    checked as usual, then the line where the list breaks off is named; nothing imported."""
+    bob_and_carol(django_project, activated)
+    text = (activated.root / "users.json").read_text().rstrip()
+    assert text.endswith("]")
+    text = text[:-1].rstrip()
+    write(activated, "users.json", text)
+    before, events = activated.accounts(), activated.events()
+    nothing_imported(import_(activated, "users.json"),
+                     f"line {text.count(chr(10)) + 1}: the JSON list breaks off here, after "
+                     f"entry 2 (a ',' or ']' is missing, or the file ends early).")
+    unchanged(activated, before, events)
 
 
 def test_django_empty_email_is_a_problem(activated, django_project):
@@ -505,6 +571,89 @@ def test_shadow_md5crypt_is_refused_by_name(activated):
     unchanged(activated, before, events)
 
 
+# Cost ceilings: made once by the tools (Tests/AccountsCryptoTests/CryptHashTests.swift says
+# how), with CEILING_PASSWORD; each takes seconds or a gigabyte to make again.
+CEILING_PASSWORD = "correct horse battery staple"
+BCRYPT_17 = "$2y$17$34UbECdb56WohxmEu7hk.uLWnNrnRHD8hIDutvz0sWy9OpI8MttXG"
+BCRYPT_18 = "$2b$18$2JfQ5CrQD4bcgFBPWtXVheMJGeOyaesm9YWJwSKe/hutoIROUbVae"
+SHA512_10M = ("$6$rounds=10000000$DSF6O0Z0KOatQf6d$7r0u/Sm/31uyYlTt1Vn9R2m6bYCcG7XRtklJGMhBW."
+              "IWeSPM5MCIfjmh2E.yNT7LSPxh5bwYMfIDcTtBjjDP/1")
+SHA256_10M = "$5$rounds=10000000$yspvEwjT.30Y.vlz$QxmTVeuAtGetpLNaLZejIOat/K2RX0rCwXcRdH3LlMB"
+YESCRYPT_2GIB = "$y$jGT$gD9VinzuIG2QM95bOgIMF.$PhZf4QCdnbvAQSvfwjCe5hKAIuqKvjx1tQLB2V5KoK7"
+YESCRYPT_P2 = "$y$j9T..$gD9VinzuIG2QM95bOgIMF.$l.LV7XM4rzXNY8LKIIKJ1dFgkO69i0SOWN7L0KY9Kq9"
+OVER_CEILING = "so each login against it would take too long."
+
+
+def test_hashes_over_the_cost_ceiling_are_refused_on_their_lines(activated):
+    """A shadow file whose hashes cost more than their scheme's ceiling (bcrypt cost 18 and 31,
+    SHA-512 crypt at 10,000,000 and 999,999,999 rounds, SHA-256 crypt at 10,000,000, yescrypt
+    needing 2 GiB or two lanes) beside ones at the ceiling (bcrypt 17 from htpasswd -C 17) and
+    the tools' defaults: each over is refused on its line with its cost and the ceiling; exit 1,
+    nothing imported, no event."""
+    bcrypt_31 = "$2y$31$" + BCRYPT_17[7:]
+    sha512_huge = SHA512_10M.replace("rounds=10000000$", "rounds=999999999$")
+    lines = [shadow_line("b17", BCRYPT_17), shadow_line("b18", BCRYPT_18),
+             shadow_line("b31", bcrypt_31), shadow_line("s10m", SHA512_10M),
+             shadow_line("s999m", sha512_huge), shadow_line("t10m", SHA256_10M),
+             shadow_line("y2g", YESCRYPT_2GIB), shadow_line("ytwo", YESCRYPT_P2),
+             shadow_line(BOB, mkpasswd("yescrypt", BOB_PASSWORD))]
+    write(activated, "shadow", "\n".join(lines) + "\n")
+    before, events = activated.accounts(), activated.events()
+    nothing_imported(
+        import_(activated, "shadow", "--email-domain", DOMAIN),
+        f"line 2 (b18): the bcrypt hash with cost 18 is above the ceiling of cost 17, "
+        f"{OVER_CEILING}",
+        f"line 3 (b31): the bcrypt hash with cost 31 is above the ceiling of cost 17, "
+        f"{OVER_CEILING}",
+        f"line 4 (s10m): the sha512-crypt hash with 10,000,000 rounds is above the ceiling of "
+        f"9,999,999 rounds, {OVER_CEILING}",
+        f"line 5 (s999m): the sha512-crypt hash with 999,999,999 rounds is above the ceiling "
+        f"of 9,999,999 rounds, {OVER_CEILING}",
+        f"line 6 (t10m): the sha256-crypt hash with 10,000,000 rounds is above the ceiling of "
+        f"9,999,999 rounds, {OVER_CEILING}",
+        f"line 7 (y2g): the yescrypt hash with 2,048 MiB of memory is above the ceiling of "
+        f"1,024 MiB of memory, {OVER_CEILING}",
+        f"line 8 (ytwo): the yescrypt hash with p=2 is above the ceiling of p=1, "
+        f"{OVER_CEILING}")
+    unchanged(activated, before, events)
+
+
+def test_htpasswd_bcrypt_over_the_ceiling_is_refused(activated):
+    """The review's htpasswd line, `$2y$31$…`, is refused on its line; the same file at cost 17
+    (what `htpasswd -B -C 17` makes, its highest) imports."""
+    bcrypt_31 = "$2y$31$" + BCRYPT_17[7:]
+    write(activated, "site.htpasswd", f"{BOB}:{bcrypt_31}\n")
+    nothing_imported(import_(activated, "site.htpasswd", "--email-domain", DOMAIN),
+                     f"line 1 (bob): the bcrypt hash with cost 31 is above the ceiling of "
+                     f"cost 17, {OVER_CEILING}")
+    write(activated, "site.htpasswd", f"{BOB}:{BCRYPT_17}\n")
+    result = import_(activated, "site.htpasswd", "--email-domain", DOMAIN)
+    assert (result.code, result.stdout, result.stderr) == (
+        0, "Imported 1 account from site.htpasswd.\n", ""), result
+
+
+@pytest.mark.parametrize("planted, said", [
+    (BCRYPT_18, "a bcrypt hash with cost 18; the ceiling is cost 17"),
+    (SHA512_10M, "a sha512-crypt hash with 10,000,000 rounds; the ceiling is 9,999,999 rounds"),
+    (YESCRYPT_2GIB, "a yescrypt hash with 2,048 MiB of memory; the ceiling is 1,024 MiB of "
+                    "memory"),
+])
+def test_stored_hash_over_the_ceiling_is_damaged_at_login(activated, planted, said):
+    """A hash over its ceiling planted in the store (as an earlier import could leave it) is
+    treated as damaged: its right password gets the one generic refusal at once (libxcrypt,
+    which would say yes after seconds or a gigabyte, is not asked), the failure is counted, and
+    the audit line names the cost."""
+    activated.add_user()
+    activated.set_stored_hash(planted, BOB)
+    refused_login(activated, BOB, CEILING_PASSWORD)
+    last = activated.events()[-1]
+    assert (last["event"], last["user"], last["detail"]) == (
+        "login_failure", BOB,
+        f"the stored password hash is over the cost ceiling ({said}), so it was not checked")
+    assert activated.account(BOB)["failures"] == 1
+    assert activated.stored_hash(BOB) == planted
+
+
 def test_shadow_needs_email_domain(activated):
     """A shadow file without --email-domain: exit 2 with the contract's sentence; nothing
     written."""
@@ -576,6 +725,27 @@ def test_csv_quoted_line_break_in_an_ignored_column(activated, django_hashers):
     logs_in(activated, CAROL, CAROL_PASSWORD, "Carol")
 
 
+def test_csv_field_of_20000_lines_imports(activated, django_hashers, tmp_path):
+    """A quoted field in an ignored column holding 200 KB over 20,000 lines (read once, not
+    again for each line it spans) imports; the record after it keeps its line number in a
+    problem."""
+    hash_ = pbkdf2(django_hashers, BOB_PASSWORD)
+    note = "\n".join(f"note line {n:05d}" for n in range(20_000))  # 16 bytes a line
+    assert len(note) > 200_000 and note.count("\n") == 19_999
+    rows = [["username", "full_name", "email", "password_hash", "note"],
+            [BOB, BOB_FULL_NAME, BOB_EMAIL, hash_, note],
+            [CAROL, "Carol", "carol@example.org", hash_, ""]]
+    (activated.root / "users.csv").write_bytes(python_csv(rows))
+    result = import_(activated, "users.csv")
+    assert (result.code, result.stdout, result.stderr) == (
+        0, "Imported 2 accounts from users.csv.\n", ""), result
+    logs_in(activated, BOB, BOB_PASSWORD, BOB_FULL_NAME)
+    rows[2][2] = "not an address"
+    other = other_device(tmp_path)
+    (other.root / "users.csv").write_bytes(python_csv(rows))
+    nothing_imported(import_(other, "users.csv"), starts("line 20002 (carol): ", EMAIL_RULE))
+
+
 def test_csv_without_header_is_a_problem(activated, django_hashers):
     """With --format csv, a file whose first line is data (no header) is refused; nothing
     imported."""
@@ -616,7 +786,7 @@ def test_hostile_names_are_never_printed_raw(activated, django_hashers):
         + f"da\xffve,Dave,dave@example.org,{hash_}\n".encode("latin-1"))
     proc = subprocess.run([BIN, "user", "import", "users.csv"], capture_output=True,
                           env=activated.env(), cwd=str(activated.root), stdin=subprocess.DEVNULL)
-    assert (proc.returncode, proc.stdout) == (1, b"")
+    assert (proc.returncode, proc.stdout) == (2, b"")
     for raw in (b"\x1b", b"\x07", "\u202e".encode(), b"\xff"):
         assert raw not in proc.stderr, proc.stderr
     lines = proc.stderr.decode().splitlines()
@@ -627,6 +797,57 @@ def test_hostile_names_are_never_printed_raw(activated, django_hashers):
     assert re.fullmatch(r"line 4\b.*UTF-8.*", lines[2]), lines
     assert lines[3] == "Nothing was imported: 3 problems."
     assert names(activated) == [USERNAME]
+
+
+def test_hashes_of_a_bad_length_are_problems_on_their_lines(activated):
+    """A SHA-512 hash cut short (too short for the store), one a character too long, a bcrypt
+    hash cut short and a yescrypt hash with a character too many, in shadow and htpasswd files:
+    each is a problem on its line (exit 1 like every bad line, not a storage error), and
+    nothing is stored."""
+    sha = mkpasswd("sha-512", BOB_PASSWORD)
+    yes = mkpasswd("yescrypt", CAROL_PASSWORD)
+    write(activated, "shadow", "".join(shadow_line(n, h) + "\n" for n, h in [
+        (BOB, "$6$abc"), (CAROL, sha + "A"), (DAVE, sha), (ERIN, yes + "x")]))
+    before, events = activated.accounts(), activated.events()
+    damaged = "the password hash is damaged."
+    nothing_imported(import_(activated, "shadow", "--email-domain", DOMAIN),
+                     f"line 1 (bob): {damaged}", f"line 2 (carol): {damaged}",
+                     f"line 4 (erin): {damaged}")
+    bcrypt = htpasswd("-B", FRANK, FRANK_PASSWORD)
+    write(activated, "site.htpasswd", bcrypt + "\n" + bcrypt.replace(FRANK, BOB)[:-5] + "\n")
+    nothing_imported(import_(activated, "site.htpasswd", "--email-domain", DOMAIN),
+                     f"line 2 (bob): {damaged}")
+    unchanged(activated, before, events)
+
+
+def test_nul_bytes_are_refused_on_their_lines(activated, django_hashers):
+    """A NUL byte is refused wherever it is in a line (after a hash that is whole, inside a
+    hash, in another field; shadow, htpasswd and csv, also inside a quoted csv field that spans
+    lines), each on its line; nothing is stored."""
+    sha = mkpasswd("sha-512", BOB_PASSWORD)
+    nul = "the line holds a NUL byte, which no text file has."
+    before, events = activated.accounts(), activated.events()
+    (activated.root / "shadow").write_bytes(
+        (shadow_line(BOB, sha + "\0") + "\n" + shadow_line(CAROL, sha[:20] + "\0" + sha[21:])
+         + "\n" + shadow_line(DAVE, sha) + "\n" + f"{ERIN}:{sha}:19000\0:0:99999:7:::\n"
+         ).encode())
+    nothing_imported(import_(activated, "shadow", "--email-domain", DOMAIN),
+                     f"line 1: {nul}", f"line 2: {nul}", f"line 4: {nul}")
+    (activated.root / "site.htpasswd").write_bytes(
+        (htpasswd("-B", BOB, BOB_PASSWORD) + "\0\n").encode())
+    nothing_imported(import_(activated, "site.htpasswd", "--email-domain", DOMAIN),
+                     f"line 1: {nul}")
+    hash_ = pbkdf2(django_hashers, BOB_PASSWORD)
+    (activated.root / "users.csv").write_bytes(
+        (csv_file([f"{BOB},Bob\0,{BOB_EMAIL},{hash_}",
+                   f'{CAROL},Carol,carol@example.org,{hash_},"two\nli\0nes"',
+                   f"{DAVE},Dave,dave@example.org,{hash_}"],
+                  "username,full_name,email,password_hash,note").replace(
+                      f"{DAVE},Dave,dave@example.org,{hash_}\n",
+                      f"{DAVE},Dave,dave@example.org,{hash_},\n")
+         ).encode())
+    nothing_imported(import_(activated, "users.csv"), f"line 2: {nul}", f"line 3: {nul}")
+    unchanged(activated, before, events)
 
 
 def test_duplicates_in_the_file_name_both_lines(activated, django_hashers):
@@ -643,11 +864,12 @@ def test_duplicates_in_the_file_name_both_lines(activated, django_hashers):
 
 def test_name_already_taken(activated):
     """`ALICE` in an htpasswd file where alice exists: `line 2 (ALICE): user name ALICE is
-    already taken.`"""
+    already taken.`, exit 1 (the file is good; the store's state refuses it, as `user add`
+    would)."""
     write(activated, "site.htpasswd", htpasswd("-B", BOB, BOB_PASSWORD) + "\n"
           + htpasswd("-B", "ALICE", CAROL_PASSWORD) + "\n")
     nothing_imported(import_(activated, "site.htpasswd", "--email-domain", DOMAIN),
-                     "line 2 (ALICE): user name ALICE is already taken.")
+                     "line 2 (ALICE): user name ALICE is already taken.", code=1)
     assert names(activated) == [USERNAME]
 
 
@@ -712,7 +934,7 @@ def test_dry_run_reports_the_same_problems(activated, django_hashers):
                                             f"{USERNAME},Again,a@example.org,{hash_}"]))
     before, events = activated.accounts(), activated.events()
     dry = import_(activated, "users.csv", "--dry-run")
-    nothing_imported(dry, "line 3 (alice): user name alice is already taken.")
+    nothing_imported(dry, "line 3 (alice): user name alice is already taken.", code=1)
     real = import_(activated, "users.csv")
     assert (dry.code, dry.stdout, dry.stderr) == (real.code, real.stdout, real.stderr)
     unchanged(activated, before, events)
@@ -934,7 +1156,7 @@ def test_round_trip_owner_name_taken(three, tmp_path):
                    "violet harbour compass seventeen")
     shutil.copy(three.root / "all.json", other.root / "all.json")
     nothing_imported(import_(other, "all.json"),
-                     "entry 1 (alice): user name alice is already taken.")
+                     "entry 1 (alice): user name alice is already taken.", code=1)
     assert names(other) == [USERNAME]
 
 

@@ -14,8 +14,11 @@ non-zero, pam_exec returns PAM_SYSTEM_ERR and pamtester exits 1."""
 
 import contextlib
 import os
+import pathlib
+import pwd
 import secrets
 import shutil
+import signal
 import statistics
 import subprocess
 import threading
@@ -24,8 +27,8 @@ import time
 import pyotp
 import pytest
 
-from conftest import (BIN, BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, NEW_PASSWORD, PASSWORD,
-                      USERNAME, WRONG_PASSWORD, Device, Result)
+from conftest import (BIN, BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, CLUSTER, NEW_PASSWORD,
+                      PASSWORD, USERNAME, WRONG_PASSWORD, Device, Result)
 from test_second_factor import code_for_step, enabled, steady, wrong_code
 
 # Timings use the release build when there is one, as test_timing.py does.
@@ -146,9 +149,29 @@ def test_unknown_name_exit_1(activated):
     assert events(activated)[-1] == ("login_failure", "mallory", f"{INVALID_DETAIL}; {WHERE}")
 
 
-def test_name_is_case_insensitive(activated):
-    """PAM_USER=ALICE authenticates alice, as at login."""
-    assert silent(pam_auth(activated, user="ALICE")) == 0
+# Other programs on the host take PAM_USER as it is: another case, full-width letters or
+# spaces around the name would log in a user named that way with alice's password.
+NAME_VARIANTS = {"upper-case": "ALICE", "title-case": "Alice", "full-width": "ａｌｉｃｅ",
+                 "space-before": " alice", "space-after": "alice ", "tab-after": "alice\t"}
+
+
+@pytest.mark.parametrize("variant", NAME_VARIANTS.values(), ids=NAME_VARIANTS.keys())
+def test_name_variant_refused_like_an_unknown_name(activated, variant):
+    """A variant of alice's stored name with her right password: exit 1, silent, no success;
+    a variant that is a valid name is logged as an unknown name is (`login_failure` under the
+    name given), one with spaces (no valid name) not at all. The exact name still passes."""
+    before = events(activated)
+    assert silent(pam_auth(activated, user=variant)) == 1
+    assert silent(pam_auth(activated, user="mallory")) == 1
+    logged = events(activated)[len(before):]
+    assert "login_success" not in [e[0] for e in logged], logged
+    unknown = ("login_failure", "mallory", f"{INVALID_DETAIL}; {WHERE}")
+    if variant.strip() == variant:
+        assert logged == [("login_failure", variant, f"{INVALID_DETAIL}; {WHERE}"), unknown]
+    else:
+        assert logged == [unknown]
+    assert silent(pam_auth(activated)) == 0
+    assert events(activated)[-1] == ("login_success", USERNAME, WHERE)
 
 
 def test_disabled_account_exit_1(activated):
@@ -226,6 +249,26 @@ def test_database_flag_required(activated):
     assert events(activated) == before
 
 
+RELATIVE = {"relative": "x/accounts.sqlite3", "dot": "./x/accounts.sqlite3",
+            "tilde": "~/accounts.sqlite3", "keywords": "service=accounts password=hunter2"}
+
+
+@pytest.mark.parametrize("location", RELATIVE.values(), ids=RELATIVE.keys())
+def test_relative_database_refused(activated, location):
+    """--database not absolute (resolved against the caller's working folder, which holds the
+    device's x/accounts.sqlite3 in an SQLite run), nor a postgresql:// URI (libpq's keyword form
+    is not one): exit 2, one sentence that does not repeat the value (a keyword form may hold a
+    password), nothing logged or counted, nothing made."""
+    before = events(activated)
+    result = pam_auth(activated, args=["pam-auth", "--database", location])
+    assert (result.code, result.stdout, result.stderr) == (
+        2, "", "pam-auth needs --database as an absolute path or a postgresql:// URI: a "
+        "relative one would depend on the caller's working folder.\n"), result
+    assert events(activated) == before
+    assert failures(activated) == 0
+    assert not (activated.root / RELATIVE["keywords"]).exists()
+
+
 @pytest.mark.parametrize("user", [None, ""], ids=["missing", "empty"])
 def test_pam_user_missing_or_empty(activated, user):
     """PAM_USER missing or empty: exit 1, nothing on stdout (a sentence on stderr for the
@@ -234,6 +277,20 @@ def test_pam_user_missing_or_empty(activated, user):
     assert (result.code, result.stdout) == (1, ""), result
     assert "login_success" not in [e[0] for e in events(activated)]
     assert failures(activated) == 0
+
+
+def test_long_pam_items_capped_in_the_log(activated):
+    """PAM_RHOST of 100 KB (two-byte characters), PAM_SERVICE of 256 bytes and PAM_TTY of
+    exactly 255: the audit detail keeps 255 bytes of each at most, cut between characters and
+    marked with `…`; the one at the limit is whole. Success and failure alike."""
+    service, rhost, tty = "s" * 256, "é" * 50_000, "t" * 255
+    env = pam_env(PAM_SERVICE=service, PAM_RHOST=rhost, PAM_TTY=tty)
+    where_capped = f"pam service={'s' * 255}… rhost={'é' * 127}… tty={tty}"
+    assert silent(pam_auth(activated, env=env)) == 0
+    assert events(activated)[-1] == ("login_success", USERNAME, where_capped)
+    assert silent(pam_auth(activated, WRONG_PASSWORD, env=env)) == 1
+    assert events(activated)[-1] == (
+        "login_failure", USERNAME, f"{INVALID_DETAIL}; {where_capped}")
 
 
 def test_input_over_4096_bytes_refused_uncounted(activated):
@@ -290,8 +347,9 @@ def test_not_a_database_exit_3(activated):
 
 def test_gives_up_after_5_seconds(activated):
     """With the database held by another writer the whole time, pam-auth gives up within 5
-    seconds in total (its own SIGALRM: 142; or, if its store gives up first, exit 3 with one
-    sentence), prints nothing on stdout and writes nothing: no failure, no event, file intact."""
+    seconds in total (killed by its own SIGALRM; or, if its store gives up first, exit 3 with
+    one sentence), prints nothing on stdout and writes nothing: no failure, no event, file
+    intact."""
     before = events(activated)
     with activated.write_lock():
         start = time.monotonic()
@@ -301,7 +359,7 @@ def test_gives_up_after_5_seconds(activated):
     if result.code == 3:
         assert len(result.err_lines) == 1, result
     else:
-        assert result.code in (142, -14), result  # exit 128+14, or killed by SIGALRM itself
+        assert result.code == -signal.SIGALRM, result
         assert elapsed >= 4.5, elapsed
     assert elapsed < 8, elapsed
     assert events(activated) == before
@@ -312,7 +370,7 @@ def test_gives_up_after_5_seconds(activated):
 
 def test_gives_up_on_input_that_never_ends(activated):
     """Standard input left open and silent: pam-auth gives up at 5 seconds, killed by its own
-    SIGALRM (142), nothing on stdout, nothing counted or logged."""
+    SIGALRM, nothing on stdout, nothing counted or logged."""
     before = events(activated)
     proc = subprocess.Popen([BIN, "pam-auth", *activated.pam_args()],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -329,14 +387,48 @@ def test_gives_up_on_input_that_never_ends(activated):
     finally:
         watchdog.cancel()
         proc.stdin.close()
-    assert code in (142, -14), code  # exit 128+14, or killed by SIGALRM itself
+    assert code == -signal.SIGALRM, code
     assert stdout == b""
     assert 4.5 <= elapsed < 8, elapsed
     assert events(activated) == before
     assert failures(activated) == 0
 
 
-# Settings in the environment change nothing.
+@pytest.mark.parametrize("inherited", ["ignored", "blocked", "ignored-and-blocked"])
+def test_time_limit_holds_whatever_sigalrm_state_it_inherits(activated, inherited):
+    """SIGALRM ignored and/or blocked by the caller (both survive exec), standard input left open
+    and silent: pam-auth still ends itself, killed by its own SIGALRM, within a generous wait;
+    nothing on stdout, nothing counted or logged."""
+    def inherit():
+        if "ignored" in inherited:
+            signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        if "blocked" in inherited:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+
+    before = events(activated)
+    proc = subprocess.Popen([BIN, "pam-auth", *activated.pam_args()],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=pam_env(), cwd=str(activated.root),
+                            preexec_fn=inherit)
+    try:
+        proc.stdin.write(PASSWORD.encode())
+        proc.stdin.flush()
+        code = proc.wait(timeout=30)
+        stdout = proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdin.close()
+        proc.stdout.close()
+    assert code == -signal.SIGALRM, code
+    assert stdout == b""
+    assert events(activated) == before
+    assert failures(activated) == 0
+
+
+# Settings in the environment change nothing: pam-auth starts from an empty environment but for
+# the PAM items.
 
 def test_accounts_database_setting_ignored(activated):
     """ACCOUNTS_DATABASE naming another (not existing) file: the --database one is used (exit 0,
@@ -418,6 +510,149 @@ def test_home_and_xdg_ignored(activated, tmp_path):
     assert {name: sorted(os.listdir(folder)) for name, folder in folders.items()} == {
         name: [] for name in folders}
     assert sessions(activated) == 0
+
+
+def shared_object(folder, name, marker) -> str:
+    """A shared object compiled with cc whose constructor creates `marker` when it is loaded."""
+    source = folder / f"{name}.c"
+    source.write_text('#include <fcntl.h>\n#include <unistd.h>\n'
+                      '__attribute__((constructor)) static void loaded(void) {\n'
+                      f'  int fd = open("{marker}", O_WRONLY | O_CREAT, 0600);\n'
+                      '  if (fd >= 0) close(fd);\n}\n')
+    library = folder / f"{name}.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
+    return str(library)
+
+
+def openssl_settings(folder, marker, how) -> dict:
+    """The variables that make OpenSSL load a shared object of the caller's: a configuration
+    (OPENSSL_CONF) naming it by path as a provider, or by name in OPENSSL_MODULES' folder as a
+    provider, or by name in OPENSSL_ENGINES' folder as an engine."""
+    library = shared_object(folder, "planted", marker)
+    config = folder / "openssl.cnf"
+    if how == "engines":
+        sections = "engines = engine_sect\n[engine_sect]\nplanted = planted_sect\n" \
+                   "[planted_sect]\ninit = 1\n"
+    else:
+        module = library if how == "conf" else "planted.so"
+        sections = "providers = provider_sect\n[provider_sect]\nplanted = planted_sect\n" \
+                   f"[planted_sect]\nmodule = {module}\nactivate = 1\n"
+    config.write_text(f"openssl_conf = init\n[init]\n{sections}")
+    settings = {"OPENSSL_CONF": str(config)}
+    if how == "modules":
+        settings["OPENSSL_MODULES"] = str(folder)
+    if how == "engines":
+        settings["OPENSSL_ENGINES"] = str(folder)
+    return settings
+
+
+@pytest.mark.parametrize("how", ["conf", "modules", "engines"])
+def test_openssl_settings_of_the_caller_not_read(activated, tmp_path, how):
+    """An OpenSSL configuration named by the caller (OPENSSL_CONF, with OPENSSL_MODULES or
+    OPENSSL_ENGINES for a library named without its folder) that loads a shared object: the
+    object is never loaded into pam-auth (its constructor's marker file does not appear) and the
+    check answers as usual (exit 0, silent)."""
+    marker = tmp_path / "loaded"
+    env = pam_env(**openssl_settings(tmp_path, marker, how))
+    result = pam_auth(activated, env=env)
+    assert not marker.exists(), result
+    assert silent(result) == 0
+
+
+def own_home() -> pathlib.Path:
+    """The running user's home folder, from the user database (not HOME)."""
+    return pathlib.Path(pwd.getpwuid(os.geteuid()).pw_dir)
+
+
+@pytest.mark.postgresql_only
+def test_service_file_in_callers_home_not_read(activated, tmp_path, tmp_path_factory):
+    """`--database postgresql:///?service=NAME` where only the caller's files define NAME (in
+    HOME's .pg_service.conf, PGSERVICEFILE, PGSYSCONFDIR), naming another store where alice has
+    another password: that password is not accepted there (exit 3, the service is unknown to
+    the running user; one sentence) and the other store's log is untouched."""
+    name = f"accounts-pam-{secrets.token_hex(4)}"
+    other = Device(tmp_path_factory.mktemp("other"))
+    other.activate(password=NEW_PASSWORD)
+    other_events = events(other)
+    home = tmp_path / "caller"
+    home.mkdir()
+    definition = (f"[{name}]\nhost={os.environ.get('PGHOST', '/var/run/postgresql')}\n"
+                  f"port={os.environ.get('PGPORT', '5432')}\n"
+                  f"user={os.environ.get('PGUSER', 'postgres')}\ndbname={other.db.name}\n")
+    for path in (home / ".pg_service.conf", tmp_path / "services.conf",
+                 tmp_path / "pg_service.conf"):
+        path.write_text(definition)
+    env = pam_env(HOME=str(home), PGSERVICEFILE=str(tmp_path / "services.conf"),
+                  PGSYSCONFDIR=str(tmp_path))
+    location = f"postgresql:///?service={name}"
+    result = pam_auth(activated, NEW_PASSWORD, env=env, args=[
+        "pam-auth", "--database", location, "--key-file", str(activated.key_file)])
+    assert (result.code, result.stdout, result.stderr) == (
+        3, "", f"Cannot connect to the PostgreSQL server for the database {location}: "
+        f'definition of service "{name}" not found.\n'), result
+    assert events(other) == other_events
+
+
+@pytest.fixture
+def password_role():
+    """A login role with a SCRAM password (over TCP the shared cluster asks for it), allowed
+    into every test database: (role, password); dropped afterwards."""
+    role, password = f"pam_{secrets.token_hex(4)}", secrets.token_hex(12)
+    CLUSTER.admin().execute(f"CREATE ROLE {role} LOGIN SUPERUSER PASSWORD '{password}'")
+    yield role, password
+    CLUSTER.admin().execute(f"DROP ROLE {role}")
+
+
+@pytest.mark.postgresql_only
+def test_password_file_in_callers_home_not_read(activated, tmp_path, password_role):
+    """Over TCP, where the server asks a password: the role's password in a ~/.pgpass of a HOME
+    the caller sets (mode 0600; and in PGPASSFILE) is not read, so the connection is refused
+    (exit 3, one sentence: no password found) and nothing is logged; the same location
+    with the password in it passes (exit 0), so only the caller's file was left out."""
+    role, password = password_role
+    port = os.environ["PGTCPPORT"]
+    location = f"postgresql://{role}@127.0.0.1:{port}/{activated.db.name}"
+    home = tmp_path / "caller"
+    home.mkdir()
+    for path in (home / ".pgpass", tmp_path / "passwords"):
+        path.write_text(f"127.0.0.1:{port}:{activated.db.name}:{role}:{password}\n")
+        path.chmod(0o600)
+    key = ["--key-file", str(activated.key_file)]
+    before = events(activated)
+    result = pam_auth(activated, env=pam_env(HOME=str(home), PGPASSFILE=str(tmp_path / "passwords")),
+                      args=["pam-auth", "--database", location, *key])
+    assert (result.code, result.stdout, result.stderr) == (
+        3, "", f"Cannot connect to the PostgreSQL server at 127.0.0.1:{port} for the database "
+        f"{location}: the server asks for a password and none was found (keep it in "
+        "~/.pgpass).\n"), result
+    assert events(activated) == before
+    with_password = f"postgresql://{role}:{password}@127.0.0.1:{port}/{activated.db.name}"
+    assert silent(pam_auth(activated, args=["pam-auth", "--database", with_password, *key])) == 0
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.parametrize("real_uid", ["same", "other"], ids=["as-root", "su-like"])
+def test_default_key_file_is_the_running_users(activated, real_uid):
+    """Without --key-file, the key for a PostgreSQL store is ~/.config/accounts/postgresql.key
+    of the running (effective) user, its home from the user database: not HOME's (the caller
+    sets HOME to this device's home, which holds the right key) nor XDG_CONFIG_HOME's, nor the
+    real user's when it differs (as under su). A TOTP account's right password and code: exit 3,
+    one sentence naming that path, nothing counted."""
+    enrollment = enabled(activated)
+    expected = own_home() / ".config" / "accounts" / "postgresql.key"
+    assert not expected.exists(), f"{expected} exists: this test needs it absent"
+    env = pam_env(HOME=str(activated.home), XDG_CONFIG_HOME=str(activated.home / ".config"))
+    nobody = pwd.getpwnam("nobody").pw_uid
+    proc = subprocess.run(
+        [BIN, "pam-auth", "--database", activated.db.explicit_uri],
+        input=(PASSWORD + totp(enrollment)).encode(), capture_output=True, env=env,
+        cwd="/", timeout=60,
+        preexec_fn=(lambda: os.setreuid(nobody, 0)) if real_uid == "other" else None)
+    stderr = proc.stderr.decode()
+    assert (proc.returncode, proc.stdout) == (3, b""), (proc, stderr)
+    assert len(stderr.splitlines()) == 1 and str(expected) in stderr, stderr
+    assert str(activated.key_file) not in stderr, stderr
+    assert failures(activated) == 0
 
 
 # Accounts with the TOTP second factor: the password, then the code, in one string.
@@ -592,6 +827,17 @@ def test_unknown_name_costs_a_wrong_password(device):
         wrong.append(cpu_seconds(device, USERNAME, GUESS))
         unknown.append(cpu_seconds(device, f"nobody{turn}", GUESS))
     within_2x(wrong, unknown)
+
+
+def test_name_variant_costs_an_unknown_name(device):
+    """ALICE with alice's right password vs an unknown name, 3 alternated runs each at 1,200,000
+    iterations: both refused (exit 1), CPU medians within 2× of each other."""
+    real_count_device(device)
+    variant, unknown = [], []
+    for turn in range(3):
+        variant.append(cpu_seconds(device, "ALICE", PASSWORD))
+        unknown.append(cpu_seconds(device, f"nobody{turn}", PASSWORD))
+    within_2x(unknown, variant)
 
 
 def test_disabled_account_costs_a_wrong_password(device):

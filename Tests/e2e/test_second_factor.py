@@ -16,6 +16,7 @@ import queue
 import re
 import secrets
 import shutil
+import signal
 import socket
 import sqlite3
 import stat
@@ -29,7 +30,7 @@ import pytest
 
 from conftest import (BIN, BOB, BOB_PASSWORD, FILL, FULL_NAME, INVALID, NEW_PASSWORD,
                       NOBODY_UID, PASSWORD, TOO_MANY, USERNAME, WRONG_PASSWORD, Result, answer,
-                      answer_secret, finish, screen, store_execute)
+                      answer_secret, finish, form, screen, store_execute)
 
 WELCOME = f"Welcome back {FULL_NAME}!"
 AUTHORIZED = "You are successfully authorized."
@@ -718,6 +719,80 @@ def test_wrong_codes_and_passwords_share_the_tally(activated):
     codes = [login(activated, wrong_code(enrollment.key)).code for _ in range(3)]
     codes += [activated.login(USERNAME, WRONG_PASSWORD).code for _ in range(2)]
     assert codes == [1, 1, 1, 1, 4]
+
+
+def _blocked_reading_stdin(pid: int) -> bool:
+    """The process's main thread waits in read(2) on its standard input (fd 0)."""
+    fields = pathlib.Path(f"/proc/{pid}/syscall").read_text().split()
+    return len(fields) > 2 and fields[0] == "0" and int(fields[1], 16) == 0
+
+
+def _cpu_ticks(pid: int) -> int:
+    """User plus system CPU time the process has used, in clock ticks."""
+    after_name = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(after_name[11]) + int(after_name[12])
+
+
+def _wait_for(condition, what, timeout=60):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting until {what}")
+        time.sleep(0.001)
+
+
+def _ended(proc) -> tuple:
+    """Waits for a process whose input is closed; its (small) output."""
+    proc.wait(timeout=120)
+    return proc.stdout.read(), proc.stderr.read()
+
+
+def test_logins_at_once_tell_the_locked_nothing(device):
+    """Eight logins at once on an account with a second factor, seven with wrong passwords and
+    one with the right one. Barrier: every process is blocked reading its password before any
+    password is sent. The right one is held (SIGSTOP) once it is hashing, that is after it read
+    the lock, and let go once the seven have ended: by then they have locked the name (five
+    failures counted, two refused), so the right password gets the lock's answer, exit 4, and
+    never the code question that would tell it is right."""
+    # A stored hash of 3,000,000 iterations: each check takes long enough to be caught hashing.
+    result = device.run("activate", input=form(),
+                        env=device.env(ACCOUNTS_PBKDF2_ITERATIONS="3000000"))
+    assert result.code == 0, result
+    enabled(device)
+    args = [BIN, "login", "--username", USERNAME, "--no-session"]
+    procs = [subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=device.env(), cwd=str(device.root))
+             for _ in range(8)]
+    right, wrong = procs[0], procs[1:]
+    try:
+        for proc in procs:
+            _wait_for(lambda: _blocked_reading_stdin(proc.pid), "every login waits for input")
+        start = _cpu_ticks(right.pid)
+        for proc in procs:
+            proc.stdin.write(((PASSWORD if proc is right else WRONG_PASSWORD) + "\n").encode())
+            proc.stdin.close()
+        # Five ticks (50 ms) of CPU past the read: the lock was read, the hash is under way.
+        _wait_for(lambda: _cpu_ticks(right.pid) >= start + 5, "the right login is hashing")
+        right.send_signal(signal.SIGSTOP)
+        ended = [_ended(proc) for proc in wrong]
+        codes = sorted(proc.returncode for proc in wrong)
+        assert codes == [1, 1, 1, 1, 4, 4, 4], (codes, ended)
+        right.send_signal(signal.SIGCONT)
+        out, err = _ended(right)
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGCONT)
+                proc.kill()
+                proc.wait()
+    assert right.returncode == 4, (right.returncode, out, err)
+    assert out == b"" and TOO_MANY in err.decode(), (out, err)
+    assert b"Verification code" not in out + err
+    logged = events(device)
+    counted = [e for e in logged if e[0] == "login_failure" and e[2] == "invalid user name or password"]
+    assert len(counted) == 5, logged
+    assert [e[0] for e in logged].count("lockout") == 1, logged
+    assert logged[-1] == ("login_failure", USERNAME, "locked"), logged
 
 
 def test_empty_code(activated):

@@ -107,6 +107,12 @@ public struct Account: Equatable, Sendable {
 
   /// True when the account may log in.
   public var isDisabled: Bool { disabledAt != nil }
+
+  /// True when `name` is the stored user name byte for byte (not merely the same key, nor
+  /// canonically equivalent Unicode, which Swift's `==` would accept).
+  public func isNamed(exactly name: String) -> Bool {
+    username.utf8.elementsEqual(name.utf8)
+  }
 }
 
 /// An account with its name's failed-login tally: one line of `user list`.

@@ -6,8 +6,9 @@ import Foundation
 ///
 /// Whatever was wrong (unknown name, wrong password, a disabled account, a damaged stored hash,
 /// a name that cannot exist) the answer is the same and so is the work: as many PBKDF2
-/// iterations as the owner's stored hash costs, whatever `ACCOUNTS_PBKDF2_ITERATIONS` says (it
-/// sets the cost of new hashes only). A locked name is refused without checking the password.
+/// iterations as the store's current setting for new hashes or the owner's stored hash costs,
+/// whichever is more (`workTarget`). A locked name is refused without checking the password,
+/// and refused again after a right one when it was locked meanwhile.
 /// Failures are counted per user name (known or not) and earn locks by `LockoutPolicy`.
 struct Authenticator {
   let env: AccountsEnvironment
@@ -37,18 +38,25 @@ struct Authenticator {
   }
 
   /// Checks `password` (already NFKC-normalized) for `username`; counts and logs a failure.
-  func check(username: String, password: String) throws(AccountsError) -> Verified {
+  ///
+  /// With `exactName`, an account whose stored name is not `username` byte for byte (only the
+  /// same key) is treated as no account at all (`pam-auth`).
+  func check(username: String, password: String, exactName: Bool = false) throws(AccountsError)
+    -> Verified
+  {
     // A name that breaks the naming rules cannot exist: nothing is looked up or written for
     // it (nobody can fill the database with junk names), but it costs the same work.
     let key = UsernameRules.key(for: username)
     let (account, tally, reference) = try store.read {
       reader throws(AccountsError) -> (Account?, ThrottleState, String?) in
       guard let key else { return (nil, .clear, try reader.owner()?.passwordHash) }
-      let account = try reader.account(key: key)
+      let account = try reader.account(key: key).flatMap {
+        exactName && !$0.isNamed(exactly: username) ? nil : $0
+      }
       let reference = account?.isOwner == true ? account : try reader.owner()
       return (account, try reader.tally(key: key), reference?.passwordHash)
     }
-    let workTarget = Self.workTarget(referenceHash: reference)
+    let workTarget = Self.workTarget(referenceHash: reference, setting: env.hasher.iterations)
     guard let key else {
       _ = try hashing { () throws(CryptoError) in
         try env.hasher.verifyAgainstDummy(password: password, iterations: workTarget)
@@ -79,8 +87,13 @@ struct Authenticator {
       let damaged = account != nil && stored == nil && imported == nil
       try fail(
         username: username, key: key,
-        detail: damaged ? Messages.detailDamagedHash : Messages.detailInvalidCredentials)
+        detail: damaged
+          ? ImportedHash.damageDetail(account?.passwordHash) : Messages.detailInvalidCredentials)
     }
+    // The lock is read again now that the password is known to be right: logins that started
+    // together may have locked the name while this one hashed, and whatever comes next (the
+    // code question above all) would tell that this password is the right one.
+    try refuseIfLocked(username: username, key: key)
     if account.isDisabled {
       try fail(username: username, key: key, detail: Messages.detailDisabled)
     }
@@ -171,17 +184,22 @@ struct Authenticator {
     }
   }
 
-  /// `hash` when it is a crypt(3) hash of a kept scheme (an imported account's).
-  static func importedHash(_ hash: String) -> String? {
-    if case .supported = CryptHash.kind(of: hash) { return hash }
-    return nil
-  }
+  /// `hash` when it is a crypt(3) hash of a kept scheme (an imported account's), well formed
+  /// and within its scheme's cost ceiling.
+  static func importedHash(_ hash: String) -> String? { ImportedHash.usableCrypt(hash) }
 
-  /// The work a failed check must cost: the stored hash's iteration count, or Django's current
-  /// count when there is no usable stored hash.
-  static func workTarget(referenceHash: String?) -> Int {
-    referenceHash.flatMap(EncodedPasswordHash.init(parsing:))?.iterations
+  /// The work a failed check must cost: the store's current setting (the count new hashes are
+  /// made with), or the owner's stored count when that is higher, or Django's current count
+  /// when there is no usable stored hash.
+  ///
+  /// The setting raises the cost and never lowers it: a lowered `ACCOUNTS_PBKDF2_ITERATIONS` in
+  /// the caller's environment cannot make a failure cheaper than the owner's hash, and an
+  /// unknown name costs what an account made under today's setting costs.
+  static func workTarget(referenceHash: String?, setting: Int) -> Int {
+    let stored =
+      referenceHash.flatMap(EncodedPasswordHash.init(parsing:))?.iterations
       ?? PasswordHasher.defaultIterations
+    return min(max(stored, setting), PasswordHasher.maximumIterations)
   }
 
   /// Counts a failure of `key` (the policy's arithmetic), logs it with `detail`, and throws

@@ -20,8 +20,8 @@ public protocol ImportInput: AnyObject {
   func peek(_ count: Int) throws(AccountsError) -> [UInt8]
   /// The next line without its end (`\n`, or `\r\n`); nil at the end.
   func nextLine() throws(AccountsError) -> [UInt8]?
-  /// Everything not read yet (a JSON document).
-  func remaining() throws(AccountsError) -> [UInt8]
+  /// The next bytes not read yet, a block of them (a JSON document is read so); nil at the end.
+  func nextBlock() throws(AccountsError) -> [UInt8]?
   /// How far through the input the reading is, from 0 to 1, when its size is known.
   var fraction: Double? { get }
 }
@@ -67,7 +67,8 @@ public enum ImportFlow {
   /// Reads, checks and (unless dry) stores every account of `input`.
   ///
   /// Problems are said one per line on standard error as they are found (the first 20); any
-  /// problem throws `.importRefused` at the end, with nothing written.
+  /// problem throws at the end, with nothing written: `.importInvalid` when the file has a
+  /// problem of its own, `.importRefused` when its only problems are names already taken.
   @discardableResult
   public static func run(
     _ env: AccountsEnvironment, input: any ImportInput, options: ImportOptions
@@ -177,6 +178,9 @@ struct ImportState {
   let env: AccountsEnvironment
   var summary = ImportSummary()
   var problems = 0
+  /// The problems that are names other accounts of the store already have (the file itself
+  /// is fine); every other problem is in the file.
+  var taken = 0
   var entries = 0
   /// The id the first account of this import got (ids grow by one per insert).
   var firstID: Int64?
@@ -224,6 +228,7 @@ struct ImportState {
       report(Messages.importDuplicate(position, name: account.username, first: first))
     } else {
       report(Messages.importTaken(position, name: account.username))
+      taken += 1
     }
   }
 
@@ -263,6 +268,9 @@ struct ImportState {
     if problems > ImportFlow.shownProblems {
       env.console.message(Messages.moreProblems(problems - ImportFlow.shownProblems))
     }
+    // A file with a problem of its own is bad input; a good file whose names are taken is
+    // refused by the store's state, as `user add` is.
+    if problems > taken { throw .importInvalid(problems: problems) }
     throw .importRefused(problems: problems)
   }
 }
@@ -278,10 +286,13 @@ enum ImportedHash {
   /// Why `hash` is not kept; nil when it is.
   static func problem(_ hash: String) -> String? {
     if hash.hasPrefix("pbkdf2_sha256$") {
-      return EncodedPasswordHash.isWellFormed(hash) ? nil : Messages.importDamagedHash
+      let plain = hash.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
+      return plain && EncodedPasswordHash.isWellFormed(hash) ? nil : Messages.importDamagedHash
     }
     switch CryptHash.kind(of: hash) {
-    case .supported: return hash.utf8.count <= 512 ? nil : Messages.importDamagedHash
+    case .supported:
+      guard let cost = CryptHash.cost(of: hash) else { return Messages.importDamagedHash }
+      return cost.isWithinCeiling ? nil : Messages.importCostlyHash(cost)
     case .weak(let scheme): return Messages.importWeakHash(scheme.rawValue)
     case .unknown: break
     }
@@ -291,5 +302,20 @@ enum ImportedHash {
       return Messages.importDjangoHasher(String(algorithm))
     }
     return Messages.importNotAHash
+  }
+
+  /// A crypt(3) hash stored by an import that a login may check: well formed and within its
+  /// scheme's ceiling; nil for anything else (libxcrypt is then never called).
+  static func usableCrypt(_ hash: String) -> String? {
+    CryptHash.cost(of: hash)?.isWithinCeiling == true ? hash : nil
+  }
+
+  /// The audit detail of a login refused because the stored hash cannot be used: its cost
+  /// named when that is the reason.
+  static func damageDetail(_ hash: String?) -> String {
+    if let hash, let cost = CryptHash.cost(of: hash), !cost.isWithinCeiling {
+      return Messages.detailCostlyHash(cost)
+    }
+    return Messages.detailDamagedHash
   }
 }

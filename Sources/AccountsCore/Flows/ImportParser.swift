@@ -1,7 +1,7 @@
 import Foundation
 
-/// Reads the entries of an import file, one at a time (a JSON document is the exception: it
-/// is read whole).
+/// Reads the entries of an import file, one at a time, in memory bounded by the longest entry
+/// (a Django JSON list too: `JSONListReader`).
 struct Parser {
   let format: ImportFormat
   let input: any ImportInput
@@ -29,6 +29,10 @@ struct Parser {
     while let bytes = try input.nextLine() {
       number += 1
       let position = "line \(number)"
+      guard !bytes.contains(0) else {
+        try body(.problem("\(position): \(Messages.importNULByte)"))
+        continue
+      }
       guard let line = Self.text(bytes) else {
         try body(.problem("\(position): \(Messages.importNotUTF8)"))
         continue
@@ -74,25 +78,35 @@ struct Parser {
     let disabledColumn = names.firstIndex(of: "disabled")
     let mustChangeColumn = names.firstIndex(of: "must_change_password")
     var number = 1
-    while let bytes = try input.nextLine() {
+    while let first = try input.nextLine() {
       number += 1
-      let position = "line \(number)"
-      guard var line = Self.text(bytes) else {
-        try body(.problem("\(position): \(Messages.importNotUTF8)"))
+      let start = number
+      let position = "line \(start)"
+      if first.isEmpty { continue }
+      // A quoted field may hold line breaks (RFC 4180): the record goes on to the next lines,
+      // each byte read once.
+      var record = CSVRecord()
+      var complete = record.add(first)
+      while !complete, let more = try input.nextLine() {
+        number += 1
+        complete = record.add(more)
+      }
+      let problem: String? =
+        if !complete {
+          Messages.importCSVQuote
+        } else if record.hasNUL {
+          Messages.importNULByte
+        } else if record.isTooLong {
+          Messages.importCSVRecordTooLong(CSVRecord.limit >> 20)
+        } else {
+          nil
+        }
+      if let problem {
+        try body(.problem("\(position): \(problem)"))
         continue
       }
-      if line.isEmpty { continue }
-      var parsed = Self.csvFields(line)
-      // A quoted field may hold line breaks (RFC 4180): the record goes on to the next lines.
-      var continued = 0
-      while parsed == nil, continued < Self.recordLines, let more = try input.nextLine() {
-        number += 1
-        continued += 1
-        line += "\n" + (Self.text(more) ?? "\u{FFFD}")
-        parsed = Self.csvFields(line)
-      }
-      guard let fields = parsed?.map(SpreadsheetCell.imported) else {
-        try body(.problem("\(position): \(Messages.importCSVQuote)"))
+      guard let fields = record.texts()?.map(SpreadsheetCell.imported) else {
+        try body(.problem("\(position): \(Messages.importNotUTF8)"))
         continue
       }
       guard fields.count == names.count else {
@@ -100,7 +114,7 @@ struct Parser {
         continue
       }
       var entry = ImportEntry(
-        word: "line", number: Int32(clamping: number), username: fields[columns[0]],
+        word: "line", number: Int32(clamping: start), username: fields[columns[0]],
         fullName: fields[columns[1]],
         email: fields[columns[2]], passwordHash: fields[columns[3]])
       let flags = [("disabled", disabledColumn), ("must_change_password", mustChangeColumn)]
@@ -115,9 +129,6 @@ struct Parser {
       try body(.entry(entry))
     }
   }
-
-  /// The most lines one CSV record may span.
-  static let recordLines = 100
 
   /// `true` or `false` (also `1`, `0`, empty for false); nil for anything else.
   private static func flag(_ text: String) -> Bool? {
@@ -136,87 +147,170 @@ struct Parser {
   }
 
   /// The fields of one CSV line (quotes doubled inside quoted fields); nil for an unclosed quote.
-  ///
-  /// Read byte by byte: the separators are ASCII, and UTF-8 never uses their bytes inside
-  /// another character.
   static func csvFields(_ line: String) -> [String]? {
+    var record = CSVRecord()
+    guard record.add(Array(line.utf8)) else { return nil }
+    return record.texts()
+  }
+
+  // MARK: - Django
+
+  /// `dumpdata auth.user`: a list of `{"model": "auth.user", "pk": …, "fields": {…}}`, read
+  /// one element at a time.
+  private func django(_ body: (ImportItem) throws(AccountsError) -> Void) throws(AccountsError) {
+    var reader = JSONListReader(input: input)
+    var count = 0
+    while let next = try reader.next() {
+      let element: JSONListReader.Element
+      switch next {
+      case .success(let read): element = read
+      case .failure(.notAList):
+        try body(.problem(Messages.importDjangoNotAList))
+        return
+      case .failure(.broken(let line)):
+        try body(.problem("line \(line): \(Messages.importDjangoBroken(after: count))"))
+        return
+      case .failure(.trailing(let line)):
+        try body(.problem("line \(line): \(Messages.importDjangoTrailing)"))
+        return
+      }
+      count += 1
+      let position = "entry \(count)"
+      guard !element.isTooLong else {
+        let limit = JSONListReader.elementLimit >> 20
+        try body(
+          .problem("\(position): \(Messages.importDjangoTooLong(line: element.line, limit))"))
+        continue
+      }
+      guard
+        let value = try? JSONSerialization.jsonObject(
+          with: Data(element.bytes), options: .fragmentsAllowed)
+      else {
+        try body(.problem("\(position): \(Messages.importDjangoNotJSON(line: element.line))"))
+        continue
+      }
+      try body(item(value, number: count))
+    }
+  }
+
+  /// One decoded element of a Django dump as an item.
+  private func item(_ element: Any, number: Int) -> ImportItem {
+    let position = "entry \(number)"
+    guard let object = element as? [String: Any], let fields = object["fields"] as? [String: Any]
+    else { return .problem("\(position): \(Messages.importDjangoEntry)") }
+    let username = fields["username"] as? String ?? ""
+    guard (object["model"] as? String) == "auth.user" else {
+      return .problem("\(position): \(Messages.importDjangoModel(object["model"] as? String))")
+    }
+    let password = fields["password"] as? String ?? ""
+    // Django's unusable passwords start with "!": nothing to log in with.
+    if password.isEmpty || password.hasPrefix("!") { return .skipped(username) }
+    // A JSON boolean, or a number equal to 1 or 0 (what Django's BooleanField takes as such);
+    // a string such as "false" is not taken for either.
+    var active = true
+    if let value = fields["is_active"] {
+      guard let number = value as? NSNumber, number.doubleValue == 0 || number.doubleValue == 1
+      else {
+        let label = username.isEmpty ? position : "\(position) (\(username))"
+        return .problem(
+          "\(label): \(Messages.importDjangoFlag("is_active", Self.jsonText(value)))")
+      }
+      active = number.doubleValue == 1
+    }
+    let first = fields["first_name"] as? String ?? ""
+    let last = fields["last_name"] as? String ?? ""
+    let full = "\(first) \(last)".trimmingCharacters(in: .whitespaces)
+    return .entry(
+      ImportEntry(
+        word: "entry", number: Int32(clamping: number), username: username,
+        fullName: full.isEmpty ? username : full,
+        email: fields["email"] as? String ?? "", passwordHash: password, disabled: !active))
+  }
+
+  /// A JSON value as the file spells it (near enough), cut at 40 characters.
+  static func jsonText(_ value: Any) -> String {
+    let data = try? JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed)
+    let text = data.map { String(decoding: $0, as: UTF8.self) } ?? "?"
+    return text.count > 40 ? String(text.prefix(40)) + "…" : text
+  }
+}
+
+/// One CSV record (RFC 4180), fed a line at a time: a quoted field may span lines, and each
+/// byte is read once however many lines the record spans.
+struct CSVRecord {
+  /// The longest record kept, in bytes.
+  static let limit = 1 << 20
+
+  private var fields: [[UInt8]] = []
+  private var field: [UInt8] = []
+  private var quoted = false
+  private var atStart = true
+  private var size = 0
+  /// True when a line of the record holds a NUL byte.
+  private(set) var hasNUL = false
+  /// True when the record is longer than `limit` (its fields are then cut).
+  private(set) var isTooLong = false
+
+  /// Reads one more line (without its line end); true when it ends the record, false when a
+  /// quoted field goes on to the next line.
+  mutating func add(_ line: [UInt8]) -> Bool {
     let quote = UInt8(ascii: "\"")
     let comma = UInt8(ascii: ",")
-    let bytes = Array(line.utf8)
-    var fields: [String] = []
-    var field: [UInt8] = []
-    var quoted = false
-    var atStart = true
+    if line.contains(0) { hasNUL = true }
     var index = 0
-    while index < bytes.count {
-      let byte = bytes[index]
+    while index < line.count {
+      let byte = line[index]
       index += 1
       if quoted {
         if byte == quote {
           // A doubled quote is one quote; a single one ends the quoted part.
-          if index < bytes.count && bytes[index] == quote {
-            field.append(quote)
+          if index < line.count && line[index] == quote {
+            append(quote)
             index += 1
           } else {
             quoted = false
           }
         } else {
-          field.append(byte)
+          append(byte)
         }
       } else if byte == comma {
-        fields.append(String(decoding: field, as: UTF8.self))
+        fields.append(field)
         field.removeAll(keepingCapacity: true)
         atStart = true
         continue
       } else if byte == quote && atStart {
         quoted = true
       } else {
-        field.append(byte)
+        append(byte)
       }
       atStart = false
     }
-    if quoted { return nil }
-    fields.append(String(decoding: field, as: UTF8.self))
-    return fields
+    if quoted {
+      append(UInt8(ascii: "\n"))
+      return false
+    }
+    fields.append(field)
+    field = []
+    return true
   }
 
-  // MARK: - Django
+  private mutating func append(_ byte: UInt8) {
+    size += 1
+    if size > Self.limit {
+      isTooLong = true
+    } else {
+      field.append(byte)
+    }
+  }
 
-  /// `dumpdata auth.user`: a list of `{"model": "auth.user", "pk": …, "fields": {…}}`.
-  private func django(_ body: (ImportItem) throws(AccountsError) -> Void) throws(AccountsError) {
-    let data = Data(try input.remaining())
-    guard let list = (try? JSONSerialization.jsonObject(with: data)) as? [Any] else {
-      try body(.problem(Messages.importDjangoNotAList))
-      return
+  /// The fields as text; nil when one is not UTF-8.
+  func texts() -> [String]? {
+    var texts: [String] = []
+    texts.reserveCapacity(fields.count)
+    for field in fields {
+      guard let text = Parser.text(field) else { return nil }
+      texts.append(text)
     }
-    for (index, element) in list.enumerated() {
-      let position = "entry \(index + 1)"
-      guard let object = element as? [String: Any], let fields = object["fields"] as? [String: Any]
-      else {
-        try body(.problem("\(position): \(Messages.importDjangoEntry)"))
-        continue
-      }
-      let username = fields["username"] as? String ?? ""
-      guard (object["model"] as? String) == "auth.user" else {
-        try body(.problem("\(position): \(Messages.importDjangoModel(object["model"] as? String))"))
-        continue
-      }
-      let password = fields["password"] as? String ?? ""
-      // Django's unusable passwords start with "!": nothing to log in with.
-      if password.isEmpty || password.hasPrefix("!") {
-        try body(.skipped(username))
-        continue
-      }
-      let first = fields["first_name"] as? String ?? ""
-      let last = fields["last_name"] as? String ?? ""
-      let full = "\(first) \(last)".trimmingCharacters(in: .whitespaces)
-      try body(
-        .entry(
-          ImportEntry(
-            word: "entry", number: Int32(clamping: index + 1), username: username,
-            fullName: full.isEmpty ? username : full,
-            email: fields["email"] as? String ?? "", passwordHash: password,
-            disabled: (fields["is_active"] as? Bool) == false)))
-    }
+    return texts
   }
 }

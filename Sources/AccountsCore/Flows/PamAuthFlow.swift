@@ -6,26 +6,69 @@ public struct PamRequest: Equatable, Sendable {
   public var username: String
   /// Standard input: the password (and, for an account with TOTP, the code right after it).
   public var secret: [UInt8]
+  /// `PAM_SERVICE`, for the audit detail.
+  public var service: String?
+  /// `PAM_RHOST`.
+  public var remoteHost: String?
+  /// `PAM_TTY`.
+  public var tty: String?
 
   /// Creates a request.
-  public init(username: String, secret: [UInt8]) {
+  public init(
+    username: String, secret: [UInt8], service: String? = nil, remoteHost: String? = nil,
+    tty: String? = nil
+  ) {
     self.username = username
     self.secret = secret
+    self.service = service
+    self.remoteHost = remoteHost
+    self.tty = tty
   }
 }
 
 /// `accounts pam-auth`: a login's check for PAM's `pam_exec`, with nothing shown.
 ///
-/// The same check, cost, counting and audit as `login` (no session); the environment's
-/// `origin` says which PAM service and remote host the events came from. For an account with
-/// a TOTP second factor the code follows the password in the one string PAM asks for.
+/// The same check, cost, counting and audit as `login` (no session), for the exact user name
+/// only; the events say which PAM service, remote host and terminal they came from. For an
+/// account with a TOTP second factor the code follows the password in the one string PAM asks
+/// for.
 public enum PamAuthFlow {
+  /// The most bytes of each PAM item (service, remote host, terminal) kept in the audit detail.
+  public static let originItemLimit = 255
+
+  /// True for a store location root may be pointed at: an absolute path or a PostgreSQL URI
+  /// (never one resolved against the caller's working folder).
+  public static func acceptsLocation(_ location: String) -> Bool {
+    location.hasPrefix("/") || StoreLocation.isPostgres(location)
+  }
+
+  /// Where the request came from, as the audit detail says it: each item cut to
+  /// `originItemLimit` bytes (between characters) and marked as cut.
+  public static func origin(of request: PamRequest) -> String {
+    Messages.pamOrigin(
+      service: request.service.map(capped), remoteHost: request.remoteHost.map(capped),
+      tty: request.tty.map(capped))
+  }
+
+  /// `item` whole when it fits in `originItemLimit` bytes; else its longest run of whole
+  /// characters that fits, marked as cut.
+  static func capped(_ item: String) -> String {
+    guard item.utf8.count > originItemLimit else { return item }
+    var bytes = 0
+    let kept = item.prefix { character in
+      bytes += character.utf8.count
+      return bytes <= originItemLimit
+    }
+    return Messages.pamItemCut(String(kept))
+  }
+
   /// Checks the request; throws `.invalidCredentials`, `.invalidVerificationCode`,
   /// `.replayedVerificationCode` or `.locked` when refused.
   public static func run(_ env: AccountsEnvironment, request: PamRequest) throws(AccountsError) {
     // PAM tells the person; nothing is said here, not even the refusal that earns a lock.
     var env = env
     env.console = QuietConsole(env.console)
+    env.origin = origin(of: request)
     let store = try env.activatedStore()
     let authenticator = Authenticator(env: env, store: store)
     let gate = SecondFactorGate(authenticator)
@@ -34,14 +77,18 @@ public enum PamAuthFlow {
     guard let text = String(validating: request.secret, as: UTF8.self),
       TextRules.problem(.text(text), field: Messages.passwordPrompt, allowFormat: true) == nil
     else { throw .invalidCredentials }
-    let username = TextRules.trimmed(request.username)
+    // PAM_USER as given, untrimmed: other programs on the host take it as it is, so only the
+    // stored name itself (byte for byte) is the account; another case, width or spacing of it
+    // is a name no account has.
+    let username = request.username
     // Which string is the password depends on whether the account has TOTP: read first (it
     // costs nothing next to the password's check, and a refusal is the same either way).
     var password = text
     var code: String?
     let factor = try UsernameRules.key(for: username).flatMap { key throws(AccountsError) in
       try store.read { reader throws(AccountsError) -> StoredSecondFactor? in
-        guard let account = try reader.account(key: key) else { return nil }
+        guard let account = try reader.account(key: key), account.isNamed(exactly: username)
+        else { return nil }
         return try reader.secondFactor(accountID: account.id)
       }
     }
@@ -53,7 +100,7 @@ public enum PamAuthFlow {
     }
     if password.isEmpty || username.isEmpty { throw .invalidCredentials }
     let verified = try authenticator.check(
-      username: username, password: PasswordRules.normalized(password))
+      username: username, password: PasswordRules.normalized(password), exactName: true)
     var proof: VerificationProof?
     if let factor = try gate.factor(of: verified.account) {
       guard let code else {
