@@ -2,10 +2,14 @@ import AccountsCore
 import AccountsCrypto
 import CLibPQ
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// Held while standard error points at /dev/null for a connection being made.
+private let standardErrorSwap = Mutex(())
 
 /// A value bound to a statement's parameter: text (numbers, times and booleans in PostgreSQL's
 /// text form) or bytes (sent in binary, for `bytea`).
@@ -102,17 +106,23 @@ final class PGConnection {
     // /dev/null meanwhile; the connection's failure, if any, is reported in our own words.
     // (libpq's asynchronous connect would allow it, at the price of re-implementing its
     // connect_timeout across several hosts.)
-    let savedError = dup(STDERR_FILENO)
-    let discard = Glibc.open("/dev/null", O_WRONLY | O_CLOEXEC)
-    if savedError >= 0 && discard >= 0 { dup2(discard, STDERR_FILENO) }
-    let connection: OpaquePointer? = withCStrings(keywords) { keywordPointers in
-      withCStrings(values) { valuePointers in
-        library.connect(keywordPointers, valuePointers, 1)
+    // The swap is process-wide: two connections made at once (the contract tests copy between
+    // two servers in one process) take turns, or the second would save the first's /dev/null
+    // as "standard error" and leave it there for good.
+    let connection: OpaquePointer? = standardErrorSwap.withLock { _ in
+      let savedError = dup(STDERR_FILENO)
+      let discard = Glibc.open("/dev/null", O_WRONLY | O_CLOEXEC)
+      if savedError >= 0 && discard >= 0 { dup2(discard, STDERR_FILENO) }
+      let made: OpaquePointer? = withCStrings(keywords) { keywordPointers in
+        withCStrings(values) { valuePointers in
+          library.connect(keywordPointers, valuePointers, 1)
+        }
       }
+      if savedError >= 0 && discard >= 0 { dup2(savedError, STDERR_FILENO) }
+      if savedError >= 0 { close(savedError) }
+      if discard >= 0 { close(discard) }
+      return made
     }
-    if savedError >= 0 && discard >= 0 { dup2(savedError, STDERR_FILENO) }
-    if savedError >= 0 { close(savedError) }
-    if discard >= 0 { close(discard) }
     guard let connection else {
       throw .cannotConnect(path: location, server: "", reason: "out of memory")
     }

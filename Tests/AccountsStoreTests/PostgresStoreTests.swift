@@ -83,6 +83,26 @@ struct PostgresStoreTests {
     }
   }
 
+  /// Connections made at once in one process leave standard error where it was: each points
+  /// it at /dev/null while libpq connects, and without taking turns one would put back the
+  /// other's /dev/null for good (the test runner's own output went with it).
+  @Test func connectionsAtOnceKeepStandardError() throws {
+    let (uri, drop) = try temporaryPostgresDatabase()
+    defer { drop() }
+    func identity() -> [UInt64] {
+      var info = stat()
+      guard fstat(STDERR_FILENO, &info) == 0 else { return [] }
+      return [UInt64(info.st_dev), UInt64(info.st_ino)]
+    }
+    let before = identity()
+    for _ in 0..<20 {
+      DispatchQueue.concurrentPerform(iterations: 8) { _ in
+        _ = try? PostgresStore(uri: uri).status()
+      }
+    }
+    #expect(identity() == before)
+  }
+
   /// An unreachable server is one store error naming where it was looked for.
   @Test func namesTheServerItCannotReach() throws {
     let uri = "postgresql://alice:s3cret@127.0.0.1:1/accounts?connect_timeout=2"
