@@ -1191,6 +1191,17 @@ def test_key_file_readable_by_others_refused(activated):
     authorized_home(login(activated, oath(enrollment.key)))
 
 
+def enable_bob_refused(device, env=None) -> Result:
+    """bob's `2fa enable` where the key file cannot be used: his password, then a right code if
+    a key is shown at all (a refusal may come before it or after the code)."""
+    live = Live(device, "2fa", "enable", "--username", BOB, "--qr", "none", env=env)
+    live.send(BOB_PASSWORD)
+    shown = live.read_until("Key: ", may_end=True)
+    if shown and shown[-1].startswith("Key: "):
+        live.send(oath(shown[-1][len("Key: "):]))
+    return live.finish()
+
+
 def test_enrollment_with_a_key_file_readable_by_others(activated):
     """With the key file made 0644, a second account's enrollment is refused: exit 3 naming the
     key file, nothing stored for bob (whether it stops before showing a key or after the
@@ -1198,12 +1209,7 @@ def test_enrollment_with_a_key_file_readable_by_others(activated):
     enabled(activated)
     activated.add_user()
     os.chmod(activated.key_file, 0o644)
-    live = Live(activated, "2fa", "enable", "--username", BOB, "--qr", "none")
-    live.send(BOB_PASSWORD)
-    shown = live.read_until("Key: ", may_end=True)
-    if shown and shown[-1].startswith("Key: "):
-        live.send(oath(shown[-1][len("Key: "):]))
-    result = live.finish()
+    result = enable_bob_refused(activated)
     assert result.code == 3, result
     assert len(result.err_lines) == 1 and f"key file {activated.key_file}" in result.stderr, \
         result
@@ -1268,13 +1274,7 @@ def test_key_file_in_a_folder_others_may_write_refused(activated):
     open_folder.mkdir()
     open_folder.chmod(0o777)
     new_key = open_folder / "keys" / "accounts.key"
-    live = Live(activated, "2fa", "enable", "--username", BOB, "--qr", "none",
-                env=activated.env(ACCOUNTS_KEY_FILE=str(new_key)))
-    live.send(BOB_PASSWORD)
-    shown = live.read_until("Key: ", may_end=True)
-    if shown and shown[-1].startswith("Key: "):
-        live.send(oath(shown[-1][len("Key: "):]))
-    result = live.finish()
+    result = enable_bob_refused(activated, env=activated.env(ACCOUNTS_KEY_FILE=str(new_key)))
     assert result.code == 3, result
     assert result.err_lines == [
         f"Cannot use the key file {new_key}: other users may write its folder {open_folder} "
