@@ -13,6 +13,7 @@ import json
 import pathlib
 import secrets
 import sqlite3
+import signal
 import subprocess
 import time
 import urllib.parse
@@ -539,19 +540,26 @@ def big_sqlite(tmp_path_factory) -> Client:
     return client
 
 
-def wait_for_copy_transaction(cluster, database, proc, seconds=60) -> int:
-    """Waits until the copy holds a transaction open on the target for half a second; returns
-    its backend's pid."""
+def stop_copy_while_writing_rows(cluster, database, proc, seconds=60) -> int:
+    """Waits until the copy's transaction on the target is writing accounts (its backend in a
+    transaction, its statement an INSERT into the accounts schema), then freezes the copy
+    (SIGSTOP) and checks the transaction is still open: a point the program reached, held, so
+    the fault comes in the middle however fast the machine. Returns the backend's pid; the
+    caller kills the copy or sends it SIGCONT."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         assert proc.poll() is None, ("the copy ended before the fault", proc.communicate())
-        busy = [b for b in cluster.backends(database) if b["in_transaction"]]
-        if busy:
-            time.sleep(0.5)
-            assert proc.poll() is None, ("the copy ended before the fault", proc.communicate())
-            return busy[0]["pid"]
-        time.sleep(0.02)
-    pytest.fail("the copy never opened a transaction on the target")
+        writing = cluster.json_rows(
+            "SELECT pid FROM pg_stat_activity WHERE datname = "
+            f"'{database}' AND pid <> pg_backend_pid() AND backend_type = 'client backend' "
+            "AND xact_start IS NOT NULL AND query LIKE 'INSERT INTO accounts.%'", "postgres")
+        if writing:
+            proc.send_signal(signal.SIGSTOP)
+            open_ = [b for b in cluster.backends(database)
+                     if b["pid"] == writing[0]["pid"] and b["in_transaction"]]
+            assert open_, "the copy committed before it could be stopped"
+            return writing[0]["pid"]
+    pytest.fail("the copy never wrote accounts in a transaction on the target")
 
 
 def target_accounts(cluster, database) -> int:
@@ -573,14 +581,16 @@ def test_a_copy_cut_short_writes_nothing(pg, pgdb, big_sqlite, tmp_path, fault):
                             stderr=subprocess.PIPE, text=True, env=tool_client.env(),
                             cwd=str(tool_client.root))
     try:
-        pid = wait_for_copy_transaction(pg, pgdb, proc)
+        pid = stop_copy_while_writing_rows(pg, pgdb, proc)
         if fault == "SIGKILL":
             proc.kill()
         else:
             pg.psql(f"SELECT pg_terminate_backend({pid})")
+            proc.send_signal(signal.SIGCONT)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
+            proc.send_signal(signal.SIGCONT)
             proc.kill()
             proc.wait()
     deadline = time.monotonic() + 10
