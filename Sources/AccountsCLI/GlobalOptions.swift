@@ -58,24 +58,13 @@ struct CommandContext {
     now: @escaping () -> Date = Date.init, busyTimeout: Double = 5, keyFile: String? = nil
   ) throws(AccountsError) -> CommandContext {
     let path = try DatabaseLocation.resolve(flag: database, variable: variable)
-    var hasher = PasswordHasher()
-    if let text = variable("ACCOUNTS_PBKDF2_ITERATIONS"), !text.isEmpty {
-      let range = PasswordHasher.configurableIterations
-      guard let count = Int(text), range.contains(count) else {
-        throw .invalidSetting(
-          name: "ACCOUNTS_PBKDF2_ITERATIONS", value: text,
-          expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
-      }
-      hasher = PasswordHasher(iterations: count)
-    }
+    let hasher = try PasswordHasher(iterationsSetting: variable(PasswordHasher.iterationsVariable))
     let blocklist = variable("ACCOUNTS_PASSWORD_BLOCKLIST").flatMap {
       $0.isEmpty ? nil : PasswordBlocklist(path: $0)
     }
-    let sessionPolicy = SessionPolicy(
-      lifetime: try SessionSetting.read(
-        "ACCOUNTS_SESSION_LIFETIME", variable: variable, longest: SessionPolicy.longestLifetime),
-      idle: try SessionSetting.read(
-        "ACCOUNTS_SESSION_IDLE", variable: variable, longest: SessionPolicy.longestIdle))
+    let sessionPolicy = try SessionPolicy(
+      lifetimeSetting: variable(SessionPolicy.lifetimeVariable),
+      idleSetting: variable(SessionPolicy.idleVariable))
     let sessions = SessionFile(
       path: SessionFile.defaultPath(
         stateHome: variable("XDG_STATE_HOME"), home: variable("HOME")))
@@ -127,34 +116,6 @@ private func hostName() -> String {
   let name = String(
     decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   return name.isEmpty ? "localhost" : name
-}
-
-/// The session timeouts from the environment: seconds, or a number with `s`, `m` or `h`; at
-/// least 5 minutes and at most the longest (NIST's limits, the defaults).
-enum SessionSetting {
-  static func read(_ name: String, variable: (String) -> String?, longest: TimeInterval)
-    throws(AccountsError) -> TimeInterval
-  {
-    guard let text = variable(name), !text.isEmpty else { return longest }
-    let expected =
-      "a duration from 5m to \(Int(longest / 3600))h (seconds, or a number with s, m or h)"
-    var digits = Substring(text)
-    var unit: TimeInterval = 1
-    switch digits.last {
-    case "s": digits = digits.dropLast()
-    case "m": (digits, unit) = (digits.dropLast(), 60)
-    case "h": (digits, unit) = (digits.dropLast(), 3600)
-    default: break
-    }
-    guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-      let count = Int(digits), count <= 1_000_000
-    else { throw .invalidSetting(name: name, value: text, expected: expected) }
-    let seconds = TimeInterval(count) * unit
-    guard seconds >= SessionPolicy.shortest, seconds <= longest else {
-      throw .invalidSetting(name: name, value: text, expected: expected)
-    }
-    return seconds
-  }
 }
 
 /// A command that runs against a `CommandContext`; `run()` builds the live one.
