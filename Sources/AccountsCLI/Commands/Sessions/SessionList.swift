@@ -1,0 +1,36 @@
+import AccountsCore
+import ArgumentParser
+
+extension AccountsCommand {
+  /// `accounts session list`.
+  struct SessionList: ContextualCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "list",
+      abstract: "List the live sessions: id, user name, started, last seen, ends, 2FA.",
+      discussion: """
+        ENDS is the sooner of the absolute end and the idle end. With --json, one object per \
+        line: session, username, startedAt, lastSeenAt, expiresAt, idleUntil, secondFactor.
+        """)
+
+    @Option(name: .customLong("user"), help: "Only this account's sessions.")
+    var user: String?
+
+    @Flag(name: .customLong("json"), help: "Print one JSON object per line.")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run(_ context: CommandContext) throws {
+      // An unknown --user is refused before anything is printed.
+      if let user { _ = try AccountQuery.show(context.environment, username: user) }
+      if !json { context.bulk.line(SessionPresentation.header) }
+      try SessionAdminFlow.list(context.environment, username: user) { listing in
+        if json {
+          context.bulk.line(SessionPresentation.json(listing))
+        } else {
+          context.bulk.line(SessionPresentation.line(listing))
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import AccountsCore
+import ArgumentParser
+
+extension AccountsCommand {
+  /// `accounts 2fa status`.
+  struct TwoFactorStatus: ContextualCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "status",
+      abstract: "Whether the second factor is on, and how many recovery codes are left.",
+      discussion: """
+        Of the logged-in account, or of --user (anyone who can read the database). With --json \
+        one object: username, enabled, enabledAt, recoveryCodesLeft.
+        """)
+
+    @Option(name: .customLong("user"), help: "The account (default: the logged-in one).")
+    var user: String?
+
+    @Flag(name: .customLong("json"), help: "Print one JSON object.")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run(_ context: CommandContext) throws {
+      let status = try SecondFactorFlow.status(context.environment, username: user)
+      context.console.output(
+        json
+          ? SessionPresentation.secondFactorJSON(status)
+          : SessionPresentation.secondFactor(status))
+    }
+  }
+}

@@ -1,0 +1,20 @@
+import AccountsCore
+import ArgumentParser
+import Foundation
+
+extension AccountsCommand {
+  /// `accounts user enable NAME`.
+  struct UserEnable: ContextualCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "enable", abstract: "Let a disabled account log in again.")
+
+    @Argument(help: "The user name.")
+    var username: String
+
+    @OptionGroup var global: GlobalOptions
+
+    func run(_ context: CommandContext) throws {
+      try UserStateFlow.run(context.environment, username: username, disabled: false)
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import AccountsCore
+import AccountsStore
+import Foundation
+
+/// Where the database lives when `--database` does not say.
+enum DatabaseLocation {
+  /// `--database`, else `$ACCOUNTS_DATABASE`, else the XDG data folder.
+  ///
+  /// Always absolute, so SQLite never takes it for a `file:` URI. A `HOME` that is not absolute
+  /// is not used: the home folder then comes from the user database.
+  static func resolve(flag: String?, variable: (String) -> String?) throws(AccountsError)
+    -> String
+  {
+    if let flag, !flag.isEmpty {
+      // A path whose bytes are not UTF-8 arrives with U+FFFD in their place: it would name
+      // another file than the one meant, so it is refused, shown as given.
+      if let raw = RawInput.undecodableArgument(flag) {
+        throw .invalidSetting(
+          name: "A database path", value: Escaping.visible(bytes: raw), expected: "valid UTF-8")
+      }
+      return absolute(flag)
+    }
+    if let path = variable("ACCOUNTS_DATABASE"), !path.isEmpty { return absolute(path) }
+    if let data = variable("XDG_DATA_HOME"), data.hasPrefix("/") {
+      return (data as NSString).appendingPathComponent("accounts/accounts.sqlite3")
+    }
+    guard
+      let home = variable("HOME").flatMap({ $0.hasPrefix("/") ? $0 : nil }) ?? homeFromPasswd()
+    else {
+      throw .storage(
+        .cannotOpen(
+          path: "~/.local/share/accounts/accounts.sqlite3",
+          reason: "HOME is not set; pass --database"))
+    }
+    return (home as NSString).appendingPathComponent(".local/share/accounts/accounts.sqlite3")
+  }
+
+  /// The key file sealing TOTP secrets: `given` (ACCOUNTS_KEY_FILE, `--key-file`), else
+  /// `<database>.key` beside an SQLite file, else, for a PostgreSQL store (whose hosts each keep
+  /// a copy), `$XDG_CONFIG_HOME/accounts/postgresql.key` or `~/.config/accounts/postgresql.key`.
+  static func keyFile(database: String, given: String?, variable: (String) -> String?)
+    throws(AccountsError) -> KeyFile
+  {
+    if let given, !given.isEmpty { return KeyFile(path: absolute(given)) }
+    guard StoreLocation.isPostgres(database) else { return KeyFile(databasePath: database) }
+    if let config = variable("XDG_CONFIG_HOME"), config.hasPrefix("/") {
+      return KeyFile(path: (config as NSString).appendingPathComponent("accounts/postgresql.key"))
+    }
+    guard
+      let home = variable("HOME").flatMap({ $0.hasPrefix("/") ? $0 : nil }) ?? homeFromPasswd()
+    else {
+      throw .invalidSetting(
+        name: "ACCOUNTS_KEY_FILE", value: "", expected: "set (HOME is not set)")
+    }
+    return KeyFile(
+      path: (home as NSString).appendingPathComponent(".config/accounts/postgresql.key"))
+  }
+
+  /// `path` made absolute; a PostgreSQL URI as it is.
+  static func absolute(_ path: String) -> String {
+    if path.hasPrefix("/") || StoreLocation.isPostgres(path) { return path }
+    let expanded = path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : path
+    if expanded.hasPrefix("/") { return expanded }
+    return (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
+  }
+
+  /// The running (effective) user's home folder from the user database, as libpq finds it for
+  /// ~/.pgpass: under a set-user-ID caller such as `su` (whose `pam_exec` child keeps the real
+  /// user of the person typing) it is root's, not that person's.
+  static func homeFromPasswd() -> String? {
+    guard let entry = getpwuid(geteuid()), let directory = entry.pointee.pw_dir else { return nil }
+    return String(cString: directory)
+  }
+}
