@@ -1,6 +1,5 @@
 import AccountsCore
 import ArgumentParser
-import Foundation
 
 extension AccountsCommand {
   /// `accounts user list`.
