@@ -21,6 +21,27 @@ struct PamAuthFlowTests {
     }
   }
 
+  /// pam_exec inputs and what is left of each as the secret.
+  static let terminatorCases: [(input: [UInt8], expected: [UInt8])] = [
+    (Array("pw\u{0}".utf8), Array("pw".utf8)),
+    (Array("pw\r\n\u{0}".utf8), Array("pw".utf8)),
+    (Array("pw\n".utf8), Array("pw".utf8)),
+    (Array("pw\n\n".utf8), Array("pw\n".utf8)),
+    (Array("p\u{0}w".utf8), Array("p\u{0}w".utf8)),
+    (Array("pw ".utf8), Array("pw ".utf8)),
+    ([0, 0], [0]),
+    ([], []),
+  ]
+
+  /// What ends pam_exec's input and is no part of the password goes: one final NUL, then one
+  /// newline and one carriage return; nothing else, and nothing in the middle.
+  @Test(arguments: terminatorCases)
+  func dropsTheTerminator(_ input: [UInt8], _ expected: [UInt8]) {
+    var secret = input
+    PamAuthFlow.dropTerminator(&secret)
+    #expect(secret == expected)
+  }
+
   /// Only the stored name (`Alice`) passes; another case, full-width letters, spaces around it
   /// or a decomposed form of a name are refused with the right password, as an unknown name
   /// is, and logged as one.

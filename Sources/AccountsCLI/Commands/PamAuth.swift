@@ -30,8 +30,6 @@ extension AccountsCommand {
         marked with an ellipsis.
         """)
 
-    /// The most standard input may hold.
-    static let inputLimit = 4096
     /// The most the whole check may take, in seconds.
     static let timeLimit: UInt32 = 5
 
@@ -66,16 +64,14 @@ extension AccountsCommand {
         StandardStreams.error(Messages.pamUserMissing)
         throw SilentExit(status: .refused)
       }
-      guard var secret = StandardStreams.readAll(limit: Self.inputLimit) else {
-        StandardStreams.error(Messages.pamInputTooLong(Self.inputLimit))
+      guard var secret = StandardStreams.readAll(limit: PamAuthFlow.inputLimit) else {
+        StandardStreams.error(Messages.pamInputTooLong(PamAuthFlow.inputLimit))
         throw SilentExit(status: .refused)
       }
       defer {
         _ = secret.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
       }
-      if secret.last == 0 { secret.removeLast() }
-      if secret.last == UInt8(ascii: "\n") { secret.removeLast() }
-      if secret.last == UInt8(ascii: "\r") { secret.removeLast() }
+      PamAuthFlow.dropTerminator(&secret)
       // No setting from the environment either (it holds only PAM_* by now): libpq's connection
       // is the URI and root's own files, the key file root's unless --key-file names one.
       let context = try CommandContext.make(

@@ -35,6 +35,17 @@ public struct PamRequest: Equatable, Sendable {
 public enum PamAuthFlow {
   /// The most bytes of each PAM item (service, remote host, terminal) kept in the audit detail.
   public static let originItemLimit = 255
+  /// The most bytes standard input may hold (more is refused, nothing counted).
+  public static let inputLimit = 4096
+
+  /// Drops what ends pam_exec's standard input but is no part of the password, in place (no
+  /// copy of the secret is made): a final NUL (Linux-PAM before 1.4 appends one), then a final
+  /// newline and carriage return.
+  public static func dropTerminator(_ input: inout [UInt8]) {
+    if input.last == 0 { input.removeLast() }
+    if input.last == UInt8(ascii: "\n") { input.removeLast() }
+    if input.last == UInt8(ascii: "\r") { input.removeLast() }
+  }
 
   /// True for a store location root may be pointed at: an absolute path or a PostgreSQL URI
   /// (never one resolved against the caller's working folder).
