@@ -4,7 +4,7 @@ import shlex
 
 import pexpect
 
-from conftest import (BIN, EMAIL, FULL_NAME, INPUT_ENDED, INVALID, PASSWORD, USERNAME,
+from conftest import (BIN, EMAIL, FULL_NAME, INPUT_ENDED, INVALID, PASSWORD, TOO_MANY, USERNAME,
                       WRONG_PASSWORD, answer, answer_secret, finish, pty_echo, screen)
 
 WELCOME = f"Welcome back {FULL_NAME}!"
@@ -382,3 +382,29 @@ def test_bare_third_attempt_succeeds(activated):
     assert text.count(INVALID) == 2
     assert text.endswith(f"{INVALID}\nUser name: alice\nPassword: \n{WELCOME}\n"
                          "2 failed attempts since activation\n")
+
+
+def test_locked_name_is_told_before_the_password(activated):
+    """At a terminal a locked name is refused right after the user name: no Password prompt."""
+    for _ in range(5):
+        activated.login(USERNAME, WRONG_PASSWORD)
+    child = activated.spawn("login")
+    child.expect_exact("User name: ")
+    child.sendline(USERNAME)
+    assert finish(child) == 4
+    shown = screen(child)
+    assert TOO_MANY in shown and "Password" not in shown
+
+
+def test_terminal_names_the_empty_fields(device):
+    child = device.spawn("activate")
+    for prompt, text in (("User name: ", USERNAME), ("Full name: ", ""), ("E-mail address: ", "")):
+        child.expect_exact(prompt)
+        child.sendline(text)
+    for prompt in ("Password: ", "Password again: "):
+        child.expect_exact(prompt)
+        child.sendline(PASSWORD)
+    child.expect_exact("Please fill all fields!\r\nEmpty: Full name, E-mail address.\r\n")
+    child.expect_exact(f"User name [{USERNAME}]: ")
+    child.sendeof()
+    assert finish(child) == 1

@@ -8,7 +8,7 @@ import pytest
 from conftest import (BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, EMAIL, EMAIL_RULE, FILL,
                       FULL_NAME, INPUT_ENDED, INVALID, MATCH, NEW_PASSWORD, NOT_ACTIVATED,
                       PERSONAL, SHORT, TOO_MANY, USERNAME, USERNAME_RULE,
-                      WRONG_PASSWORD, answer, answer_secret, finish, form, screen)
+                      WRONG_PASSWORD, answer, answer_secret, finish, form, screen, store_execute)
 
 NO_SUCH = 5
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -851,3 +851,14 @@ def test_reset_warning_counts_accounts(activated):
     assert screen(child).startswith(
         "This deletes every account (3) and makes this device Public again.\n")
     assert len(activated.accounts()) == 3
+
+
+def test_account_list_and_show_escape_a_tampered_user_name(activated):
+    """A user name with an escape sequence, written into the database behind the program's back,
+    is shown escaped by `user list` and `user show`."""
+    store_execute(activated.db, "UPDATE account SET username = ?", "al\x1b[2Jice")
+    for args in (("user", "list"), ("user", "show", "alice")):
+        result = activated.run(*args)
+        assert result.code == 0, result
+        assert "al\\u{1b}[2Jice" in result.stdout, result.stdout
+        assert "\x1b" not in result.stdout + result.stderr
