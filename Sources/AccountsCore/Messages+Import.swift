@@ -1,7 +1,7 @@
 import AccountsCrypto
 import Foundation
 
-/// The sentences of `user import`, `user export` and `pam-auth` (issue 12).
+/// The sentences of `user import`, `user export` and `pam-auth`.
 extension Messages {
   /// Accounts, counted: `1 account`, `3 accounts`.
   static func accounts(_ count: Int) -> String {

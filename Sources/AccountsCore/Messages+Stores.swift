@@ -1,7 +1,7 @@
 import Foundation
 
 extension Messages {
-  // MARK: PostgreSQL stores and `store copy` (issue 13)
+  // MARK: PostgreSQL stores and `store copy`
 
   /// `store copy` into a store that holds data.
   public static func copyTargetNotEmpty(_ location: String, accounts: Int, events: Int)

@@ -4,7 +4,7 @@ import AccountsTestSupport
 import Foundation
 import Testing
 
-/// `store copy` between every pair of backends (issue 13): every row of every table arrives as
+/// `store copy` between every pair of backends: every row of every table arrives as
 /// it was, and the next ids continue after the source's.
 @Suite("Repository contract: copying a whole store")
 struct StoreCopyContract {

@@ -75,7 +75,7 @@ def test_reset_at_terminal_confirmed(activated):
 
 def test_reset_at_terminal_end_of_input(activated):
     """At a terminal, Ctrl-D at the reset question cancels: exit 1, still Activated, and the
-    sentence starts a line of its own (issue 8 §12)."""
+    sentence starts a line of its own."""
     child = activated.spawn("reset")
     child.expect_exact('Type "reset" to confirm: ')
     child.sendeof()

@@ -16,8 +16,8 @@ ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 
 def test_help_lists_administrator_group(device):
-    """`--help` exits 0 and lists reset, unlock, log, user, session and store (issue 13) under an
-    ADMINISTRATOR group, and the person-facing passwd and verify (issue 10) with activate, login
+    """`--help` exits 0 and lists reset, unlock, log, user, session and store under an
+    ADMINISTRATOR group, and the person-facing passwd and verify with activate, login
     and status."""
     result = device.run("--help")
     assert result.code == 0
@@ -73,7 +73,7 @@ def test_unknown_flag_message(device):
 def test_status_missing_database_is_public_and_not_created(device):
     """status on a missing database says Public, with the absolute path and that no database
     exists there (a mistyped --database must not read as a reset device); creates nothing.
-    PostgreSQL: a database without the schema `accounts` holds no store yet (issue 13)."""
+    PostgreSQL: a database without the schema `accounts` holds no store yet."""
     result = device.run("status")
     assert (result.code, result.stderr) == (0, "")
     missing = ("this database holds no accounts store yet" if device.postgresql
@@ -171,7 +171,7 @@ def test_unreadable_blocklist_exits_3(device):
     assert result.code == 3
     assert result.stderr == f"Cannot read the password blocklist {missing}: it cannot be opened.\n"
     assert device.status()["state"] == "Public"
-    # A command that fails creates nothing (issue 8 §17): no empty database is left behind.
+    # A command that fails creates nothing: no empty database is left behind.
     assert device.nothing_created()
 
 
@@ -193,8 +193,8 @@ def test_shell_completions(device, shell, marker):
 
 
 def test_root_usage_shows_the_subcommand_as_optional(device):
-    """Issue 8 §21: a bare `accounts` is the whole flow, so the usage line says [<subcommand>]
-    (and the database is a path or, since issue 13, a URI)."""
+    """A bare `accounts` is the whole flow, so the usage line says [<subcommand>] (and the
+    database is a path or a URI)."""
     result = device.run("--help")
     assert result.code == 0
     assert "USAGE: accounts [--database <path-or-uri>] [<subcommand>]\n" in result.stdout

@@ -1,4 +1,4 @@
-"""`accounts user ...` (issue 10): the administrator's commands over several accounts."""
+"""`accounts user ...`: the administrator's commands over several accounts."""
 
 import json
 import re
@@ -15,7 +15,7 @@ ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 BOB_WELCOME = f"Welcome back {BOB_FULL_NAME}!\n"
 JSON_KEYS = ["username", "fullName", "email", "owner", "disabled", "locked", "lockedUntil",
              "mustChangePassword", "failures", "createdAt", "lastLogin"]
-# Said at a terminal before the first password, as in the Activation Form (issue 8 §20).
+# Said at a terminal before the first password, as in the Activation Form.
 RULES = ("Choose a password of 15 to 1,024 characters (a few unrelated words work well); not "
          "your user name, name or e-mail, not easy to guess (a common password, a keyboard row, a "
          "repeat, a run like 12345, a date), not on the administrator's list.")
@@ -278,8 +278,8 @@ def test_list_public_device_prints_nothing(device, args):
 # user show
 
 def test_show_text(activated):
-    """user show prints the twelve lines of one account on stdout, exit 0 (the last two, of
-    issue 11: its second factor and its live sessions)."""
+    """user show prints the twelve lines of one account on stdout, exit 0 (the last two: its
+    second factor and its live sessions)."""
     activated.add_user()
     result = activated.run("user", "show", BOB)
     assert (result.code, result.stderr) == (0, "")
