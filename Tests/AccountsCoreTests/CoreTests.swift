@@ -634,7 +634,7 @@ struct LoginTests {
     let made = try PasswordHasher().hash(
       password: password, salt: "abcdefghijklmnopqrstuv", iterations: iterations)
     try world.store.activate(
-      NewUser(
+      NewAccount(
         username: "alice", usernameKey: "alice", fullName: "Alice Liddell",
         email: "alice@example.org", passwordHash: hash ?? made.description),
       at: start)

@@ -26,8 +26,8 @@ struct StoreCopyContract {
   }
 
   /// A store with a row in every table: an owner, a disabled account with a crypt(3) hash, a
-  /// removed one (a gap in ids), a tally with a lock and one at the largest count, events, a live and an ended session, a
-  /// second factor with one recovery code used.
+  /// removed one (a gap in ids), a tally with a lock and one at the largest count, events, a live
+  /// and an ended session, a second factor with one recovery code used.
   func filled(_ backend: Backend) throws -> (any AccountRepository, () -> Void) {
     let (store, cleanup) = try backend.make()
     try store.write { writer throws(AccountsError) in

@@ -14,7 +14,7 @@ func temporaryFolder() throws -> URL {
   return url
 }
 
-let alice = NewUser(
+let alice = NewAccount(
   username: "Alice", usernameKey: "alice", fullName: "Alice Liddell", email: "alice@example.org",
   passwordHash:
     "pbkdf2_sha256$1000$UnicodeSaltXyz9876543$g4MD6bb2teH3Xo/srajDalClWyx/3E2EdVR8qdZ64U0=")

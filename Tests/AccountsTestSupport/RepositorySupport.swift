@@ -2,11 +2,7 @@ import AccountsCore
 import AccountsStore
 import Foundation
 
-// Shorthands over the repository for tests: what the v1 store API offered, now one
-// transaction each through `AccountRepository`.
-
-/// The v1 name of a new account.
-public typealias NewUser = NewAccount
+// Shorthands over the repository for tests, one transaction each through `AccountRepository`.
 
 extension AccountRepository {
   /// The device's state.
