@@ -46,6 +46,11 @@ extension Messages {
   public static func importFormatUnknown(_ name: String) -> String {
     "Cannot tell the format of \(name): give --format django, shadow, htpasswd or csv."
   }
+  /// An import file that cannot be opened or read; `reason` is the system's (`strerror`).
+  public static func importFileUnreadable(_ path: String, reason: String) -> String {
+    "Cannot read the import file \(path): \(reason). Name a readable file, or - for standard "
+      + "input."
+  }
   /// shadow or htpasswd without a domain.
   public static func importNeedsEmailDomain(_ format: String) -> String {
     "\(format) files hold no e-mail addresses: give --email-domain DOMAIN (alice becomes "
