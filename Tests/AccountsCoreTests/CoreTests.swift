@@ -18,7 +18,7 @@ final class TestClock: @unchecked Sendable {
 
 /// An in-memory world: store, clock, fast hasher.
 struct World {
-  let store: AccountStore
+  let store: SQLiteStore
   let clock = TestClock()
   var hasher = PasswordHasher(iterations: 1000)
   var blocklist: PasswordBlocklist?
@@ -29,7 +29,7 @@ struct World {
   var sessionPolicy = SessionPolicy.standard
 
   init() throws {
-    store = try AccountStore.inMemory()
+    store = try SQLiteStore.inMemory()
   }
 
   func environment(_ console: ScriptedConsole) -> AccountsEnvironment {
@@ -499,7 +499,7 @@ struct LoginTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("core-\(UUID())")
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("a.sqlite3").path
-    let store = try #require(try AccountStore.open(path: path, access: .readWrite))
+    let store = try #require(try SQLiteStore.open(path: path, access: .readWrite))
     let console = ScriptedConsole([password])
     let env = AccountsEnvironment(
       console: console, store: store, hasher: PasswordHasher(iterations: 200_000))
@@ -649,7 +649,7 @@ enum PasswordHasherTestsData {
 }
 
 /// Replaces the stored hash through the store's own write path.
-func replaceHash(_ store: AccountStore, with hash: String) throws {
+func replaceHash(_ store: SQLiteStore, with hash: String) throws {
   let key = try #require(try store.user()).usernameKey
   try store.updatePasswordHash(usernameKey: key, to: hash, at: start)
 }

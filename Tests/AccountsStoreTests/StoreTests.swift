@@ -32,7 +32,7 @@ struct SchemaTests {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("a.sqlite3").path
-    _ = try AccountStore.open(path: path, access: .readWrite)
+    _ = try SQLiteStore.open(path: path, access: .readWrite)
 
     let query = """
       SELECT type, name, tbl_name, sql FROM sqlite_master
@@ -59,11 +59,11 @@ struct SchemaTests {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("a.sqlite3").path
-    _ = try AccountStore.open(path: path, access: .readWrite)
+    _ = try SQLiteStore.open(path: path, access: .readWrite)
     let recorded = try DatabaseQueue(path: path).read {
       try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
     }
-    #expect(recorded == AccountStore.knownMigrations)
+    #expect(recorded == SQLiteStore.knownMigrations)
     #expect(recorded == ["v1", "v2", "v3", "v4"])
   }
 
@@ -72,7 +72,7 @@ struct SchemaTests {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("a.sqlite3").path
-    _ = try AccountStore.open(path: path, access: .readWrite)
+    _ = try SQLiteStore.open(path: path, access: .readWrite)
     let strict = try DatabaseQueue(path: path).read {
       try Row.fetchAll($0, sql: "PRAGMA table_list").filter { row in
         let name: String = row["name"]
@@ -89,7 +89,7 @@ struct ConstraintTests {
   func rawDatabase() throws -> (DatabaseQueue, URL) {
     let folder = try temporaryFolder()
     let path = folder.appendingPathComponent("a.sqlite3").path
-    _ = try AccountStore.open(path: path, access: .readWrite)
+    _ = try SQLiteStore.open(path: path, access: .readWrite)
     return (try DatabaseQueue(path: path), folder)
   }
 
@@ -180,7 +180,7 @@ struct StoreBehaviourTests {
   /// Activation stores the user and the state together; a second one is refused.
   @Test func activateOnce() throws {
     // Given a new store
-    let store = try AccountStore.inMemory()
+    let store = try SQLiteStore.inMemory()
     #expect(try store.status().state == .publicState)
     // When it is activated
     try store.activate(alice, at: noon)
@@ -193,7 +193,7 @@ struct StoreBehaviourTests {
 
   /// Reset removes the user and the tallies, keeps the log, and is idempotent.
   @Test func resetKeepsLog() throws {
-    let store = try AccountStore.inMemory()
+    let store = try SQLiteStore.inMemory()
     try store.activate(alice, at: noon)
     _ = try store.recordLoginFailure(
       username: "alice", usernameKey: "alice", at: noon, policy: .standard)
@@ -209,7 +209,7 @@ struct StoreBehaviourTests {
 
   /// Five failures lock for one minute; the next lock lasts two; success clears the count.
   @Test func lockoutDoubles() throws {
-    let store = try AccountStore.inMemory()
+    let store = try SQLiteStore.inMemory()
     try store.activate(alice, at: noon)
     func fail(at date: Date) throws -> LoginFailureOutcome {
       try store.recordLoginFailure(
@@ -239,7 +239,7 @@ struct StoreBehaviourTests {
 
   /// A success while another process has locked the name is refused.
   @Test func successWhileLocked() throws {
-    let store = try AccountStore.inMemory()
+    let store = try SQLiteStore.inMemory()
     try store.activate(alice, at: noon)
     for _ in 1...5 {
       _ = try store.recordLoginFailure(
@@ -252,7 +252,7 @@ struct StoreBehaviourTests {
 
   /// The log is oldest first; a limit keeps the newest events.
   @Test func logOrderAndLimit() throws {
-    let store = try AccountStore.inMemory()
+    let store = try SQLiteStore.inMemory()
     try store.activate(alice, at: noon)
     _ = try store.recordLoginSuccess(username: "alice", usernameKey: "alice", at: noon + 1)
     try store.unlock(username: "bob", usernameKey: "bob", at: noon + 2)
@@ -278,7 +278,7 @@ struct StoreBehaviourTests {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("a.sqlite3").path
-    let store = try #require(try AccountStore.open(path: path, access: .readWrite))
+    let store = try #require(try SQLiteStore.open(path: path, access: .readWrite))
     try store.activate(alice, at: noon)
     _ = try store.recordLoginFailure(
       username: "alice", usernameKey: "alice", at: noon, policy: .standard)
@@ -298,7 +298,7 @@ struct StoreBehaviourTests {
   /// Tallies are forgotten a day after their last failure, once no lock is in force, for every
   /// name alike (known or not, so that it reveals nothing); a lock in force is kept.
   @Test func oldTalliesExpire() throws {
-    let store = try AccountStore.inMemory()
+    let store = try SQLiteStore.inMemory()
     try store.activate(alice, at: noon)
     for name in ["alice", "mallory"] {
       _ = try store.recordLoginFailure(
@@ -327,7 +327,7 @@ struct FileTests {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("one/two/a.sqlite3").path
-    let store = try #require(try AccountStore.open(path: path, access: .readWrite))
+    let store = try #require(try SQLiteStore.open(path: path, access: .readWrite))
     try store.activate(alice, at: noon)
     func mode(_ path: String) throws -> Int {
       (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
@@ -346,7 +346,7 @@ struct FileTests {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("missing/a.sqlite3").path
-    #expect(try AccountStore.open(path: path, access: .readOnly) == nil)
+    #expect(try SQLiteStore.open(path: path, access: .readOnly) == nil)
     #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("missing").path))
   }
 
@@ -358,7 +358,7 @@ struct FileTests {
     let directory = folder.appendingPathComponent("dir").path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
     #expect(throws: StoreError.isDirectory(path: directory)) {
-      try AccountStore.open(path: directory, access: .readWrite)
+      try SQLiteStore.open(path: directory, access: .readWrite)
     }
 
     let text = folder.appendingPathComponent("notes.txt").path
@@ -366,33 +366,33 @@ struct FileTests {
     try garbage.write(to: URL(fileURLWithPath: text))
     chmod(text, 0o600)
     #expect(throws: StoreError.notADatabase(path: text)) {
-      try AccountStore.open(path: text, access: .readWrite)
+      try SQLiteStore.open(path: text, access: .readWrite)
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: text)) == garbage)
 
     let underFile = text + "/a.sqlite3"
-    #expect(throws: StoreError.self) { try AccountStore.open(path: underFile, access: .readWrite) }
+    #expect(throws: StoreError.self) { try SQLiteStore.open(path: underFile, access: .readWrite) }
 
     let foreign = folder.appendingPathComponent("foreign.sqlite3").path
     try DatabaseQueue(path: foreign).write { try $0.execute(sql: "CREATE TABLE t (x)") }
     chmod(foreign, 0o600)
     let foreignBytes = try Data(contentsOf: URL(fileURLWithPath: foreign))
     #expect(throws: StoreError.foreignDatabase(path: foreign)) {
-      try AccountStore.open(path: foreign, access: .readWrite)
+      try SQLiteStore.open(path: foreign, access: .readWrite)
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: foreign)) == foreignBytes)
 
     let newer = folder.appendingPathComponent("newer.sqlite3").path
-    _ = try AccountStore.open(path: newer, access: .readWrite)
+    _ = try SQLiteStore.open(path: newer, access: .readWrite)
     try DatabaseQueue(path: newer).write {
       try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
     }
     let newerBytes = try Data(contentsOf: URL(fileURLWithPath: newer))
     #expect(throws: StoreError.newerSchema(path: newer)) {
-      try AccountStore.open(path: newer, access: .readWrite)
+      try SQLiteStore.open(path: newer, access: .readWrite)
     }
     #expect(throws: StoreError.newerSchema(path: newer)) {
-      try AccountStore.open(path: newer, access: .readOnly)
+      try SQLiteStore.open(path: newer, access: .readOnly)
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: newer)) == newerBytes)
   }
@@ -404,7 +404,7 @@ struct FileTests {
     try queue.writeWithoutTransaction { db in
       try db.execute(sql: "PRAGMA secure_delete = OFF")
       #expect(try Int.fetchOne(db, sql: "PRAGMA secure_delete") == 0)
-      try AccountStore.prepareWriter(db)
+      try SQLiteStore.prepareWriter(db)
       #expect(try Int.fetchOne(db, sql: "PRAGMA secure_delete") == 1)
       #expect(try Int.fetchOne(db, sql: "PRAGMA synchronous") == 2)
     }

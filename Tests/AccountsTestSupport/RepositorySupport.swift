@@ -111,7 +111,7 @@ extension AccountRepository {
   }
 }
 
-extension AccountStore {
+extension SQLiteStore {
   /// The device's state, failing with the store's own error.
   public func storeStatus() throws(StoreError) -> DeviceStatus {
     do {
