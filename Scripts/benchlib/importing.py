@@ -3,7 +3,7 @@
 the sqlite3 shell's `.import` fills for comparison; and, for the import's peak memory against
 the file's size, a Django dump and a csv whose records span many lines.
 
-The csv is the contract's (issue 12): RFC 4180, CRLF line ends, the header
+The csv is the contract's: RFC 4180, CRLF line ends, the header
 `username,full_name,email,password_hash`, then one line per user: `user0000000` … (the names of
 million.py), full names from its two short lists, `<name>@example.org`, and one real
 `pbkdf2_sha256$…` hash for every line (import checks a hash's form, never the password). No

@@ -14,7 +14,8 @@ public struct AccountsEnvironment {
   public var openStore: (StoreAccess) throws(StoreError) -> (any AccountRepository)?
   /// Reads the device's state; nil when no database exists.
   ///
-  /// The CLI reads it with `StatusReader` (plain SQLite calls, the same checks and answers), tests through the store.
+  /// The CLI reads it with `StatusReader` (plain SQLite calls, the same checks and answers), tests
+  /// through the store.
   public var readStatus: () throws(StoreError) -> DeviceStatus?
   /// The current time.
   public var now: () -> Date

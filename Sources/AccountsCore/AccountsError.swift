@@ -154,6 +154,9 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case importFormatUnknown(String)
   /// `user import` of a shadow or htpasswd file without `--email-domain`.
   case importNeedsEmailDomain(String)
+  /// `user import` named a file that cannot be opened or read (missing, a folder, not ours to
+  /// read): the person's input, not the store's.
+  case importFileUnreadable(path: String, reason: String)
   /// `user export --output` named a file that exists.
   case exportFileExists(String)
   /// `store copy` to a store that already holds data.
@@ -171,7 +174,7 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       .importRefused, .exportFileExists, .copyTargetNotEmpty:
       return .refused
     case .invalidSetting, .importFormatUnknown, .importNeedsEmailDomain, .copyToItself,
-      .importInvalid:
+      .importInvalid, .importFileUnreadable:
       return .usage
     case .locked: return .locked
     case .noSuchAccount, .noSuchSession: return .noSuchAccount
@@ -240,6 +243,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       return Messages.nothingImported(problems)
     case .importFormatUnknown(let name): return Messages.importFormatUnknown(name)
     case .importNeedsEmailDomain(let format): return Messages.importNeedsEmailDomain(format)
+    case .importFileUnreadable(let path, let reason):
+      return Messages.importFileUnreadable(path, reason: reason)
     case .exportFileExists(let path): return Messages.exportFileExists(path)
     case .copyTargetNotEmpty(let location, let accounts, let events):
       return Messages.copyTargetNotEmpty(location, accounts: accounts, events: events)

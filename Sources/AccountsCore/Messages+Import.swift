@@ -1,7 +1,7 @@
 import AccountsCrypto
 import Foundation
 
-/// The sentences of `user import`, `user export` and `pam-auth` (issue 12).
+/// The sentences of `user import`, `user export` and `pam-auth`.
 extension Messages {
   /// Accounts, counted: `1 account`, `3 accounts`.
   static func accounts(_ count: Int) -> String {
@@ -45,6 +45,11 @@ extension Messages {
   /// The format cannot be guessed.
   public static func importFormatUnknown(_ name: String) -> String {
     "Cannot tell the format of \(name): give --format django, shadow, htpasswd or csv."
+  }
+  /// An import file that cannot be opened or read; `reason` is the system's (`strerror`).
+  public static func importFileUnreadable(_ path: String, reason: String) -> String {
+    "Cannot read the import file \(path): \(reason). Name a readable file, or - for standard "
+      + "input."
   }
   /// shadow or htpasswd without a domain.
   public static func importNeedsEmailDomain(_ format: String) -> String {

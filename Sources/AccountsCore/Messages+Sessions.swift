@@ -1,6 +1,6 @@
 import Foundation
 
-/// The sentences of sessions and the second factor (issue 11).
+/// The sentences of sessions and the second factor.
 extension Messages {
   // MARK: Sessions
 

@@ -263,7 +263,7 @@ public enum Messages {
     return "\(username) was not locked and had no failed logins; nothing to clear."
   }
 
-  // Field rules (issue 3), in the seed's style: one sentence naming the field, ending in "!".
+  // Field rules, in the seed's style: one sentence naming the field, ending in "!".
 
   /// User name rule.
   public static let usernameRule =

@@ -9,8 +9,8 @@ import Glibc
 ///
 /// Opening a GRDB connection costs more than the whole of what `status` does (its set-up
 /// statements, function registration, a dispatch queue, closing observers), so this reader talks
-/// to SQLite directly. It runs the same checks as `AccountStore.open(path:access: .readOnly)`
-/// (`AccountStore.locate`, `FileSafety`, the newer-schema and foreign-database refusals from the
+/// to SQLite directly. It runs the same checks as `SQLiteStore.open(path:access: .readOnly)`
+/// (`SQLiteStore.locate`, `FileSafety`, the newer-schema and foreign-database refusals from the
 /// same migration list, the immutable fallback) and translates errors through the same
 /// `StoreError.translating`; a test compares the two paths' answers file by file.
 public enum StatusReader {
@@ -18,10 +18,10 @@ public enum StatusReader {
   public static func read(path: String, busyTimeout: Double = 5) throws(StoreError)
     -> DeviceStatus?
   {
-    guard let located = try AccountStore.locate(path: path, access: .readOnly) else { return nil }
+    guard let located = try SQLiteStore.locate(path: path, access: .readOnly) else { return nil }
     let real = located.real
     try FileSafety.checkFiles(database: real, reportedAs: path, mayFix: false)
-    let status = try AccountStore.reading(real) { immutable throws(StoreError) in
+    let status = try SQLiteStore.reading(real) { immutable throws(StoreError) in
       try query(path: path, real: real, immutable: immutable, busyTimeout: busyTimeout)
     }
     try FileSafety.checkFiles(database: real, reportedAs: path, mayFix: false)
@@ -47,7 +47,7 @@ public enum StatusReader {
       }
       recorded = nil
     }
-    let refusal = try AccountStore.schemaRefusal(path: path, recorded: recorded.map(Set.init)) {
+    let refusal = try SQLiteStore.schemaRefusal(path: path, recorded: recorded.map(Set.init)) {
       () throws(StoreError) in
       try !connection.strings("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
         .isEmpty

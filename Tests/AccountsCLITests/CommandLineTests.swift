@@ -75,7 +75,7 @@ struct CommandLineTests {
   }
 }
 
-/// `login` and `activate` are parsed by their own parser (issue 9); anything unusual goes to the
+/// `login` and `activate` are parsed by their own parser; anything unusual goes to the
 /// root parser, so help, usage and error messages are the root's.
 @Suite("Quick parsing")
 struct QuickParsingTests {

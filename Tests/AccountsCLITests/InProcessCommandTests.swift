@@ -10,10 +10,10 @@ import Testing
 /// One in-memory device and a way to run command lines against it in-process, as the binary
 /// would (parse, build the context, run), with a scripted console and fixed settings.
 final class InProcessDevice {
-  let store: AccountStore
+  let store: SQLiteStore
   var now = Date(timeIntervalSince1970: 1_800_000_000)
 
-  init() throws { store = try AccountStore.inMemory() }
+  init() throws { store = try SQLiteStore.inMemory() }
 
   /// Runs `arguments` with `input` lines; returns the console, the exit status and what the
   /// error printed.

@@ -11,8 +11,8 @@ import Testing
 struct ConcurrentChangeTests {
   let noon = Date(timeIntervalSince1970: 1_800_000_000)
 
-  func store() throws -> (AccountStore, Account) {
-    let store = try AccountStore.inMemory()
+  func store() throws -> (SQLiteStore, Account) {
+    let store = try SQLiteStore.inMemory()
     try store.activate(
       NewAccount(
         username: "alice", usernameKey: "alice", fullName: "Alice", email: "a@example.org",

@@ -18,7 +18,7 @@ final class TestClock: @unchecked Sendable {
 
 /// An in-memory world: store, clock, fast hasher.
 struct World {
-  let store: AccountStore
+  let store: SQLiteStore
   let clock = TestClock()
   var hasher = PasswordHasher(iterations: 1000)
   var blocklist: PasswordBlocklist?
@@ -29,7 +29,7 @@ struct World {
   var sessionPolicy = SessionPolicy.standard
 
   init() throws {
-    store = try AccountStore.inMemory()
+    store = try SQLiteStore.inMemory()
   }
 
   func environment(_ console: ScriptedConsole) -> AccountsEnvironment {
@@ -499,7 +499,7 @@ struct LoginTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("core-\(UUID())")
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("a.sqlite3").path
-    let store = try #require(try AccountStore.open(path: path, access: .readWrite))
+    let store = try #require(try SQLiteStore.open(path: path, access: .readWrite))
     let console = ScriptedConsole([password])
     let env = AccountsEnvironment(
       console: console, store: store, hasher: PasswordHasher(iterations: 200_000))
@@ -534,6 +534,111 @@ struct LoginTests {
     }
     #expect(try world.store.auditEvents(limit: nil).map(\.kind) == [.activation])
   }
+
+  /// The work of a failed login is the stored hash's count, never the count configured for new
+  /// hashes: unknown name, wrong password and impossible name all cost 5,000 iterations while
+  /// the environment says 1,000.
+  @Test func failedLoginsCostTheStoredCount() throws {
+    var world = try World()
+    let meter = WorkMeter()
+    world.hasher = PasswordHasher(iterations: 1000, meter: meter)
+    try storeAlice(world, iterations: 5000)
+    var costs: [String: Int] = [:]
+    for name in ["alice", "mallory", String(repeating: "x", count: 100), "bad name"] {
+      let before = meter.iterations
+      #expect(throws: AccountsError.invalidCredentials) {
+        try world.login(name, "not the password at all").0.get()
+      }
+      costs[name] = meter.iterations - before
+    }
+    #expect(Set(costs.values) == [5000], "\(costs)")
+  }
+
+  /// A stored hash with an absurd count (2^31-1) is damaged: the usual answer at the usual
+  /// cost (no ten-minute stall), and the audit log says why.
+  @Test func absurdIterationCountIsDamaged() throws {
+    var world = try World()
+    let meter = WorkMeter()
+    world.hasher = PasswordHasher(iterations: 1000, meter: meter)
+    let key = "3Q6E4Qp/G0I5J9J2R4mJJrIndvJqPudUFstuQzBTD5E="
+    try storeAlice(world, iterations: 1000, hash: "pbkdf2_sha256$2147483647$salt$\(key)")
+    #expect(throws: AccountsError.invalidCredentials) {
+      try world.login("alice", password).0.get()
+    }
+    #expect(meter.iterations == PasswordHasher.defaultIterations)
+    let last = try #require(try world.store.auditEvents(limit: 1).first)
+    #expect(last.kind == .loginFailure)
+    #expect(last.detail?.contains("stored password hash is damaged") == true)
+  }
+
+  /// A name that can never be valid is answered like any wrong login, but nothing is written:
+  /// no 8,000-character names in the database.
+  @Test func impossibleNamesAreNotStored() throws {
+    let world = try World()
+    try world.activateAlice()
+    let long = String(repeating: "n", count: 8000)
+    for name in [long, "two words", "semi;colon"] {
+      let (result, _) = world.login(name, "not the password at all")
+      #expect(throws: AccountsError.invalidCredentials) { try result.get() }
+    }
+    #expect(try world.store.auditEvents(limit: nil).map(\.kind) == [.activation])
+    #expect(throws: AccountsError.invalidForm(.usernameRule)) {
+      try UnlockFlow.run(world.environment(ScriptedConsole([])), username: long)
+    }
+  }
+
+  /// A locked name is told so right after the user name: the password is never asked (the
+  /// scripted console fails the test if it is).
+  @Test func lockedNameIsToldBeforeThePassword() throws {
+    let world = try World()
+    try world.activateAlice()
+    for _ in 1...5 { _ = world.login("alice", "wrong wrong wrong") }
+    let console = ScriptedConsole(["alice"])
+    let result = Result { () throws(AccountsError) in
+      try LoginFlow.run(world.environment(console), options: LoginOptions())
+    }
+    #expect(result.exitStatus == .locked)
+    #expect(console.prompts == ["User name: "])
+    #expect(try world.store.auditEvents(limit: 1).first?.detail == "locked")
+  }
+
+  /// The first login after activation counts failures "since activation".
+  @Test func failuresSinceActivation() throws {
+    let world = try World()
+    try world.activateAlice()
+    _ = world.login("alice", "wrong wrong wrong")
+    let home = try world.login("alice", password).0.get()
+    #expect(home.lines(timeZone: gmt).last == "1 failed attempt since activation")
+  }
+
+  /// The lockout arithmetic saturates at every extreme a stored value can take.
+  @Test func lockoutArithmeticNeverTraps() {
+    let policy = LockoutPolicy.standard
+    for failures in [Int.min, -1, 0, 3, 4, Int.max - 1, Int.max] {
+      for lockouts in [Int.min, -1, 0, 1, 40, Int.max] {
+        let tally = ThrottleState(failures: failures, lockouts: lockouts, lockedUntil: nil)
+        let (next, until) = policy.tally(afterFailure: tally, at: start)
+        #expect(next.failures >= 0 && next.lockouts >= 0)
+        if let until {
+          let length = until.timeIntervalSince(start)
+          #expect(length >= 60 && length <= 3600)
+        }
+      }
+    }
+    #expect(policy.duration(ofLock: Int.min) == 60)
+    #expect(policy.duration(ofLock: Int.max) == 3600)
+  }
+
+  /// Stores alice with a hash made at `iterations`, whatever the world's hasher says.
+  func storeAlice(_ world: World, iterations: Int, hash: String? = nil) throws {
+    let made = try PasswordHasher().hash(
+      password: password, salt: "abcdefghijklmnopqrstuv", iterations: iterations)
+    try world.store.activate(
+      NewAccount(
+        username: "alice", usernameKey: "alice", fullName: "Alice Liddell",
+        email: "alice@example.org", passwordHash: hash ?? made.description),
+      at: start)
+  }
 }
 
 enum PasswordHasherTestsData {
@@ -544,7 +649,7 @@ enum PasswordHasherTestsData {
 }
 
 /// Replaces the stored hash through the store's own write path.
-func replaceHash(_ store: AccountStore, with hash: String) throws {
+func replaceHash(_ store: SQLiteStore, with hash: String) throws {
   let key = try #require(try store.user()).usernameKey
   try store.updatePasswordHash(usernameKey: key, to: hash, at: start)
 }
@@ -650,6 +755,35 @@ struct ResetAndAppTests {
     #expect(home.failuresSince == 2)
     #expect(
       console.messages == ["Invalid user name or password!", "Invalid user name or password!"])
+  }
+
+  /// End of input says what really happened at each place: after activation the device stays
+  /// activated, at the reset confirmation nothing is deleted, at the first question nothing is
+  /// stored.
+  @Test func endOfInputSaysWhatHappened() throws {
+    let world = try World()
+    let bare = ScriptedConsole(
+      interactive: true,
+      ["", "alice", "Alice Liddell", "alice@example.org", password, password],
+      endsWith: [.endOfInput])
+    #expect(throws: AccountsError.inputEnded(.loginAfterActivation(username: "alice"))) {
+      try AppFlow.run(world.environment(bare))
+    }
+    #expect(try world.store.status().state == .activated)
+    #expect(
+      AccountsError.inputEnded(.loginAfterActivation(username: "alice")).description
+        == "Input ended before the login; the device stays activated for alice. Run "
+        + "`accounts login` to log in.")
+    let reset = ScriptedConsole(interactive: true, [], endsWith: [.endOfInput])
+    #expect(throws: AccountsError.inputEnded(.resetConfirmation)) {
+      try ResetFlow.run(world.environment(reset), confirmed: false)
+    }
+    #expect(try world.store.status().state == .activated)
+    let question = ScriptedConsole(interactive: true, [], endsWith: [.endOfInput])
+    let publicWorld = try World()
+    #expect(throws: AccountsError.inputEnded(.activationQuestion)) {
+      try AppFlow.run(publicWorld.environment(question))
+    }
   }
 }
 

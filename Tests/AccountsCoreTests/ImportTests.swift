@@ -29,6 +29,16 @@ final class BytesInput: ImportInput {
   }
 }
 
+/// An import input whose every read fails with `error`.
+final class UnreadableInput: ImportInput {
+  let error: AccountsError
+  init(_ error: AccountsError) { self.error = error }
+  var fraction: Double? { nil }
+  func peek(_ count: Int) throws(AccountsError) -> [UInt8] { throw error }
+  func nextLine() throws(AccountsError) -> [UInt8]? { throw error }
+  func nextBlock() throws(AccountsError) -> [UInt8]? { throw error }
+}
+
 @Suite("Import and export")
 struct ImportTests {
   let hash = "pbkdf2_sha256$1000$salt$" + String(repeating: "A", count: 43) + "="
@@ -66,6 +76,28 @@ struct ImportTests {
     #expect(throws: AccountsError.importFormatUnknown("f")) { try unknown.get() }
     let (htpasswd, _) = importing(world, "carol:$apr1$abc$def\n")
     #expect(throws: AccountsError.importNeedsEmailDomain("htpasswd")) { try htpasswd.get() }
+  }
+
+  /// An import file that cannot be read is the person's input, not the store's: its own
+  /// sentence naming the file, the usage exit code (2), and nothing imported.
+  @Test func unreadableFileIsAUsageError() throws {
+    let error = AccountsError.importFileUnreadable(
+      path: "/srv/users.csv", reason: "Permission denied")
+    #expect(
+      error.description
+        == "Cannot read the import file /srv/users.csv: Permission denied. Name a readable file, "
+        + "or - for standard input.")
+    #expect(error.exitStatus == .usage)
+    #expect(error.exitStatus.rawValue == 2)
+    let world = try World()
+    try world.activateAlice()
+    let console = ScriptedConsole([])
+    #expect(throws: error) {
+      try ImportFlow.run(
+        world.environment(console), input: UnreadableInput(error),
+        options: ImportOptions(format: .csv, emailDomain: nil, dryRun: false, name: "users.csv"))
+    }
+    #expect(try world.store.auditEvents(limit: nil).map(\.kind) == [.activation])
   }
 
   /// A good file whose only problems are names the store already has is refused (exit 1, as

@@ -3,7 +3,7 @@ import Testing
 
 @testable import AccountsCore
 
-/// zxcvbn (the system's C port, opened at first use) as the password strength rule (issue 10).
+/// zxcvbn (the system's C port, opened at first use) as the password strength rule.
 @Suite("Password strength (zxcvbn)")
 struct PasswordStrengthTests {
   func estimate(
@@ -19,13 +19,14 @@ struct PasswordStrengthTests {
     #expect(abs(PasswordStrength.minimumBits - 26.575) < 0.001)
   }
 
-  /// The issue's examples, measured with the Python zxcvbn, get the same verdict from the C port.
+  /// Long but guessable passwords, measured with the Python zxcvbn, get the same verdict from the
+  /// C port.
   @Test(arguments: [
     ("passwordpassword", PasswordWeakness.repetition),
     ("qwertyuiopasdfgh", .commonWords),
     ("iloveyouiloveyou", .repetition),
   ])
-  func issueExamplesAreRefused(_ password: String, _ weakness: PasswordWeakness) throws {
+  func guessableLongPasswordsAreRefused(_ password: String, _ weakness: PasswordWeakness) throws {
     let strength = try estimate(password)
     #expect(strength.guesses < 1e8)
     #expect(strength.weakness == weakness)

@@ -1,7 +1,7 @@
 import AccountsCore
 import Testing
 
-/// Which store a `--database` value names, and how it is shown (issue 13).
+/// Which store a `--database` value names, and how it is shown.
 @Suite("Store location")
 struct StoreLocationTests {
   /// PostgreSQL URIs by their two schemes; everything else is a path.

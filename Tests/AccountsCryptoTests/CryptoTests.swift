@@ -209,7 +209,7 @@ struct PasswordHasherTests {
   }
 
   /// A stored count above the ceiling (100,000,000) is a damaged hash: it does not parse, so
-  /// no login spends minutes on it (issue 8 §7).
+  /// no login spends minutes on it.
   @Test func countAboveCeilingIsDamaged() {
     let key = "3Q6E4Qp/G0I5J9J2R4mJJrIndvJqPudUFstuQzBTD5E="
     #expect(EncodedPasswordHash(parsing: "pbkdf2_sha256$100000000$salt$\(key)") != nil)

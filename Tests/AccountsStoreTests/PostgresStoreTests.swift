@@ -4,7 +4,7 @@ import AccountsTestSupport
 import Foundation
 import Testing
 
-/// What only the PostgreSQL store has to prove (issue 13); the behaviours both stores share are
+/// What only the PostgreSQL store has to prove; the behaviours both stores share are
 /// the repository contract's.
 @Suite("PostgreSQL store")
 struct PostgresStoreTests {

@@ -17,11 +17,11 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
   func make() throws -> (any AccountRepository, () -> Void) {
     switch self {
     case .sqliteInMemory:
-      return (try AccountStore.inMemory(), {})
+      return (try SQLiteStore.inMemory(), {})
     case .sqliteFile:
       let folder = try temporaryFolder()
       let path = folder.appendingPathComponent("contract.sqlite3").path
-      let store = try #require(try AccountStore.open(path: path, access: .readWrite))
+      let store = try #require(try SQLiteStore.open(path: path, access: .readWrite))
       return (store, { try? FileManager.default.removeItem(at: folder) })
     case .postgres:
       let (uri, drop) = try temporaryPostgresDatabase()

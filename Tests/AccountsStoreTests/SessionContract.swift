@@ -4,7 +4,7 @@ import AccountsTestSupport
 import Foundation
 import Testing
 
-/// The sessions and second factors part of the repository contract (issue 11).
+/// The sessions and second factors part of the repository contract.
 @Suite("Repository contract: sessions and second factors")
 struct SessionContract {
   let noon = Date(timeIntervalSince1970: 1_800_000_000)

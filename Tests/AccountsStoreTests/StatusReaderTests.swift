@@ -7,7 +7,7 @@ import Testing
 @testable import AccountsStore
 
 /// `StatusReader` (plain SQLite calls, what `accounts status` uses) gives the same answer as the
-/// GRDB path (`AccountStore.open(path:access: .readOnly)?.status()`) for every kind of file.
+/// GRDB path (`SQLiteStore.open(path:access: .readOnly)?.status()`) for every kind of file.
 @Suite("Status: the plain reader and the GRDB path agree")
 struct StatusReaderTests {
   /// Each case makes one file (or none) at `path` inside `folder`.
@@ -25,18 +25,18 @@ struct StatusReaderTests {
     ),
     ("empty file", { _, path in try privateFile(path, Data()) }),
     ("not a database", { _, path in try privateFile(path, Data(repeating: 0x41, count: 5000)) }),
-    ("public", { _, path in _ = try AccountStore.open(path: path, access: .readWrite) }),
+    ("public", { _, path in _ = try SQLiteStore.open(path: path, access: .readWrite) }),
     (
       "activated",
       { _, path in
-        try #require(try AccountStore.open(path: path, access: .readWrite)).activate(
+        try #require(try SQLiteStore.open(path: path, access: .readWrite)).activate(
           alice, at: noon)
       }
     ),
     (
       "newer schema",
       { _, path in
-        _ = try AccountStore.open(path: path, access: .readWrite)
+        _ = try SQLiteStore.open(path: path, access: .readWrite)
         try DatabaseQueue(path: path).write {
           try $0.execute(sql: "INSERT INTO grdb_migrations VALUES ('v9-future')")
         }
@@ -52,7 +52,7 @@ struct StatusReaderTests {
     (
       "corrupt",
       { _, path in
-        try #require(try AccountStore.open(path: path, access: .readWrite)).activate(
+        try #require(try SQLiteStore.open(path: path, access: .readWrite)).activate(
           alice, at: noon)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         bytes.replaceSubrange(100..<4096, with: Data(repeating: 0xA5, count: 3996))
@@ -62,7 +62,7 @@ struct StatusReaderTests {
     (
       "not private",
       { _, path in
-        _ = try AccountStore.open(path: path, access: .readWrite)
+        _ = try SQLiteStore.open(path: path, access: .readWrite)
         chmod(path, 0o644)
       }
     ),
@@ -70,14 +70,14 @@ struct StatusReaderTests {
       "symbolic link",
       { folder, path in
         let target = folder.appendingPathComponent("target").path
-        _ = try AccountStore.open(path: target, access: .readWrite)
+        _ = try SQLiteStore.open(path: target, access: .readWrite)
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
       }
     ),
     (
       "folder others may write",
       { folder, path in
-        _ = try AccountStore.open(path: path, access: .readWrite)
+        _ = try SQLiteStore.open(path: path, access: .readWrite)
         chmod(folder.path, 0o777)
       }
     ),
@@ -103,7 +103,7 @@ struct StatusReaderTests {
     let before = try? Data(contentsOf: URL(fileURLWithPath: path))
     let plain = Result { () throws(StoreError) in try StatusReader.read(path: path) }
     let grdb = Result { () throws(StoreError) in
-      try AccountStore.open(path: path, access: .readOnly)?.storeStatus()
+      try SQLiteStore.open(path: path, access: .readOnly)?.storeStatus()
     }
     #expect(plain == grdb, "\(name)")
     #expect((try? Data(contentsOf: URL(fileURLWithPath: path))) == before, "\(name) unchanged")

@@ -4,7 +4,7 @@ import AccountsTestSupport
 import Foundation
 import Testing
 
-/// `store copy` between every pair of backends (issue 13): every row of every table arrives as
+/// `store copy` between every pair of backends: every row of every table arrives as
 /// it was, and the next ids continue after the source's.
 @Suite("Repository contract: copying a whole store")
 struct StoreCopyContract {
@@ -26,8 +26,8 @@ struct StoreCopyContract {
   }
 
   /// A store with a row in every table: an owner, a disabled account with a crypt(3) hash, a
-  /// removed one (a gap in ids), a tally with a lock and one at the largest count, events, a live and an ended session, a
-  /// second factor with one recovery code used.
+  /// removed one (a gap in ids), a tally with a lock and one at the largest count, events, a live
+  /// and an ended session, a second factor with one recovery code used.
   func filled(_ backend: Backend) throws -> (any AccountRepository, () -> Void) {
     let (store, cleanup) = try backend.make()
     try store.write { writer throws(AccountsError) in

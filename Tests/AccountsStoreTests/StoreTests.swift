@@ -14,7 +14,7 @@ func temporaryFolder() throws -> URL {
   return url
 }
 
-let alice = NewUser(
+let alice = NewAccount(
   username: "Alice", usernameKey: "alice", fullName: "Alice Liddell", email: "alice@example.org",
   passwordHash:
     "pbkdf2_sha256$1000$UnicodeSaltXyz9876543$g4MD6bb2teH3Xo/srajDalClWyx/3E2EdVR8qdZ64U0=")
@@ -32,7 +32,7 @@ struct SchemaTests {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("a.sqlite3").path
-    _ = try AccountStore.open(path: path, access: .readWrite)
+    _ = try SQLiteStore.open(path: path, access: .readWrite)
 
     let query = """
       SELECT type, name, tbl_name, sql FROM sqlite_master
@@ -59,11 +59,11 @@ struct SchemaTests {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("a.sqlite3").path
-    _ = try AccountStore.open(path: path, access: .readWrite)
+    _ = try SQLiteStore.open(path: path, access: .readWrite)
     let recorded = try DatabaseQueue(path: path).read {
       try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
     }
-    #expect(recorded == AccountStore.knownMigrations)
+    #expect(recorded == SQLiteStore.knownMigrations)
     #expect(recorded == ["v1", "v2", "v3", "v4"])
   }
 
@@ -72,7 +72,7 @@ struct SchemaTests {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("a.sqlite3").path
-    _ = try AccountStore.open(path: path, access: .readWrite)
+    _ = try SQLiteStore.open(path: path, access: .readWrite)
     let strict = try DatabaseQueue(path: path).read {
       try Row.fetchAll($0, sql: "PRAGMA table_list").filter { row in
         let name: String = row["name"]
@@ -89,7 +89,7 @@ struct ConstraintTests {
   func rawDatabase() throws -> (DatabaseQueue, URL) {
     let folder = try temporaryFolder()
     let path = folder.appendingPathComponent("a.sqlite3").path
-    _ = try AccountStore.open(path: path, access: .readWrite)
+    _ = try SQLiteStore.open(path: path, access: .readWrite)
     return (try DatabaseQueue(path: path), folder)
   }
 
@@ -180,7 +180,7 @@ struct StoreBehaviourTests {
   /// Activation stores the user and the state together; a second one is refused.
   @Test func activateOnce() throws {
     // Given a new store
-    let store = try AccountStore.inMemory()
+    let store = try SQLiteStore.inMemory()
     #expect(try store.status().state == .publicState)
     // When it is activated
     try store.activate(alice, at: noon)
@@ -193,7 +193,7 @@ struct StoreBehaviourTests {
 
   /// Reset removes the user and the tallies, keeps the log, and is idempotent.
   @Test func resetKeepsLog() throws {
-    let store = try AccountStore.inMemory()
+    let store = try SQLiteStore.inMemory()
     try store.activate(alice, at: noon)
     _ = try store.recordLoginFailure(
       username: "alice", usernameKey: "alice", at: noon, policy: .standard)
@@ -209,7 +209,7 @@ struct StoreBehaviourTests {
 
   /// Five failures lock for one minute; the next lock lasts two; success clears the count.
   @Test func lockoutDoubles() throws {
-    let store = try AccountStore.inMemory()
+    let store = try SQLiteStore.inMemory()
     try store.activate(alice, at: noon)
     func fail(at date: Date) throws -> LoginFailureOutcome {
       try store.recordLoginFailure(
@@ -239,7 +239,7 @@ struct StoreBehaviourTests {
 
   /// A success while another process has locked the name is refused.
   @Test func successWhileLocked() throws {
-    let store = try AccountStore.inMemory()
+    let store = try SQLiteStore.inMemory()
     try store.activate(alice, at: noon)
     for _ in 1...5 {
       _ = try store.recordLoginFailure(
@@ -252,7 +252,7 @@ struct StoreBehaviourTests {
 
   /// The log is oldest first; a limit keeps the newest events.
   @Test func logOrderAndLimit() throws {
-    let store = try AccountStore.inMemory()
+    let store = try SQLiteStore.inMemory()
     try store.activate(alice, at: noon)
     _ = try store.recordLoginSuccess(username: "alice", usernameKey: "alice", at: noon + 1)
     try store.unlock(username: "bob", usernameKey: "bob", at: noon + 2)
@@ -271,6 +271,53 @@ struct StoreBehaviourTests {
     #expect(abs(parsed.timeIntervalSince1970 - 1_795_000_000.123) < 0.0005)
     #expect(Timestamp.date(from: "2026-11-18 09:46:40") == nil)
   }
+
+  /// A tampered count at Int64.max neither traps nor switches the lockout off: the attempt is
+  /// counted, the name is locked, and a tampered lock count gives the longest lock.
+  @Test func tamperedCountersSaturate() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("a.sqlite3").path
+    let store = try #require(try SQLiteStore.open(path: path, access: .readWrite))
+    try store.activate(alice, at: noon)
+    _ = try store.recordLoginFailure(
+      username: "alice", usernameKey: "alice", at: noon, policy: .standard)
+    try DatabaseQueue(path: path).write { db in
+      try db.execute(
+        sql: "UPDATE login_throttle SET failures = ?, lockouts = ?",
+        arguments: [Int64.max, Int64.max])
+    }
+    let later = noon.addingTimeInterval(1)
+    let outcome = try store.recordLoginFailure(
+      username: "alice", usernameKey: "alice", at: later, policy: .standard)
+    #expect(outcome == .lockedNow(until: later.addingTimeInterval(3600)))
+    #expect(
+      try store.auditEvents(limit: 2).map(\.kind) == [.loginFailure, .lockout])
+  }
+
+  /// Tallies are forgotten a day after their last failure, once no lock is in force, for every
+  /// name alike (known or not, so that it reveals nothing); a lock in force is kept.
+  @Test func oldTalliesExpire() throws {
+    let store = try SQLiteStore.inMemory()
+    try store.activate(alice, at: noon)
+    for name in ["alice", "mallory"] {
+      _ = try store.recordLoginFailure(
+        username: name, usernameKey: name, at: noon, policy: .standard)
+    }
+    for _ in 1...5 {
+      _ = try store.recordLoginFailure(
+        username: "eve", usernameKey: "eve", at: noon,
+        policy: LockoutPolicy(
+          threshold: 5, firstLock: 172_800, longestLock: 172_800))
+    }
+    let nextDay = noon.addingTimeInterval(86_401)
+    _ = try store.recordLoginFailure(
+      username: "bob", usernameKey: "bob", at: nextDay, policy: .standard)
+    #expect(try store.loginRecord(usernameKey: "alice").tally == .clear)
+    #expect(try store.loginRecord(usernameKey: "mallory").tally == .clear)
+    #expect(try store.loginRecord(usernameKey: "eve").tally.lock(at: nextDay) != nil)
+    #expect(try store.loginRecord(usernameKey: "bob").tally.failures == 1)
+  }
 }
 
 @Suite("Files")
@@ -280,7 +327,7 @@ struct FileTests {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("one/two/a.sqlite3").path
-    let store = try #require(try AccountStore.open(path: path, access: .readWrite))
+    let store = try #require(try SQLiteStore.open(path: path, access: .readWrite))
     try store.activate(alice, at: noon)
     func mode(_ path: String) throws -> Int {
       (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
@@ -299,7 +346,7 @@ struct FileTests {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("missing/a.sqlite3").path
-    #expect(try AccountStore.open(path: path, access: .readOnly) == nil)
+    #expect(try SQLiteStore.open(path: path, access: .readOnly) == nil)
     #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("missing").path))
   }
 
@@ -311,7 +358,7 @@ struct FileTests {
     let directory = folder.appendingPathComponent("dir").path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
     #expect(throws: StoreError.isDirectory(path: directory)) {
-      try AccountStore.open(path: directory, access: .readWrite)
+      try SQLiteStore.open(path: directory, access: .readWrite)
     }
 
     let text = folder.appendingPathComponent("notes.txt").path
@@ -319,34 +366,60 @@ struct FileTests {
     try garbage.write(to: URL(fileURLWithPath: text))
     chmod(text, 0o600)
     #expect(throws: StoreError.notADatabase(path: text)) {
-      try AccountStore.open(path: text, access: .readWrite)
+      try SQLiteStore.open(path: text, access: .readWrite)
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: text)) == garbage)
 
     let underFile = text + "/a.sqlite3"
-    #expect(throws: StoreError.self) { try AccountStore.open(path: underFile, access: .readWrite) }
+    #expect(throws: StoreError.self) { try SQLiteStore.open(path: underFile, access: .readWrite) }
 
     let foreign = folder.appendingPathComponent("foreign.sqlite3").path
     try DatabaseQueue(path: foreign).write { try $0.execute(sql: "CREATE TABLE t (x)") }
     chmod(foreign, 0o600)
     let foreignBytes = try Data(contentsOf: URL(fileURLWithPath: foreign))
     #expect(throws: StoreError.foreignDatabase(path: foreign)) {
-      try AccountStore.open(path: foreign, access: .readWrite)
+      try SQLiteStore.open(path: foreign, access: .readWrite)
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: foreign)) == foreignBytes)
 
     let newer = folder.appendingPathComponent("newer.sqlite3").path
-    _ = try AccountStore.open(path: newer, access: .readWrite)
+    _ = try SQLiteStore.open(path: newer, access: .readWrite)
     try DatabaseQueue(path: newer).write {
       try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
     }
     let newerBytes = try Data(contentsOf: URL(fileURLWithPath: newer))
     #expect(throws: StoreError.newerSchema(path: newer)) {
-      try AccountStore.open(path: newer, access: .readWrite)
+      try SQLiteStore.open(path: newer, access: .readWrite)
     }
     #expect(throws: StoreError.newerSchema(path: newer)) {
-      try AccountStore.open(path: newer, access: .readOnly)
+      try SQLiteStore.open(path: newer, access: .readOnly)
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: newer)) == newerBytes)
+  }
+
+  /// Every writing connection overwrites deleted content, whatever SQLite's build defaults to:
+  /// a connection with `secure_delete` off has it on after the store's preparation.
+  @Test func secureDeleteIsSetNotInherited() throws {
+    let queue = try DatabaseQueue()
+    try queue.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA secure_delete = OFF")
+      #expect(try Int.fetchOne(db, sql: "PRAGMA secure_delete") == 0)
+      try SQLiteStore.prepareWriter(db)
+      #expect(try Int.fetchOne(db, sql: "PRAGMA secure_delete") == 1)
+      #expect(try Int.fetchOne(db, sql: "PRAGMA synchronous") == 2)
+    }
+  }
+}
+
+/// The path helpers answer as `dirname` and `basename` do.
+@Suite("Paths")
+struct PathTests {
+  @Test(arguments: [
+    ("/a/b/c", "/a/b", "c"), ("/a/b/", "/a", "b"), ("/a", "/", "a"), ("/", "/", "/"),
+    ("a", ".", "a"), ("a/b", "a", "b"), ("//a//b//", "//a", "b"), ("/a/é é/x", "/a/é é", "x"),
+  ])
+  func dirnameAndBasename(_ path: String, _ folder: String, _ name: String) {
+    #expect(FileSystem.folder(of: path) == folder)
+    #expect(FileSystem.name(of: path) == name)
   }
 }

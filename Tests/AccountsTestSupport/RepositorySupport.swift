@@ -2,11 +2,7 @@ import AccountsCore
 import AccountsStore
 import Foundation
 
-// Shorthands over the repository for tests: what the v1 store API offered, now one
-// transaction each through `AccountRepository`.
-
-/// The v1 name of a new account.
-public typealias NewUser = NewAccount
+// Shorthands over the repository for tests, one transaction each through `AccountRepository`.
 
 extension AccountRepository {
   /// The device's state.
@@ -115,7 +111,7 @@ extension AccountRepository {
   }
 }
 
-extension AccountStore {
+extension SQLiteStore {
   /// The device's state, failing with the store's own error.
   public func storeStatus() throws(StoreError) -> DeviceStatus {
     do {

@@ -3,7 +3,7 @@
 Every test gets its own `Device`: a temporary HOME, XDG_DATA_HOME and database, TZ=UTC and (unless
 a test asks for the real count) ACCOUNTS_PBKDF2_ITERATIONS=1000 so new hashes are cheap.
 
-The store is chosen by ACCOUNTS_TEST_BACKEND (issue 13): `sqlite` (the default) gives every device
+The store is chosen by ACCOUNTS_TEST_BACKEND: `sqlite` (the default) gives every device
 a database file; `postgresql` gives it a fresh database on the cluster the PG* variables name
 (`eval "$(Scripts/postgres env DIR)"`), created at setup and dropped at teardown, and named to the
 binary as `postgresql:///acc_<random>` (libpq takes the host, port and user from PG*). Tests about
@@ -202,7 +202,7 @@ TOO_MANY = "Too many failed attempts"
 NOT_ACTIVATED = "This device is not activated yet. Run `accounts activate` to activate it."
 INPUT_ENDED = "Input ended before all fields were given; nothing was stored."
 
-# A second account (issue 10), and the sentences of the form every account command shares.
+# A second account, and the sentences of the form every account command shares.
 BOB = "bob"
 BOB_FULL_NAME = "Bob Builder"
 BOB_EMAIL = "bob@example.org"

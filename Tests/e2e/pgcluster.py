@@ -1,4 +1,4 @@
-"""PostgreSQL for the end-to-end tests (issue 13): the server the suite shares, a private one a
+"""PostgreSQL for the end-to-end tests: the server the suite shares, a private one a
 test may stop and start, fresh databases and roles, psql as the oracle, and a client (HOME,
 XDG folders, environment) that names its store by URI.
 

@@ -89,7 +89,7 @@ def test_password_stdin_policy_failure_exits_1(device):
 
 BAD_FORMS = [
     # Fill first, then match, then fields, then the password policy.
-    # `Please fill all fields!` is followed by a line naming the empty fields (issue 8 §20).
+    # `Please fill all fields!` is followed by a line naming the empty fields.
     ("empty-full-name", form(full_name=""), FILL + "\nEmpty: Full name."),
     ("blank-user-name", form(username="   "), FILL + "\nEmpty: User name."),
     ("tab-email", form(email="\t"), FILL + "\nEmpty: E-mail address."),
@@ -118,7 +118,7 @@ BAD_FORMS = [
     ("password-digits-run", form(password="12345678901234567890"), REPEATED),
     ("password-letters-run", form(password="abcdefghijklmnopq"), SEQUENCE),
     ("password-descending-run", form(password="ZYXWVUTSRQPONMLKJ"), SEQUENCE),
-    # zxcvbn (issue 10): the examples measured there, and one of each kind of pattern.
+    # zxcvbn: long passwords the Python zxcvbn finds guessable, and one of each kind of pattern.
     ("password-repeated-word", form(password="passwordpassword"), REPEATED),
     ("password-repeated-phrase", form(password="iloveyouiloveyou"), REPEATED),
     ("password-common-words", form(password="qwertyuiopasdfgh"), COMMON),

@@ -3,7 +3,9 @@
 import json
 import re
 
-from conftest import PASSWORD, WRONG_PASSWORD, finish, form, screen
+import pytest
+
+from conftest import PASSWORD, WRONG_PASSWORD, finish, form, screen, store_execute
 
 RESET_DONE = "Device reset: it is Public again and its accounts were deleted."
 ALREADY_PUBLIC = "This device is already Public; nothing to reset."
@@ -73,7 +75,7 @@ def test_reset_at_terminal_confirmed(activated):
 
 def test_reset_at_terminal_end_of_input(activated):
     """At a terminal, Ctrl-D at the reset question cancels: exit 1, still Activated, and the
-    sentence starts a line of its own (issue 8 §12)."""
+    sentence starts a line of its own."""
     child = activated.spawn("reset")
     child.expect_exact('Type "reset" to confirm: ')
     child.sendeof()
@@ -158,3 +160,30 @@ def test_log_records_unknown_names(activated):
     activated.login("Mallory", PASSWORD)
     last = activated.events()[-1]
     assert (last["event"], last["user"]) == ("login_failure", "Mallory")
+
+
+def test_reset_warning_counts_the_accounts(activated):
+    """The reset warning at a terminal counts the accounts and shows no raw escape."""
+    store_execute(activated.db, "UPDATE account SET username = ?", "al\x1b[2Jice")
+    child = activated.spawn("reset")
+    child.expect_exact('Type "reset" to confirm: ')
+    child.sendline("no")
+    assert finish(child) == 1
+    shown = child.logfile_read.getvalue()
+    assert "This deletes every account (1) and makes this device Public again." in shown
+    assert "\x1b" not in shown
+
+
+@pytest.mark.sqlite_only  # the SQLite file's free pages (a PostgreSQL server's files are its own)
+def test_reset_leaves_no_trace_of_the_hash(activated):
+    """After reset the deleted user's hash is overwritten, not left in a free page."""
+    salt = activated.stored_hash().split("$")[2]
+    assert activated.run("reset", "--yes").code == 0
+    for file in activated.db.parent.iterdir():
+        assert salt.encode() not in file.read_bytes(), file
+
+
+def test_log_json_always_has_every_key(activated):
+    for event in activated.events():
+        assert list(event) == ["time", "event", "user", "detail"]
+    assert activated.events()[0]["detail"] is None

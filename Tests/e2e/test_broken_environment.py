@@ -1,4 +1,4 @@
-"""Issue 4 §4: a broken environment gets one clear sentence naming the path and what is wrong,
+"""A broken environment gets one clear sentence naming the path and what is wrong,
 the storage exit code (3), and leaves the file byte for byte as it was."""
 
 import hashlib
@@ -98,7 +98,7 @@ def test_folder_cannot_be_created(tmp_path, args):
     target = blocker / "sub" / "db.sqlite3"
     code, out, err = run(args, target, PASSWORD)
     # Reading commands create nothing, and a path that cannot exist is an error, not a Public
-    # device (issue 8 §16); activate finds it when it first reads the state.
+    # device; activate finds it when it first reads the state.
     assert code == STORAGE
     assert one_sentence(err) == f"Cannot open the database {target}: {blocker} is not a folder."
     assert blocker.read_bytes() == b"not a folder\n"
@@ -158,7 +158,7 @@ def test_foreign_database(tmp_path):
     """Another program's SQLite file is not taken over."""
     target = new_store(tmp_path / "other.sqlite3")
     if isinstance(target, PostgresStore):
-        # A schema `accounts` holding tables but no schema_migration (issue 13).
+        # A schema `accounts` holding tables but no schema_migration.
         store_execute(target, "CREATE SCHEMA accounts")
         store_execute(target, "CREATE TABLE accounts.notes (body text)")
     else:

@@ -70,7 +70,7 @@ def test_account_commands_leave_the_file_complete(activated, tmp_path):
 
 
 def test_session_commands_leave_the_file_complete(device, tmp_path):
-    """Issue 11: whoami recording a use, the bare flow resuming a session, session revoke and
+    """Sessions: whoami recording a use, the bare flow resuming a session, session revoke and
     logout --all leave every change in the main file (their reads are closed before they write)."""
     assert device.run("activate", input=form()).code == 0
     assert device.run("login", "--username", "alice", "--password-stdin",

@@ -2,8 +2,10 @@
 
 import json
 import os
+import pwd
 import re
 import signal
+import sqlite3
 import subprocess
 
 import pytest
@@ -14,8 +16,8 @@ ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 
 def test_help_lists_administrator_group(device):
-    """`--help` exits 0 and lists reset, unlock, log, user, session and store (issue 13) under an
-    ADMINISTRATOR group, and the person-facing passwd and verify (issue 10) with activate, login
+    """`--help` exits 0 and lists reset, unlock, log, user, session and store under an
+    ADMINISTRATOR group, and the person-facing passwd and verify with activate, login
     and status."""
     result = device.run("--help")
     assert result.code == 0
@@ -71,7 +73,7 @@ def test_unknown_flag_message(device):
 def test_status_missing_database_is_public_and_not_created(device):
     """status on a missing database says Public, with the absolute path and that no database
     exists there (a mistyped --database must not read as a reset device); creates nothing.
-    PostgreSQL: a database without the schema `accounts` holds no store yet (issue 13)."""
+    PostgreSQL: a database without the schema `accounts` holds no store yet."""
     result = device.run("status")
     assert (result.code, result.stderr) == (0, "")
     missing = ("this database holds no accounts store yet" if device.postgresql
@@ -169,7 +171,7 @@ def test_unreadable_blocklist_exits_3(device):
     assert result.code == 3
     assert result.stderr == f"Cannot read the password blocklist {missing}: it cannot be opened.\n"
     assert device.status()["state"] == "Public"
-    # A command that fails creates nothing (issue 8 §17): no empty database is left behind.
+    # A command that fails creates nothing: no empty database is left behind.
     assert device.nothing_created()
 
 
@@ -191,8 +193,8 @@ def test_shell_completions(device, shell, marker):
 
 
 def test_root_usage_shows_the_subcommand_as_optional(device):
-    """Issue 8 §21: a bare `accounts` is the whole flow, so the usage line says [<subcommand>]
-    (and the database is a path or, since issue 13, a URI)."""
+    """A bare `accounts` is the whole flow, so the usage line says [<subcommand>] (and the
+    database is a path or a URI)."""
     result = device.run("--help")
     assert result.code == 0
     assert "USAGE: accounts [--database <path-or-uri>] [<subcommand>]\n" in result.stdout
@@ -248,3 +250,45 @@ def test_a_reader_gone_ends_quietly(activated, args, sigpipe):
         code, stderr = run_with_stdout(
             activated, args, pipe, preexec_fn=lambda: signal.signal(signal.SIGPIPE, disposition))
     assert (code, stderr) == (141, "")
+
+
+def test_file_uri_flag_is_a_plain_file_name(device):
+    """`--database 'file:x?nolock=1'` names a file called that in the current folder."""
+    result = device.run("activate", "--database", "file:x?nolock=1", input=form())
+    assert result.code == 0, result
+    plain = device.root / "file:x?nolock=1"
+    assert plain.is_file()
+    assert not (device.root / "x").exists()
+    with sqlite3.connect(f"file:{plain}?mode=ro".replace("?nolock", "%3Fnolock"), uri=True) as db:
+        assert db.execute("SELECT state FROM activation").fetchone() == ("Activated",)
+
+
+def test_home_that_is_a_uri_is_not_used(device):
+    """A HOME that is not an absolute path (`file:…#`) is ignored: the home folder comes from the
+    user database, so the path is absolute and never a URI."""
+    env = device.env(database=False, XDG_DATA_HOME=None,
+                     HOME=f"file:{device.root}/h?nolock=1#")
+    result = device.run("status", env=env)
+    home = pwd.getpwuid(os.getuid()).pw_dir
+    assert f"{home}/.local/share/accounts/accounts.sqlite3" in result.stdout + result.stderr
+    assert "file:" not in result.stdout + result.stderr
+    assert not (device.root / "h").exists()
+
+
+def test_paths_are_escaped(device, tmp_path):
+    folder = tmp_path / "a\x1b[31m\nb"
+    result = device.run("status", "--database", str(folder / "db"))
+    assert result.code == 0
+    assert "\x1b" not in result.stdout and "a\\u{1b}[31m\\u{a}b" in result.stdout
+    assert len(result.out_lines) == 2  # the newline in the path forges no line
+
+
+@pytest.mark.parametrize("value", ["5", "abc", "1e6", "-1000", "100000001"])
+@pytest.mark.parametrize("args", [["activate"], ["status"]])
+def test_unusable_iteration_setting_is_a_usage_error(device, value, args):
+    env = device.env(ACCOUNTS_PBKDF2_ITERATIONS=value)
+    result = device.run(*args, input=form(), env=env)
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f'ACCOUNTS_PBKDF2_ITERATIONS must be a whole number from 1000 to 100000000, not "{value}".\n')
+    assert not device.db.exists()

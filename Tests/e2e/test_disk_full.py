@@ -1,4 +1,4 @@
-"""Issue 4 §4: a full disk gets one clear sentence and the storage exit code; nothing is
+"""A full disk gets one clear sentence and the storage exit code; nothing is
 changed, reading still works, and once there is room again everything works.
 
 The disk is a 200 KiB tmpfs mounted in a private mount namespace (`unshare -m`; as a non-root

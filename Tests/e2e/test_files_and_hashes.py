@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from conftest import (FULL_NAME, INPUT_ENDED, PASSWORD, WRONG_PASSWORD, Device, form)
+from conftest import (FULL_NAME, INPUT_ENDED, PASSWORD, USERNAME, WRONG_PASSWORD, Device, form)
 
 WELCOME = f"Welcome back {FULL_NAME}!"
 HASH_SHAPE = re.compile(r"^pbkdf2_sha256\$(\d+)\$([A-Za-z0-9]+)\$([A-Za-z0-9+/]{43}=)$")
@@ -149,3 +149,31 @@ def test_bare_from_pipe_one_attempt(activated):
     """From a pipe the bare command allows a single login attempt."""
     result = activated.run(input=f"alice\n{WRONG_PASSWORD}\nalice\n{PASSWORD}\n")
     assert (result.code, result.stdout, result.stderr) == (1, "", "Invalid user name or password!\n")
+
+
+def test_bare_flow_input_ends_at_login_after_activation(device):
+    """From a pipe: answer, form, then end of input at login. The device IS activated, and the
+    sentence says so (not 'nothing was stored')."""
+    result = device.run(input="y\n" + form())
+    assert result.code == 1
+    assert result.err_lines[-1] == (
+        "Input ended before the login; the device stays activated for alice. Run "
+        "`accounts login` to log in.")
+    assert device.status()["state"] == "Activated"
+
+
+def test_input_ends_at_the_question(device):
+    result = device.run(input="")
+    assert result.err_lines == [
+        "This device is not activated yet.",
+        "Input ended at the activation question; nothing was stored."]
+
+
+def test_crlf_everywhere_from_a_pipe(device):
+    """Lines ending in \\r\\n: the bare flow's answer, the form and the login."""
+    result = device.run(input=("y\n" + form() + f"{USERNAME}\n{PASSWORD}\n").replace("\n", "\r\n"))
+    assert (result.code, result.stdout) == (
+        0, f"Device activated for alice.\nWelcome back {FULL_NAME}!\n"), result
+    result = device.run("login", "--username", USERNAME, "--password-stdin",
+                        input=PASSWORD + "\r\n")
+    assert result.code == 0

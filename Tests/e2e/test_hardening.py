@@ -1,5 +1,5 @@
 """A crash cannot put a typed password on disk or in another process's hands: the program has
-no core file size and is not dumpable from the start (security review)."""
+no core file size and is not dumpable from the start."""
 
 import os
 import pathlib

@@ -1,4 +1,4 @@
-"""Bad input to the account commands (issue 10): every prompt and flag of `user add`,
+"""Bad input to the account commands: every prompt and flag of `user add`,
 `user edit`, `user passwd`, `passwd`, `verify` and `log` gets one clear sentence, a non-zero
 exit, nothing changed, and nothing echoed back raw."""
 

@@ -1,4 +1,4 @@
-"""Issue 4 §3: bad input at every prompt and every flag gets one clear sentence, a non-zero
+"""Bad input at every prompt and every flag gets one clear sentence, a non-zero
 exit, nothing stored, and is never echoed back raw."""
 
 import json

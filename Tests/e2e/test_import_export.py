@@ -1,4 +1,4 @@
-"""`accounts user import` and `accounts user export` (issue 12), with files made by the real tools:
+"""`accounts user import` and `accounts user export`, with files made by the real tools:
 Django (`create_user`, `dumpdata`, `loaddata`), Apache's `htpasswd` and `mkpasswd` (libxcrypt)."""
 
 import csv
@@ -619,8 +619,8 @@ def test_hashes_over_the_cost_ceiling_are_refused_on_their_lines(activated):
 
 
 def test_htpasswd_bcrypt_over_the_ceiling_is_refused(activated):
-    """The review's htpasswd line, `$2y$31$…`, is refused on its line; the same file at cost 17
-    (what `htpasswd -B -C 17` makes, its highest) imports."""
+    """An htpasswd line at bcrypt's highest cost, `$2y$31$…`, is refused on its line; the same
+    file at cost 17 (what `htpasswd -B -C 17` makes, its highest) imports."""
     bcrypt_31 = "$2y$31$" + BCRYPT_17[7:]
     write(activated, "site.htpasswd", f"{BOB}:{bcrypt_31}\n")
     nothing_imported(import_(activated, "site.htpasswd", "--email-domain", DOMAIN),

@@ -1,4 +1,4 @@
-"""`accounts log` filters (issue 10): --user, --event, --since, --limit with them, --json; and
+"""`accounts log` filters: --user, --event, --since, --limit with them, --json; and
 the line format with the new event kinds."""
 
 import datetime

@@ -2,9 +2,10 @@
 
 import datetime
 import re
+import resource
 
-from conftest import (FULL_NAME, INVALID, NOT_ACTIVATED, PASSWORD, TOO_MANY, WRONG_PASSWORD,
-                      form)
+from conftest import (FULL_NAME, INVALID, NOT_ACTIVATED, PASSWORD, TOO_MANY, USERNAME,
+                      WRONG_PASSWORD, form, store_execute)
 
 WELCOME = f"Welcome back {FULL_NAME}!"
 
@@ -214,3 +215,75 @@ def test_reactivated_user_after_reset(activated):
     assert result.code == 0
     assert activated.login().code == 1
     assert activated.login("bob", "can we fix it yes we can").stdout == "Welcome back Bob Builder!\n"
+
+
+def test_home_escapes_a_tampered_full_name(activated):
+    store_execute(activated.db, "UPDATE account SET full_name = ?", "Eve\x1b]0;pwned\x07\x1b[31m\u202e")
+    result = activated.login()
+    assert result.code == 0
+    assert result.stdout == "Welcome back Eve\\u{1b}]0;pwned\\u{7}\\u{1b}[31m\\u{202e}!\n"
+
+
+def test_tampered_counter_still_counts_and_locks(activated):
+    """failures at the largest value its column holds (SQLite: Int64.max; PostgreSQL: that of
+    the column's type): no crash, the attempt is counted and locks the name."""
+    assert activated.login(USERNAME, WRONG_PASSWORD).code == 1
+    largest = 2**63 - 1
+    if activated.postgresql:
+        (kind,) = activated.query(
+            "SELECT data_type::text FROM information_schema.columns WHERE table_schema = "
+            "'accounts' AND table_name = 'login_throttle' AND column_name = 'failures'")[0]
+        largest = {"bigint": 2**63 - 1, "integer": 2**31 - 1, "smallint": 2**15 - 1}[kind]
+    store_execute(activated.db, "UPDATE login_throttle SET failures = ?", largest)
+    result = activated.login(USERNAME, WRONG_PASSWORD)
+    assert result.code == 4, result
+    assert result.err_lines[0] == INVALID and TOO_MANY in result.err_lines[1]
+    assert "Fatal error" not in result.stderr
+    assert [e["event"] for e in activated.events()][-2:] == ["login_failure", "lockout"]
+
+
+def test_absurd_iteration_count_is_a_damaged_hash(activated):
+    """A stored count of 2^31-1 would cost minutes: the usual answer at the usual cost, and the
+    log tells the administrator the hash is damaged."""
+    stored = activated.stored_hash().split("$")
+    store_execute(activated.db, "UPDATE account SET password_hash = ?",
+           "$".join([stored[0], str(2**31 - 1), stored[2], stored[3]]))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = activated.login()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert (result.code, result.stderr) == (1, INVALID + "\n")
+    assert after.ru_utime - before.ru_utime < 10  # 2^31-1 iterations would take ~30 minutes
+    last = activated.events()[-1]
+    assert last["event"] == "login_failure"
+    assert "stored password hash is damaged" in last["detail"]
+    assert "stored password hash is damaged" in activated.run("log").stdout
+
+
+def test_impossible_names_are_not_stored(activated):
+    """An 8,000-character name at the prompt gets the usual answer and is not written."""
+    result = activated.login("n" * 8000, WRONG_PASSWORD)
+    assert (result.code, result.stderr) == (1, INVALID + "\n")
+    assert activated.query("SELECT count(*) FROM login_throttle") == [(0,)]
+    assert activated.query("SELECT max(length(username)) FROM audit_event") == [(5,)]
+
+
+def test_first_login_counts_failures_since_activation(activated):
+    assert activated.login(USERNAME, WRONG_PASSWORD).code == 1
+    assert activated.login().out_lines == [
+        f"Welcome back {FULL_NAME}!", "1 failed attempt since activation"]
+
+
+def test_unlock_on_a_missing_database_creates_nothing(device):
+    result = device.run("unlock", USERNAME)
+    assert (result.code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"No database exists at {device.db}; nothing was changed. Check --database or "
+        "ACCOUNTS_DATABASE.\n")
+    assert device.nothing_created()
+
+
+def test_unlock_refuses_an_impossible_name(activated):
+    result = activated.run("unlock", "two words")
+    assert (result.code, result.stderr) == (
+        1, "User name must be 1 to 64 letters, digits, '.', '_' or '-'!\n")
+    assert [e["event"] for e in activated.events()] == ["activation"]

@@ -1,4 +1,4 @@
-"""`accounts pam-auth --database PATH` (issue 12): the password check `pam_exec` runs, first
+"""`accounts pam-auth --database PATH`: the password check `pam_exec` runs, first
 called directly the way pam_exec calls it (PAM_* in the environment, the password on standard
 input), then through the real PAM stack with Debian's `pamtester` and a scratch service file.
 

@@ -1,4 +1,4 @@
-"""`accounts passwd` (issue 10): a person changes their own password, from a pipe and at a
+"""`accounts passwd`: a person changes their own password, from a pipe and at a
 terminal; wrong answers count like failed logins."""
 
 import re

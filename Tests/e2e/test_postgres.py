@@ -1,4 +1,4 @@
-"""The PostgreSQL store (issue 13) through the built binary, against real servers: choosing the
+"""The PostgreSQL store through the built binary, against real servers: choosing the
 store (--database, postgres://, ACCOUNTS_DATABASE, PG* variables, a service file, ~/.pgpass,
 PGPASSWORD over TCP with a SCRAM role, sslmode, connect_timeout), never showing the password,
 faults (a server stopped before or during a command, a killed connection, a wrong password, a

@@ -1,5 +1,5 @@
-"""Issue 8 §22: the plain `swift build -c release` is the fast-starting program (the Swift
-runtime, Foundation, ICU and, since issue 9, libstdc++ linked in statically; the settings live in
+"""The plain `swift build -c release` is the fast-starting program (the Swift
+runtime, Foundation, ICU and libstdc++ linked in statically; the settings live in
 Package.swift), and it is still a position-independent executable (address-space randomisation).
 Scripts/test builds it and names it in ACCOUNTS_RELEASE_BIN."""
 
@@ -48,7 +48,7 @@ def test_exports_no_symbols_of_its_own():
 
 
 def test_relative_relocations_are_packed():
-    """Issue 9: the binary's relative relocations are stored packed (DT_RELR), not as 2 MB of
+    """The binary's relative relocations are stored packed (DT_RELR), not as 2 MB of
     RELA records read at every start."""
     dynamic = subprocess.run(["readelf", "-d", RELEASE], capture_output=True, text=True,
                              check=True).stdout

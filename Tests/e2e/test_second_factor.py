@@ -1,4 +1,4 @@
-"""The TOTP second factor (issue 11): enrollment with `2fa enable` (key, URI, QR code, recovery
+"""The TOTP second factor: enrollment with `2fa enable` (key, URI, QR code, recovery
 codes, what the database keeps), logins that need a code, replays and the lockout, recovery codes,
 `2fa disable|status|recovery-codes`, `user reset-2fa`, `verify`, the key file beside the database,
 and a walk at a terminal.
@@ -1088,8 +1088,8 @@ def test_user_show_two_factor_lines(activated):
 
 def test_verify_reads_the_code_line(activated):
     """`verify --username alice --password-stdin` with 2FA on: the right code on the next line
-    exits 0 silently; the same code again and a wrong one exit 1 silently (issue 10: verify
-    prints nothing for right, wrong or locked), logged `verification code replayed` and `wrong
+    exits 0 silently; the same code again and a wrong one exit 1 silently (verify prints
+    nothing for right, wrong or locked), logged `verification code replayed` and `wrong
     verification code`; no code line exits 1 without a login_success."""
     enrollment = enabled(activated)
     args = ("verify", "--username", USERNAME, "--password-stdin")

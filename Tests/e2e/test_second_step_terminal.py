@@ -1,5 +1,5 @@
-"""Issue 11 at a terminal, the bare `accounts`: the second step after a right password, its
-acknowledgment, and the way back to the start (Login) after a wrong or empty code."""
+"""The second factor at a terminal, the bare `accounts`: the second step after a right password,
+its acknowledgment, and the way back to the start (Login) after a wrong or empty code."""
 
 import re
 import subprocess

@@ -1,4 +1,4 @@
-"""Sessions (issue 11): a login lasts until logout, expiry or an administrator ends it. The client
+"""Sessions: a login lasts until logout, expiry or an administrator ends it. The client
 keeps a 256-bit token in `$XDG_STATE_HOME/accounts/session`; the database keeps only its SHA-256."""
 
 import datetime
@@ -1196,8 +1196,7 @@ def test_session_revoke_needs_exactly_one(two, args):
 def test_schema_v3_tables(activated):
     """After activation the database is at v3: session, second_factor and recovery_code exist,
     STRICT (recovery_code WITHOUT ROWID), with the contract's columns and the new audit kinds.
-    PostgreSQL: the same tables and columns in the schema `accounts`, from its own migration v1
-    (issue 13)."""
+    PostgreSQL: the same tables and columns in the schema `accounts`, from its own migration v1."""
     if activated.postgresql:
         assert "v1" in activated.migrations(), activated.migrations()
     else:

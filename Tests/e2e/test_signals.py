@@ -1,5 +1,5 @@
-"""The terminal is put back on every exit path: Ctrl-Z and fg, SIGTERM, SIGHUP (issue 2), and
-every other signal whose default action ends the process (security review)."""
+"""The terminal is put back on every exit path: Ctrl-Z and fg, SIGTERM, SIGHUP, and
+every other signal whose default action ends the process."""
 
 import os
 import signal

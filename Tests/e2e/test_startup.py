@@ -1,4 +1,4 @@
-"""Issue 9: what is loaded only for hashing (OpenSSL's libcrypto) is opened when it is first used,
+"""What is loaded only for hashing (OpenSSL's libcrypto) is opened when it is first used,
 so no command pays at start for what it does not use. The dynamic loader tells which files it
 opens and why when LD_DEBUG=files (written to LD_DEBUG_OUTPUT.<pid>, so the program's own output
 stays apart): `needed by` for what the executable links, `dynamically loaded by` for dlopen."""
@@ -12,7 +12,7 @@ from conftest import BIN, PASSWORD, form
 
 RELEASE = os.environ.get("ACCOUNTS_RELEASE_BIN", "")
 LIBCRYPTO = "libcrypto.so.3"
-LIBZXCVBN = "libzxcvbn.so.0"  # issue 10: zxcvbn, opened only to check a new password
+LIBZXCVBN = "libzxcvbn.so.0"  # zxcvbn, opened only to check a new password
 
 
 def loader_log(device, *args, binary=BIN, input=None, **extra):

@@ -46,7 +46,7 @@ def test_repeated_flag_is_parsed_like_the_parser_does(device):
 
 def test_version_fast_path_answers_as_the_parser(device):
     """`accounts --version` skips the argument parser; with another option it goes through the
-    parser: the same output and exit code either way (issue 9)."""
+    parser: the same output and exit code either way."""
     fast = device.run("--version")
     parsed = device.run("--database", str(device.db), "--version")
     assert (fast.code, fast.stdout, fast.stderr) == (parsed.code, parsed.stdout, parsed.stderr)

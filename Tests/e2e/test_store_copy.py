@@ -1,4 +1,4 @@
-"""`accounts store copy --from SRC --to DST` (issue 13): a rich SQLite store made with the binary
+"""`accounts store copy --from SRC --to DST`: a rich SQLite store made with the binary
 (activation, several accounts with an id gap, a disabled and a must-change account, imported
 crypt(3) hashes, tallies and a lock, sessions with the last one deleted, two second factors with
 a used recovery code, the audit log) is copied to a new PostgreSQL database and back to a new

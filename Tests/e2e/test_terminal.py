@@ -4,11 +4,11 @@ import shlex
 
 import pexpect
 
-from conftest import (BIN, EMAIL, FULL_NAME, INPUT_ENDED, INVALID, PASSWORD, USERNAME,
+from conftest import (BIN, EMAIL, FULL_NAME, INPUT_ENDED, INVALID, PASSWORD, TOO_MANY, USERNAME,
                       WRONG_PASSWORD, answer, answer_secret, finish, pty_echo, screen)
 
 WELCOME = f"Welcome back {FULL_NAME}!"
-# At a terminal the password rules are said before the first Password prompt (issue 8 §20).
+# At a terminal the password rules are said before the first Password prompt.
 RULES = ("Choose a password of 15 to 1,024 characters (a few unrelated words work well); not "
          "your user name, name or e-mail, not easy to guess (a common password, a keyboard row, a "
          "repeat, a run like 12345, a date), not on the administrator's list.")
@@ -272,7 +272,7 @@ def test_ctrl_d_at_prompt_cancels(device):
     child.expect_exact("Full name: ")
     child.sendeof()
     assert finish(child) == 1
-    # The sentence is on a line of its own, not run onto the prompt (issue 8 §12).
+    # The sentence is on a line of its own, not run onto the prompt.
     assert screen(child).endswith("Full name: \n" + INPUT_ENDED + "\n")
     device.assert_nothing_stored()
 
@@ -372,7 +372,7 @@ def test_bare_three_attempts_at_terminal(activated):
 
 def test_bare_third_attempt_succeeds(activated):
     """A right password on the third attempt reaches Home, which counts the 2 failures since
-    activation (there was no login before them: issue 8 §13)."""
+    activation (there was no login before them)."""
     child = activated.spawn()
     for password in (WRONG_PASSWORD, "another wrong guess", PASSWORD):
         answer(child, "User name: ", USERNAME)
@@ -382,3 +382,29 @@ def test_bare_third_attempt_succeeds(activated):
     assert text.count(INVALID) == 2
     assert text.endswith(f"{INVALID}\nUser name: alice\nPassword: \n{WELCOME}\n"
                          "2 failed attempts since activation\n")
+
+
+def test_locked_name_is_told_before_the_password(activated):
+    """At a terminal a locked name is refused right after the user name: no Password prompt."""
+    for _ in range(5):
+        activated.login(USERNAME, WRONG_PASSWORD)
+    child = activated.spawn("login")
+    child.expect_exact("User name: ")
+    child.sendline(USERNAME)
+    assert finish(child) == 4
+    shown = screen(child)
+    assert TOO_MANY in shown and "Password" not in shown
+
+
+def test_terminal_names_the_empty_fields(device):
+    child = device.spawn("activate")
+    for prompt, text in (("User name: ", USERNAME), ("Full name: ", ""), ("E-mail address: ", "")):
+        child.expect_exact(prompt)
+        child.sendline(text)
+    for prompt in ("Password: ", "Password again: "):
+        child.expect_exact(prompt)
+        child.sendline(PASSWORD)
+    child.expect_exact("Please fill all fields!\r\nEmpty: Full name, E-mail address.\r\n")
+    child.expect_exact(f"User name [{USERNAME}]: ")
+    child.sendeof()
+    assert finish(child) == 1

@@ -1,4 +1,4 @@
-"""Issue 3 §2: an unknown user name costs the same PBKDF2 work as a wrong password.
+"""An unknown user name costs the same PBKDF2 work as a wrong password.
 
 Compared by the CPU time the process spends (not wall-clock), at the real 1,200,000 iterations:
 without the dummy hash an unknown name would cost about 1% of a wrong password, so the wide
@@ -44,7 +44,7 @@ def test_unknown_name_costs_a_wrong_password(device):
 
 
 def test_cost_does_not_follow_the_environment(device):
-    """Issue 8 §4: with ACCOUNTS_PBKDF2_ITERATIONS=1000 (cheap NEW hashes) and the stored hash at
+    """With ACCOUNTS_PBKDF2_ITERATIONS=1000 (cheap NEW hashes) and the stored hash at
     1,200,000, an unknown name must still cost what the stored user costs (it cost 1/1200
     before): CPU medians within 2× of each other."""
     device.activate(fast=False)
@@ -71,7 +71,7 @@ def cpu_seconds_of(device, args, stdin, expected=1):
 
 GUESS = "not the password, but long enough"
 NEW = "tangerine submarine orchestra 93"
-# Issue 10: each new way of being refused, next to the refusal it must look like. The first
+# Each way of being refused, next to the refusal it must look like. The first
 # command of each pair is a wrong password of an existing account.
 REFUSALS = {
     "verify-unknown-name": (
@@ -88,7 +88,7 @@ REFUSALS = {
 
 @pytest.mark.parametrize("case", list(REFUSALS))
 def test_new_refusals_cost_a_wrong_password(device, case):
-    """Issue 10: verify and passwd with an unknown name, and login of a disabled account (right
+    """Verify and passwd with an unknown name, and login of a disabled account (right
     password), cost what a wrong password costs: CPU medians within 2x, 3 alternated runs each."""
     device.activate(fast=False)
     added = device.run("user", "add", "--username", "bob", "--full-name", "Bob Builder",

@@ -1,4 +1,4 @@
-"""Schema upgrade (issue 10): a database made by the v1 release (Tests/fixtures/v1.sqlite3, every
+"""Schema upgrade: a database made by the v1 release (Tests/fixtures/v1.sqlite3, every
 row recorded in v1.expected.json) is read, then upgraded by the first write through every
 migration (v2: several accounts; v3: sessions and second factors; v4: crypt(3) hashes), losing
 nothing."""

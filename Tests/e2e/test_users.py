@@ -1,4 +1,4 @@
-"""`accounts user ...` (issue 10): the administrator's commands over several accounts."""
+"""`accounts user ...`: the administrator's commands over several accounts."""
 
 import json
 import re
@@ -8,14 +8,14 @@ import pytest
 from conftest import (BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, EMAIL, EMAIL_RULE, FILL,
                       FULL_NAME, INPUT_ENDED, INVALID, MATCH, NEW_PASSWORD, NOT_ACTIVATED,
                       PERSONAL, SHORT, TOO_MANY, USERNAME, USERNAME_RULE,
-                      WRONG_PASSWORD, answer, answer_secret, finish, form, screen)
+                      WRONG_PASSWORD, answer, answer_secret, finish, form, screen, store_execute)
 
 NO_SUCH = 5
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 BOB_WELCOME = f"Welcome back {BOB_FULL_NAME}!\n"
 JSON_KEYS = ["username", "fullName", "email", "owner", "disabled", "locked", "lockedUntil",
              "mustChangePassword", "failures", "createdAt", "lastLogin"]
-# Said at a terminal before the first password, as in the Activation Form (issue 8 §20).
+# Said at a terminal before the first password, as in the Activation Form.
 RULES = ("Choose a password of 15 to 1,024 characters (a few unrelated words work well); not "
          "your user name, name or e-mail, not easy to guess (a common password, a keyboard row, a "
          "repeat, a run like 12345, a date), not on the administrator's list.")
@@ -278,8 +278,8 @@ def test_list_public_device_prints_nothing(device, args):
 # user show
 
 def test_show_text(activated):
-    """user show prints the twelve lines of one account on stdout, exit 0 (the last two, of
-    issue 11: its second factor and its live sessions)."""
+    """user show prints the twelve lines of one account on stdout, exit 0 (the last two: its
+    second factor and its live sessions)."""
     activated.add_user()
     result = activated.run("user", "show", BOB)
     assert (result.code, result.stderr) == (0, "")
@@ -851,3 +851,14 @@ def test_reset_warning_counts_accounts(activated):
     assert screen(child).startswith(
         "This deletes every account (3) and makes this device Public again.\n")
     assert len(activated.accounts()) == 3
+
+
+def test_account_list_and_show_escape_a_tampered_user_name(activated):
+    """A user name with an escape sequence, written into the database behind the program's back,
+    is shown escaped by `user list` and `user show`."""
+    store_execute(activated.db, "UPDATE account SET username = ?", "al\x1b[2Jice")
+    for args in (("user", "list"), ("user", "show", "alice")):
+        result = activated.run(*args)
+        assert result.code == 0, result
+        assert "al\\u{1b}[2Jice" in result.stdout, result.stdout
+        assert "\x1b" not in result.stdout + result.stderr

@@ -1,4 +1,4 @@
-"""`accounts verify` (issue 10): a silent yes/no on a user name and password, for scripts; the
+"""`accounts verify`: a silent yes/no on a user name and password, for scripts; the
 same throttle and audit as login, no Home."""
 
 import pytest

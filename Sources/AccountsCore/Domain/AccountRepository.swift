@@ -15,7 +15,7 @@ public enum StoreAccess: Sendable, Equatable {
 /// second process sees all of it or none of it. Races are decided by the backend: a `write`
 /// runs alone against other writes (SQLite: an IMMEDIATE transaction; PostgreSQL: a lock on the
 /// activation row taken first), and a user name stays unique by its own constraint. The SQLite
-/// implementation is AccountsStore's `AccountStore`, the PostgreSQL one AccountsPostgres's
+/// implementation is AccountsStore's `SQLiteStore`, the PostgreSQL one AccountsPostgres's
 /// `PostgresStore`; the contract every implementation must meet is the test suite
 /// `RepositoryContract`.
 public protocol AccountRepository: AnyObject {

@@ -69,10 +69,10 @@ public enum LoginRecorder {
 
   /// Counts a failed login of `usernameKey`, locking it when `policy` says so.
   ///
-  /// `detail` says why in the audit log (never a secret). A name already locked is not counted again; the
-  /// attempt is logged as refused. Every name's tally is forgotten alike `policy.forgetAfter`
-  /// after its last failure unless a lock is in force, so that what is kept tells nothing
-  /// about which names exist.
+  /// `detail` says why in the audit log (never a secret). A name already locked is not counted
+  /// again; the attempt is logged as refused. Every name's tally is forgotten alike
+  /// `policy.forgetAfter` after its last failure unless a lock is in force, so that what is kept
+  /// tells nothing about which names exist.
   public static func recordFailure(
     _ store: any AccountRepository, username: String, usernameKey: String, at now: Date,
     policy: LockoutPolicy, detail: String = Messages.detailInvalidCredentials,

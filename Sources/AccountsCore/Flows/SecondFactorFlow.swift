@@ -96,8 +96,8 @@ public enum SecondFactorFlow {
 
   /// The key to seal a new secret under: the key file's, made on first use.
   ///
-  /// Never a second key while secrets are sealed under one that is missing or another (restoring the right
-  /// key file from a backup must keep working for them).
+  /// Never a second key while secrets are sealed under one that is missing or another (restoring
+  /// the right key file from a backup must keep working for them).
   private static func sealingKey(_ env: AccountsEnvironment, store: any AccountRepository)
     throws(AccountsError) -> SealingKey
   {

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// The parts that need no store: checking a code, the `otpauth://` URI an authenticator app
 /// scans, recovery codes. Where the secret and the last accepted step are kept is the store's
-/// (a later part of issue 11).
+/// concern.
 public enum SecondFactor {
   /// Seconds per time step.
   public static let step: TimeInterval = 30

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-extension AccountStore: AccountRepository {
+extension SQLiteStore: AccountRepository {
   /// The file's path as given.
   public var location: String { path }
 
@@ -101,7 +101,7 @@ private func statement<T>(
     return try body()
   } catch let error as AccountsError {
     throw error
-  } catch let error as AccountStore.PassedThrough {
+  } catch let error as SQLiteStore.PassedThrough {
     // A core error from a callback inside the statement (`forEachRow`'s body writing to another
     // store, say): as it was thrown.
     throw error.error
@@ -233,7 +233,7 @@ extension SQLiteReading {
         let tally = ThrottleState(
           failures: row[first] ?? 0, lockouts: row[first + 1] ?? 0,
           lockedUntil: lockedUntil.flatMap(Timestamp.date))
-        try AccountStore.passingThrough { () throws(AccountsError) in
+        try SQLiteStore.passingThrough { () throws(AccountsError) in
           try body(
             AccountListing(account: record.account(isOwner: record.id == owner), tally: tally))
         }
@@ -270,7 +270,7 @@ extension SQLiteReading {
           ORDER BY id ASC
           """, arguments: arguments)
       while let record = try rows.next() {
-        try AccountStore.passingThrough { () throws(AccountsError) in try body(record.event) }
+        try SQLiteStore.passingThrough { () throws(AccountsError) in try body(record.event) }
       }
     }
   }
@@ -324,7 +324,7 @@ extension SQLiteReading {
       while let row = try rows.next() {
         let listing = SessionListing(
           session: SessionRecord(row: row).session, username: row[SessionRecord.columnCount])
-        try AccountStore.passingThrough { () throws(AccountsError) in try body(listing) }
+        try SQLiteStore.passingThrough { () throws(AccountsError) in try body(listing) }
       }
     }
   }
@@ -382,7 +382,7 @@ extension SQLiteReading {
           case .blob(let data): return .blob([UInt8](data))
           }
         }
-        try AccountStore.passingThrough { () throws(AccountsError) in try body(values) }
+        try SQLiteStore.passingThrough { () throws(AccountsError) in try body(values) }
       }
     }
   }

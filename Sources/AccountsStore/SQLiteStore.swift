@@ -10,13 +10,16 @@ import Musl
 import Darwin
 #endif
 
+/// The store's former name, kept only until the command-line target uses `SQLiteStore`.
+public typealias AccountStore = SQLiteStore
+
 /// The device's SQLite database: the SQLite implementation of the core's `AccountRepository`.
 ///
 /// It holds the activation state, the accounts, login tallies and the audit log.
 ///
 /// Every write is one IMMEDIATE transaction, so that several processes can share the file
 /// (WAL mode, a busy timeout) and a crash leaves it as it was before or after the write.
-public final class AccountStore: Sendable {
+public final class SQLiteStore: Sendable {
   /// How the file is opened.
   public typealias Access = StoreAccess
 
@@ -95,7 +98,7 @@ public final class AccountStore: Sendable {
   /// version, that is not an `accounts` database, or that is not safely ours (see `FileSafety`)
   /// is left untouched. The path is never taken as an SQLite URI.
   public static func open(path: String, access: Access, busyTimeout: Double = 5) throws(StoreError)
-    -> AccountStore?
+    -> SQLiteStore?
   {
     guard NoFollowVFS.isInstalled else {
       throw .failure(path: path, reason: "SQLite has no file layer to open it with")
@@ -170,7 +173,7 @@ public final class AccountStore: Sendable {
 
   /// Opens a file that passed the safety checks: as immutable where it cannot be written.
   private static func openChecked(path: String, real: String, access: Access, busyTimeout: Double)
-    throws(StoreError) -> AccountStore
+    throws(StoreError) -> SQLiteStore
   {
     guard access == .readOnly else {
       // Where we cannot write, writing commands stop before touching anything.
@@ -226,7 +229,7 @@ public final class AccountStore: Sendable {
 
   private static func connect(
     path: String, real: String, access: Access, immutable: Bool, busyTimeout: Double
-  ) throws(StoreError) -> AccountStore {
+  ) throws(StoreError) -> SQLiteStore {
     do {
       var config = Configuration()
       config.readonly = access == .readOnly
@@ -237,7 +240,7 @@ public final class AccountStore: Sendable {
       }
       let openPath = immutable ? FileSystem.immutableURI(for: real) : real
       let queue = try DatabaseQueue(path: openPath, configuration: config)
-      let store = AccountStore(
+      let store = SQLiteStore(
         path: path, lockPath: real, busyTimeout: busyTimeout, writer: queue)
       try store.checkOwnership()
       if access == .readWrite {
@@ -250,11 +253,11 @@ public final class AccountStore: Sendable {
   }
 
   /// A private in-memory database, migrated, for tests.
-  public static func inMemory() throws(StoreError) -> AccountStore {
+  public static func inMemory() throws(StoreError) -> SQLiteStore {
     do {
       let queue = try DatabaseQueue()
       try migrator.migrate(queue)
-      return AccountStore(path: ":memory:", lockPath: ":memory:", busyTimeout: 0, writer: queue)
+      return SQLiteStore(path: ":memory:", lockPath: ":memory:", busyTimeout: 0, writer: queue)
     } catch {
       throw StoreError.translating(error, path: ":memory:", busyTimeout: 0)
     }
