@@ -10,9 +10,6 @@ import Musl
 import Darwin
 #endif
 
-/// The store's former name, kept only until the command-line target uses `SQLiteStore`.
-public typealias AccountStore = SQLiteStore
-
 /// The device's SQLite database: the SQLite implementation of the core's `AccountRepository`.
 ///
 /// It holds the activation state, the accounts, login tallies and the audit log.

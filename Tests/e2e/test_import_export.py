@@ -862,6 +862,20 @@ def test_duplicates_in_the_file_name_both_lines(activated, django_hashers):
     unchanged(activated, before, events)
 
 
+@pytest.mark.parametrize("name,reason", [("missing.csv", "No such file or directory"),
+                                         ("folder", "it is a folder")])
+def test_an_unreadable_import_file_is_a_usage_error(activated, name, reason):
+    """An import file that is missing or a folder is the person's input, not the store's: its
+    own sentence and exit 2, nothing imported."""
+    (activated.root / "folder").mkdir()
+    before, events = activated.accounts(), activated.events()
+    result = import_(activated, name)
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == (f"Cannot read the import file {name}: {reason}. Name a readable "
+                             "file, or - for standard input.\n")
+    unchanged(activated, before, events)
+
+
 def test_name_already_taken(activated):
     """`ALICE` in an htpasswd file where alice exists: `line 2 (ALICE): user name ALICE is
     already taken.`, exit 1 (the file is good; the store's state refuses it, as `user add`

@@ -74,7 +74,7 @@ struct CommandContext {
       environment = AccountsEnvironment(
         console: console, databasePath: path,
         openStore: { access throws(StoreError) in
-          try AccountStore.open(path: path, access: access, busyTimeout: busyTimeout)
+          try SQLiteStore.open(path: path, access: access, busyTimeout: busyTimeout)
         },
         readStatus: { () throws(StoreError) in
           try StatusReader.read(path: path, busyTimeout: busyTimeout)

@@ -23,12 +23,12 @@ final class FileImportInput: ImportInput {
     } else {
       fd = open(path, O_RDONLY | O_CLOEXEC)
       guard fd >= 0 else {
-        throw .storage(.cannotOpen(path: path, reason: String(cString: strerror(errno))))
+        throw .importFileUnreadable(path: path, reason: String(cString: strerror(errno)))
       }
     }
     var status = stat()
     if fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-      throw .storage(.cannotOpen(path: path, reason: "it is a folder"))
+      throw .importFileUnreadable(path: path, reason: "it is a folder")
     }
     size =
       fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
@@ -56,7 +56,7 @@ final class FileImportInput: ImportInput {
       if got < 0 && errno == EINTR { continue }
       guard got >= 0 else {
         buffer.removeLast(65_536)
-        throw .storage(.cannotOpen(path: name, reason: String(cString: strerror(errno))))
+        throw .importFileUnreadable(path: name, reason: String(cString: strerror(errno)))
       }
       buffer.removeLast(65_536 - got)
       if got == 0 { ended = true }
