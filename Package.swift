@@ -121,6 +121,7 @@ let package = Package(
     ),
     .testTarget(
       name: "AccountsCryptoTests", dependencies: ["AccountsCrypto", "AccountsTestSupport"]),
+    .testTarget(name: "DynamicLibraryTests", dependencies: ["DynamicLibrary"]),
     .testTarget(
       name: "AccountsStoreTests",
       dependencies: [

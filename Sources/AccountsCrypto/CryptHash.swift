@@ -94,17 +94,20 @@ struct LibXcrypt: Sendable {
 
   let cryptRN: accounts_crypt_rn_fn
 
-  private static let loaded = Result { () throws(CryptoError) in try LibXcrypt() }
+  private static let library = LazyLibrary(sonames: [soname]) {
+    library throws(DynamicLibrary.Failure) in try LibXcrypt(library)
+  }
 
   /// The loaded library; throws `.libraryUnavailable` when it cannot be opened.
-  static func shared() throws(CryptoError) -> LibXcrypt { try loaded.get() }
-
-  private init() throws(CryptoError) {
+  static func shared() throws(CryptoError) -> LibXcrypt {
     do throws(DynamicLibrary.Failure) {
-      let library = try DynamicLibrary(soname: Self.soname)
-      cryptRN = try library.function("crypt_rn", as: accounts_crypt_rn_fn.self)
+      return try library.functions()
     } catch {
       throw .libraryUnavailable(library: error.library, reason: error.reason)
     }
+  }
+
+  private init(_ library: DynamicLibrary) throws(DynamicLibrary.Failure) {
+    cryptRN = try library.function("crypt_rn", as: accounts_crypt_rn_fn.self)
   }
 }

@@ -26,39 +26,40 @@ struct LibCrypto: Sendable {
   let cipherUpdate: accounts_EVP_CipherUpdate_fn
   let cipherFinal: accounts_EVP_CipherFinal_ex_fn
 
-  // A static let is initialised once, on first use, and thread-safely (swift_once); a failure is
-  // kept too, so every later use reports it without trying again.
-  private static let loaded = Result { () throws(CryptoError) in try LibCrypto() }
+  private static let library = LazyLibrary(sonames: [soname]) {
+    library throws(DynamicLibrary.Failure) in try LibCrypto(library)
+  }
 
   /// The loaded library; throws `CryptoError.openSSLUnavailable` when it cannot be opened or
   /// lacks a function.
-  static func shared() throws(CryptoError) -> LibCrypto { try loaded.get() }
-
-  private init() throws(CryptoError) {
+  static func shared() throws(CryptoError) -> LibCrypto {
     do throws(DynamicLibrary.Failure) {
-      let library = try DynamicLibrary(soname: Self.soname)
-      digest = try library.function("EVP_Digest", as: accounts_EVP_Digest_fn.self)
-      sha256 = try library.function("EVP_sha256", as: accounts_EVP_sha256_fn.self)
-      pbkdf2HMAC = try library.function("PKCS5_PBKDF2_HMAC", as: accounts_PKCS5_PBKDF2_HMAC_fn.self)
-      randomBytes = try library.function("RAND_bytes", as: accounts_RAND_bytes_fn.self)
-      constantTimeCompare = try library.function(
-        "CRYPTO_memcmp", as: accounts_CRYPTO_memcmp_fn.self)
-      hmac = try library.function("HMAC", as: accounts_HMAC_fn.self)
-      sha1 = try library.function("EVP_sha1", as: accounts_EVP_sha1_fn.self)
-      aes256GCM = try library.function("EVP_aes_256_gcm", as: accounts_EVP_aes_256_gcm_fn.self)
-      cipherContextNew = try library.function(
-        "EVP_CIPHER_CTX_new", as: accounts_EVP_CIPHER_CTX_new_fn.self)
-      cipherContextFree = try library.function(
-        "EVP_CIPHER_CTX_free", as: accounts_EVP_CIPHER_CTX_free_fn.self)
-      cipherContextControl = try library.function(
-        "EVP_CIPHER_CTX_ctrl", as: accounts_EVP_CIPHER_CTX_ctrl_fn.self)
-      cipherInit = try library.function("EVP_CipherInit_ex", as: accounts_EVP_CipherInit_ex_fn.self)
-      cipherUpdate = try library.function(
-        "EVP_CipherUpdate", as: accounts_EVP_CipherUpdate_fn.self)
-      cipherFinal = try library.function(
-        "EVP_CipherFinal_ex", as: accounts_EVP_CipherFinal_ex_fn.self)
+      return try library.functions()
     } catch {
       throw .openSSLUnavailable(library: error.library, reason: error.reason)
     }
+  }
+
+  private init(_ library: DynamicLibrary) throws(DynamicLibrary.Failure) {
+    digest = try library.function("EVP_Digest", as: accounts_EVP_Digest_fn.self)
+    sha256 = try library.function("EVP_sha256", as: accounts_EVP_sha256_fn.self)
+    pbkdf2HMAC = try library.function("PKCS5_PBKDF2_HMAC", as: accounts_PKCS5_PBKDF2_HMAC_fn.self)
+    randomBytes = try library.function("RAND_bytes", as: accounts_RAND_bytes_fn.self)
+    constantTimeCompare = try library.function(
+      "CRYPTO_memcmp", as: accounts_CRYPTO_memcmp_fn.self)
+    hmac = try library.function("HMAC", as: accounts_HMAC_fn.self)
+    sha1 = try library.function("EVP_sha1", as: accounts_EVP_sha1_fn.self)
+    aes256GCM = try library.function("EVP_aes_256_gcm", as: accounts_EVP_aes_256_gcm_fn.self)
+    cipherContextNew = try library.function(
+      "EVP_CIPHER_CTX_new", as: accounts_EVP_CIPHER_CTX_new_fn.self)
+    cipherContextFree = try library.function(
+      "EVP_CIPHER_CTX_free", as: accounts_EVP_CIPHER_CTX_free_fn.self)
+    cipherContextControl = try library.function(
+      "EVP_CIPHER_CTX_ctrl", as: accounts_EVP_CIPHER_CTX_ctrl_fn.self)
+    cipherInit = try library.function("EVP_CipherInit_ex", as: accounts_EVP_CipherInit_ex_fn.self)
+    cipherUpdate = try library.function(
+      "EVP_CipherUpdate", as: accounts_EVP_CipherUpdate_fn.self)
+    cipherFinal = try library.function(
+      "EVP_CipherFinal_ex", as: accounts_EVP_CipherFinal_ex_fn.self)
   }
 }

@@ -33,13 +33,14 @@ struct LibPQ: Sendable {
   let prepare: accounts_PQprepare_fn
   let execPrepared: accounts_PQexecPrepared_fn
 
-  private static let loaded = Result { () throws(DynamicLibrary.Failure) in try LibPQ() }
+  private static let library = LazyLibrary(sonames: [soname]) {
+    library throws(DynamicLibrary.Failure) in try LibPQ(library)
+  }
 
   /// The loaded library; throws when it cannot be opened or lacks a function.
-  static func shared() throws(DynamicLibrary.Failure) -> LibPQ { try loaded.get() }
+  static func shared() throws(DynamicLibrary.Failure) -> LibPQ { try library.functions() }
 
-  private init() throws(DynamicLibrary.Failure) {
-    let library = try DynamicLibrary(soname: Self.soname)
+  private init(_ library: DynamicLibrary) throws(DynamicLibrary.Failure) {
     connect = try library.function("PQconnectdbParams", as: accounts_PQconnectdbParams_fn.self)
     status = try library.function("PQstatus", as: accounts_PQstatus_fn.self)
     errorMessage = try library.function("PQerrorMessage", as: accounts_PQerrorMessage_fn.self)

@@ -11,7 +11,8 @@ import Musl
 /// (`status`, `log`, `--version`); no package or linker flag defers a whole library, and `dlopen`
 /// is the mechanism. The library stays the system's shared one (its security updates need no
 /// rebuild), found by its soname (the name without a version comes only with the -dev package).
-/// Callers keep one instance in a `static let`, so it is opened once, on first use, thread-safely.
+/// Wrappers do not open one themselves but through `LazyLibrary`, which opens it once, on first
+/// use, thread-safely.
 public struct DynamicLibrary: @unchecked Sendable {
   /// Why a library cannot be used: its soname and the loader's reason.
   public struct Failure: Error, Equatable, Sendable {
@@ -19,6 +20,12 @@ public struct DynamicLibrary: @unchecked Sendable {
     public let library: String
     /// What the loader said, or which function is missing.
     public let reason: String
+
+    /// Why `library` cannot be used: `reason`.
+    public init(library: String, reason: String) {
+      self.library = library
+      self.reason = reason
+    }
   }
 
   /// The soname it was opened by.
@@ -29,11 +36,23 @@ public struct DynamicLibrary: @unchecked Sendable {
 
   /// Opens `soname` (`RTLD_NOW | RTLD_LOCAL`: every function bound now, none shown to others).
   public init(soname: String) throws(Failure) {
-    guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
-      throw Failure(library: soname, reason: Self.lastError())
+    try self.init(sonames: [soname])
+  }
+
+  /// Opens the first of `sonames` that opens, as `init(soname:)` does; when none does, the
+  /// failure names the first (the one preferred) and why it did not open.
+  public init(sonames: [String]) throws(Failure) {
+    var first: Failure?
+    for soname in sonames {
+      if let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) {
+        self.soname = soname
+        self.handle = handle
+        return
+      }
+      let failure = Failure(library: soname, reason: Self.lastError())
+      first = first ?? failure
     }
-    self.soname = soname
-    self.handle = handle
+    throw first ?? Failure(library: "", reason: "no library was named")
   }
 
   /// The function `name`, typed as `type` (the C function pointer type made from its header's

@@ -27,22 +27,23 @@ struct LibZxcvbn: Sendable {
   private let match: accounts_ZxcvbnMatch_fn
   private let freeInfo: accounts_ZxcvbnFreeInfo_fn
 
-  // A static let is initialised once, on first use, and thread-safely (swift_once); a failure is
-  // kept too, so every later use reports it without trying again.
-  private static let loaded = Result { () throws(AccountsError) in try LibZxcvbn() }
+  private static let library = LazyLibrary(sonames: [soname]) {
+    library throws(DynamicLibrary.Failure) in try LibZxcvbn(library)
+  }
 
   /// The loaded library; throws `AccountsError.passwordCheckerUnavailable` when it cannot be
   /// opened or lacks a function.
-  static func shared() throws(AccountsError) -> LibZxcvbn { try loaded.get() }
-
-  private init() throws(AccountsError) {
+  static func shared() throws(AccountsError) -> LibZxcvbn {
     do throws(DynamicLibrary.Failure) {
-      let library = try DynamicLibrary(soname: Self.soname)
-      match = try library.function("ZxcvbnMatch", as: accounts_ZxcvbnMatch_fn.self)
-      freeInfo = try library.function("ZxcvbnFreeInfo", as: accounts_ZxcvbnFreeInfo_fn.self)
+      return try library.functions()
     } catch {
       throw .passwordCheckerUnavailable(library: error.library, reason: error.reason)
     }
+  }
+
+  private init(_ library: DynamicLibrary) throws(DynamicLibrary.Failure) {
+    match = try library.function("ZxcvbnMatch", as: accounts_ZxcvbnMatch_fn.self)
+    freeInfo = try library.function("ZxcvbnFreeInfo", as: accounts_ZxcvbnFreeInfo_fn.self)
   }
 
   /// zxcvbn's estimate for `password` (no NUL inside) with `userWords` as its user dictionary:

@@ -59,20 +59,23 @@ struct LibQRencode: Sendable {
   private let encodeString: accounts_QRcode_encodeString_fn
   private let free: accounts_QRcode_free_fn
 
-  private static let loaded = Result { () throws(AccountsError) in try LibQRencode() }
+  private static let library = LazyLibrary(sonames: [soname]) {
+    library throws(DynamicLibrary.Failure) in try LibQRencode(library)
+  }
 
   /// The loaded library; throws `.qrEncoderUnavailable` when it cannot be opened.
-  static func shared() throws(AccountsError) -> LibQRencode { try loaded.get() }
-
-  private init() throws(AccountsError) {
+  static func shared() throws(AccountsError) -> LibQRencode {
     do throws(DynamicLibrary.Failure) {
-      let library = try DynamicLibrary(soname: Self.soname)
-      encodeString = try library.function(
-        "QRcode_encodeString", as: accounts_QRcode_encodeString_fn.self)
-      free = try library.function("QRcode_free", as: accounts_QRcode_free_fn.self)
+      return try library.functions()
     } catch {
       throw .qrEncoderUnavailable(library: error.library, reason: error.reason)
     }
+  }
+
+  private init(_ library: DynamicLibrary) throws(DynamicLibrary.Failure) {
+    encodeString = try library.function(
+      "QRcode_encodeString", as: accounts_QRcode_encodeString_fn.self)
+    free = try library.function("QRcode_free", as: accounts_QRcode_free_fn.self)
   }
 
   func encode(_ text: String) throws(AccountsError) -> QRCode {
