@@ -74,15 +74,17 @@ let package = Package(
       ]
     ),
     // zxcvbn's C header only (from libzxcvbn-dev): libzxcvbn is not linked but opened the first
-    // time a new password is checked (AccountsCore's LibZxcvbn.swift), so no `link` in its
+    // time a new password is checked (Zxcvbn's PasswordEstimate.swift), so no `link` in its
     // module map and no pkgConfig.
     .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
+    .target(name: "Zxcvbn", dependencies: ["CZxcvbn", "DynamicLibrary"]),
     // libqrencode's header only (from libqrencode-dev): opened the first time a QR code is shown
-    // (AccountsCore's QRCode.swift), as zxcvbn is.
+    // (QREncoder's QRCode.swift), as zxcvbn is.
     .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),
+    .target(name: "QREncoder", dependencies: ["CQRencode", "DynamicLibrary"]),
     .target(
       name: "AccountsCore",
-      dependencies: ["AccountsCrypto", "CQRencode", "CZxcvbn", "DynamicLibrary"]
+      dependencies: ["AccountsCrypto", "DynamicLibrary", "QREncoder", "Zxcvbn"]
     ),
     // libpq's header only (from libpq-dev): libpq and the libraries it needs are opened only when
     // a PostgreSQL store is named (AccountsPostgres's LibPQ.swift), so no `link` in its module
@@ -122,6 +124,7 @@ let package = Package(
     .testTarget(
       name: "AccountsCryptoTests", dependencies: ["AccountsCrypto", "AccountsTestSupport"]),
     .testTarget(name: "DynamicLibraryTests", dependencies: ["DynamicLibrary"]),
+    .testTarget(name: "QREncoderTests", dependencies: ["AccountsTestSupport", "QREncoder"]),
     .testTarget(
       name: "AccountsStoreTests",
       dependencies: [

@@ -1,5 +1,7 @@
 import AccountsCrypto
+import DynamicLibrary
 import Foundation
+import QREncoder
 
 /// How `2fa enable` shows the QR code.
 public enum QRStyle: String, CaseIterable, Sendable {
@@ -43,7 +45,7 @@ public enum SecondFactorFlow {
     try checkSealingKey(env, store: store)
     let secret = try hashing { () throws(CryptoError) in try SecondFactor.newSecret() }
     let uri = SecondFactor.uri(secret: secret, account: "\(account.username)@\(env.hostName)")
-    let qrLines = qr == .terminal ? try QRCode.encode(uri).terminalLines() : []
+    let qrLines = qr == .terminal ? try qrCode(uri).terminalLines() : []
     env.console.output(Messages.scanThis)
     for line in qrLines { env.console.outputDrawing(line) }
     env.console.output(Messages.uriLine(uri))
@@ -75,6 +77,15 @@ public enum SecondFactorFlow {
     env.console.output(Messages.secondFactorOn(account.username))
     env.console.output(Messages.recoveryCodesIntro)
     for code in codes { env.console.output("  " + code) }
+  }
+
+  /// `uri` as a QR code; `.qrEncoderUnavailable` when libqrencode cannot make one.
+  private static func qrCode(_ uri: String) throws(AccountsError) -> QRCode {
+    do throws(DynamicLibrary.Failure) {
+      return try QRCode.encode(uri)
+    } catch {
+      throw .qrEncoderUnavailable(library: error.library, reason: error.reason)
+    }
   }
 
   /// Refuses early (before a secret is shown) what `sealingKey` would refuse.

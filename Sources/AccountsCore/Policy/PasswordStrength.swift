@@ -1,5 +1,6 @@
-import CZxcvbn
+import DynamicLibrary
 import Foundation
+import Zxcvbn
 
 /// What made a password easy to guess: the kind of pattern that covers most of it.
 public enum PasswordWeakness: Equatable, Sendable, CaseIterable {
@@ -41,11 +42,16 @@ public struct PasswordStrength: Equatable, Sendable {
   public static func estimate(
     _ password: String, username: String, fullName: String, email: String
   ) throws(AccountsError) -> PasswordStrength {
-    let library = try LibZxcvbn.shared()
-    let (bits, parts) = library.estimate(
-      password, userWords: userWords(username: username, fullName: fullName, email: email))
+    let words = userWords(username: username, fullName: fullName, email: email)
+    let estimate: PasswordEstimate
+    do throws(DynamicLibrary.Failure) {
+      estimate = try PasswordEstimate(password, userWords: words)
+    } catch {
+      throw .passwordCheckerUnavailable(library: error.library, reason: error.reason)
+    }
     return PasswordStrength(
-      bits: bits, weakness: bits >= minimumBits ? nil : weakness(of: parts))
+      bits: estimate.bits,
+      weakness: estimate.bits >= minimumBits ? nil : weakness(of: estimate.matches))
   }
 
   /// The user dictionary: each detail whole, and the words of the full name and e-mail.
@@ -66,29 +72,28 @@ public struct PasswordStrength: Equatable, Sendable {
   /// The kind of match that covers the most of the password.
   ///
   /// Ties go to the first in `order`. A part zxcvbn marks as repeated counts as a repetition.
-  static func weakness(of parts: [LibZxcvbn.Part]) -> PasswordWeakness {
+  static func weakness(of matches: [PasswordEstimate.Match]) -> PasswordWeakness {
     let order: [PasswordWeakness] = [
       .personalDetails, .repetition, .sequence, .keyboardRow, .date, .commonWords,
     ]
     var covered: [PasswordWeakness: Int] = [:]
-    for part in parts {
-      if let kind = kind(of: part.type) { covered[kind, default: 0] += part.length }
+    for match in matches {
+      if let kind = kind(of: match) { covered[kind, default: 0] += match.length }
     }
     let most = covered.values.max() ?? 0
     return most == 0 ? .tooSimple : order.first { covered[$0] == most } ?? .tooSimple
   }
 
-  private static func kind(of type: Int) -> PasswordWeakness? {
-    let multiple = Int(MULTIPLE_MATCH.rawValue)
-    if type & multiple != 0 { return .repetition }
-    switch UInt32(type) {
-    case DICTIONARY_MATCH.rawValue, DICT_LEET_MATCH.rawValue: return .commonWords
-    case USER_MATCH.rawValue, USER_LEET_MATCH.rawValue: return .personalDetails
-    case REPEATS_MATCH.rawValue: return .repetition
-    case SEQUENCE_MATCH.rawValue: return .sequence
-    case SPATIAL_MATCH.rawValue: return .keyboardRow
-    case DATE_MATCH.rawValue, YEAR_MATCH.rawValue: return .date
-    default: return nil
+  private static func kind(of match: PasswordEstimate.Match) -> PasswordWeakness? {
+    if match.isRepeated { return .repetition }
+    switch match.pattern {
+    case .dictionaryWord: return .commonWords
+    case .userWord: return .personalDetails
+    case .repetition: return .repetition
+    case .sequence: return .sequence
+    case .keyboardRow: return .keyboardRow
+    case .date: return .date
+    case .other: return nil
     }
   }
 }

@@ -8,12 +8,15 @@ public struct QRCode: Equatable, Sendable {
   /// The modules, row by row; true for dark.
   public let modules: [Bool]
 
+  /// The library opened, as Debian's and Ubuntu's libqrencode4 package installs it.
+  public static let soname = "libqrencode.so.4"
+
   /// Encodes `text` (8-bit mode, case kept, error correction M, the smallest version that fits).
   ///
-  /// Throws `.qrEncoderUnavailable` when libqrencode cannot be opened.
-  public static func encode(_ text: String) throws(AccountsError) -> QRCode {
-    let library = try LibQRencode.shared()
-    return try library.encode(text)
+  /// Opens libqrencode on first use; throws why when it cannot be opened, lacks a function or
+  /// cannot encode the text.
+  public static func encode(_ text: String) throws(DynamicLibrary.Failure) -> QRCode {
+    try LibQRencode.library.functions().encode(text)
   }
 
   /// True for the dark module at column `x`, row `y`; outside the code (the quiet zone), light.
@@ -50,27 +53,17 @@ public struct QRCode: Equatable, Sendable {
   }
 }
 
-/// The two functions of the system's libqrencode that accounts calls, opened the first time a
-/// QR code is shown (only second-factor enrollment needs it; nothing else pays for it).
+/// The two functions of the system's libqrencode that accounts calls.
+///
+/// Opened the first time a QR code is shown (only second-factor enrollment needs it; nothing else
+/// pays for it). Their types come from its header (CQRencode's shim.h).
 struct LibQRencode: Sendable {
-  /// The library opened, as Debian's and Ubuntu's libqrencode4 package installs it.
-  static let soname = "libqrencode.so.4"
-
-  private let encodeString: accounts_QRcode_encodeString_fn
-  private let free: accounts_QRcode_free_fn
-
-  private static let library = LazyLibrary(sonames: [soname]) {
+  static let library = LazyLibrary(sonames: [QRCode.soname]) {
     library throws(DynamicLibrary.Failure) in try LibQRencode(library)
   }
 
-  /// The loaded library; throws `.qrEncoderUnavailable` when it cannot be opened.
-  static func shared() throws(AccountsError) -> LibQRencode {
-    do throws(DynamicLibrary.Failure) {
-      return try library.functions()
-    } catch {
-      throw .qrEncoderUnavailable(library: error.library, reason: error.reason)
-    }
-  }
+  private let encodeString: accounts_QRcode_encodeString_fn
+  private let free: accounts_QRcode_free_fn
 
   private init(_ library: DynamicLibrary) throws(DynamicLibrary.Failure) {
     encodeString = try library.function(
@@ -78,10 +71,10 @@ struct LibQRencode: Sendable {
     free = try library.function("QRcode_free", as: accounts_QRcode_free_fn.self)
   }
 
-  func encode(_ text: String) throws(AccountsError) -> QRCode {
+  func encode(_ text: String) throws(DynamicLibrary.Failure) -> QRCode {
     let code = text.withCString { encodeString($0, 0, QR_ECLEVEL_M, QR_MODE_8, 1) }
     guard let code else {
-      throw .qrEncoderUnavailable(library: Self.soname, reason: "it could not encode the text")
+      throw DynamicLibrary.Failure(library: QRCode.soname, reason: "it could not encode the text")
     }
     defer { free(code) }
     let size = Int(code.pointee.width)

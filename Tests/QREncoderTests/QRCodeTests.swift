@@ -1,6 +1,6 @@
-import AccountsCore
 import AccountsTestSupport
 import Foundation
+import QREncoder
 import Testing
 
 /// The QR code a terminal shows, read back the way a camera would: Debian's `zbarimg` is the
