@@ -181,12 +181,8 @@ struct ValidationTests {
 
   /// The administrator's blocklist refuses its lines, ignoring case.
   @Test func blocklist() throws {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "blocklist-\(UUID().uuidString).txt")
-    try "first line ignored\nPassword123456789\r\nmonkey monkey monkey\n".write(
-      to: url, atomically: true, encoding: .utf8)
-    defer { try? FileManager.default.removeItem(at: url) }
-    let list = PasswordBlocklist(path: url.path)
+    let list = PasswordBlocklist(
+      source: BlocklistText("first line ignored\nPassword123456789\r\nmonkey monkey monkey\n"))
     #expect(
       check(first: "password123456789", blocklist: list)
         == "Password is on the administrator's list of forbidden passwords!")
@@ -195,7 +191,10 @@ struct ValidationTests {
         == "Password is on the administrator's list of forbidden passwords!")
     #expect(check(first: password, blocklist: list) == nil)
     #expect(
-      check(first: password, blocklist: PasswordBlocklist(path: "/nonexistent/list"))
+      check(
+        first: password,
+        blocklist: PasswordBlocklist(
+          source: BlocklistText(failing: .cannotOpen, path: "/nonexistent/list")))
         == "Cannot read the password blocklist /nonexistent/list: it cannot be opened.")
   }
 

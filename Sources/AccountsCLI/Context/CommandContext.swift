@@ -42,7 +42,7 @@ struct CommandContext {
     let path = try DatabaseLocation.resolve(flag: database, variable: variable)
     let hasher = try PasswordHasher(iterationsSetting: variable(PasswordHasher.iterationsVariable))
     let blocklist = variable("ACCOUNTS_PASSWORD_BLOCKLIST").flatMap {
-      $0.isEmpty ? nil : PasswordBlocklist(path: $0)
+      $0.isEmpty ? nil : PasswordBlocklist(file: $0)
     }
     let sessionPolicy = try SessionPolicy(
       lifetimeSetting: variable(SessionPolicy.lifetimeVariable),

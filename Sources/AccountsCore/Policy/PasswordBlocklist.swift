@@ -1,14 +1,38 @@
 import Foundation
 
+/// Why a blocklist's source cannot be read.
+public enum BlocklistSourceFailure: Error, Equatable, Sendable {
+  /// It cannot be opened (missing, not allowed).
+  case cannotOpen
+  /// It is not a regular file (a device, a FIFO, a directory).
+  case notRegularFile
+}
+
+/// Where a blocklist's bytes come from: the command line opens the file and hands it over, as
+/// the core never touches a file.
+public protocol BlocklistSource: Sendable {
+  /// Where the list is, as messages name it.
+  var path: String { get }
+  /// Opens the list for reading, refusing what is not a regular file before reading anything.
+  func open() throws(BlocklistSourceFailure) -> any BlocklistReader
+}
+
+/// An opened blocklist, read from the start in chunks; closed when released.
+public protocol BlocklistReader: AnyObject {
+  /// Reads the next bytes into `buffer`: how many, 0 at the end, nil when reading fails.
+  func read(into buffer: UnsafeMutableRawBufferPointer) -> Int?
+}
+
 /// The administrator's list of forbidden passwords: a text file, one password per line.
 ///
 /// Named by the `ACCOUNTS_PASSWORD_BLOCKLIST` environment variable. A line matches when, without
 /// a trailing `\r`, NFKC-normalized and lowercased, it equals the password normalized the same
 /// way; a line that is not UTF-8 never matches; the last line counts without a newline.
 ///
-/// Only a regular file is read: a device, a FIFO or a directory is refused before anything is
-/// read. The file is read once, in linear time, through one fixed buffer, so memory stays bounded
-/// whatever its size; a line longer than ``maximumLineLength`` is skipped as it streams past.
+/// Only a regular file is read: the source refuses a device, a FIFO or a directory before
+/// anything is read. It is read once, in linear time, through one fixed buffer, so memory stays
+/// bounded whatever its size; a line longer than ``maximumLineLength`` is skipped as it streams
+/// past.
 public struct PasswordBlocklist: Sendable {
   /// The longest line, in bytes before its newline, that is compared; longer lines never match.
   ///
@@ -18,27 +42,27 @@ public struct PasswordBlocklist: Sendable {
   /// character (`İ` becomes `i` and a combining dot).
   public static let maximumLineLength = 64 * 1024
 
-  /// The file's path.
-  public let path: String
+  /// Where the list comes from.
+  public let source: any BlocklistSource
 
-  /// A blocklist read from `path`.
-  public init(path: String) {
-    self.path = path
+  /// The list's path, as messages name it.
+  public var path: String { source.path }
+
+  /// A blocklist read from `source`.
+  public init(source: any BlocklistSource) {
+    self.source = source
   }
 
-  /// Checks that the file can be opened and is a regular file, without reading it.
+  /// Checks that the list can be opened and is a regular file, without reading it.
   ///
   /// Lets a flow refuse an unusable blocklist before it changes anything.
   public func checkReadable() throws(AccountsError) {
-    let descriptor = try openRegularFile()
-    close(descriptor)
+    _ = try open()
   }
 
-  /// True when `password` is a line of the file.
+  /// True when `password` is a line of the list.
   public func contains(_ password: String) throws(AccountsError) -> Bool {
-    let descriptor = try openRegularFile()
-    defer { close(descriptor) }
-    var reader = LineReader(descriptor: descriptor, matcher: LineMatcher(password))
+    var reader = LineReader(file: try open(), matcher: LineMatcher(password))
     defer { reader.deallocate() }
     guard let found = reader.findMatch() else {
       throw .blocklistUnreadable(path: path, reason: "reading it failed")
@@ -46,24 +70,17 @@ public struct PasswordBlocklist: Sendable {
     return found
   }
 
-  /// Opens the file for reading and checks that it is a regular file.
-  private func openRegularFile() throws(AccountsError) -> Int32 {
-    // O_NONBLOCK: opening a FIFO with no writer must not wait for one (it is refused below).
-    // O_NOCTTY: a terminal device must not become the controlling terminal.
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-    guard descriptor >= 0 else {
-      throw .blocklistUnreadable(path: path, reason: "it cannot be opened")
+  private func open() throws(AccountsError) -> any BlocklistReader {
+    do throws(BlocklistSourceFailure) {
+      return try source.open()
+    } catch {
+      switch error {
+      case .cannotOpen:
+        throw .blocklistUnreadable(path: path, reason: "it cannot be opened")
+      case .notRegularFile:
+        throw .blocklistUnreadable(path: path, reason: "it is not a regular file")
+      }
     }
-    var status = stat()
-    guard fstat(descriptor, &status) == 0 else {
-      close(descriptor)
-      throw .blocklistUnreadable(path: path, reason: "it cannot be opened")
-    }
-    guard status.st_mode & S_IFMT == S_IFREG else {
-      close(descriptor)
-      throw .blocklistUnreadable(path: path, reason: "it is not a regular file")
-    }
-    return descriptor
   }
 }
 
@@ -139,7 +156,7 @@ private struct LineReader {
   /// Room for one line of the longest length compared and at least as much again to read into.
   private static let capacity = 2 * PasswordBlocklist.maximumLineLength
 
-  private let descriptor: Int32
+  private let file: any BlocklistReader
   private let matcher: LineMatcher
   private let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
   /// Where the first line not yet checked begins.
@@ -151,8 +168,8 @@ private struct LineReader {
   /// True while the rest of an over-long line is being dropped.
   private var skipping = false
 
-  init(descriptor: Int32, matcher: LineMatcher) {
-    self.descriptor = descriptor
+  init(file: any BlocklistReader, matcher: LineMatcher) {
+    self.file = file
     self.matcher = matcher
   }
 
@@ -165,11 +182,8 @@ private struct LineReader {
   mutating func findMatch() -> Bool? {
     while true {
       let previousEnd = end
-      let count = read(descriptor, buffer + end, Self.capacity - end)
-      if count < 0 {
-        if errno == EINTR { continue }
-        return nil
-      }
+      let room = UnsafeMutableRawBufferPointer(start: buffer + end, count: Self.capacity - end)
+      guard let count = file.read(into: room) else { return nil }
       if count == 0 { break }
       end += count
       if matchesCompleteLine(searchingFrom: previousEnd) { return true }

@@ -3,6 +3,8 @@ import AccountsTestSupport
 import Foundation
 import Testing
 
+@testable import AccountsCLI
+
 /// A deterministic random source (SplitMix64), so a failing case can be replayed.
 struct SeededGenerator: RandomNumberGenerator {
   var state: UInt64
@@ -48,7 +50,7 @@ struct PasswordBlocklistTests {
     let fifo = folder.url.appendingPathComponent("fifo").path
     #expect(mkfifo(fifo, 0o600) == 0)
     for path in [folder.url.path, "/dev/null", "/dev/zero", fifo] {
-      let list = PasswordBlocklist(path: path)
+      let list = PasswordBlocklist(file: path)
       // When / Then
       #expect(throws: refusal(path, "it is not a regular file")) { try list.checkReadable() }
       #expect(throws: refusal(path, "it is not a regular file")) {
@@ -62,12 +64,12 @@ struct PasswordBlocklistTests {
     let folder = try TemporaryFolder()
     let missing = folder.url.appendingPathComponent("missing").path
     #expect(throws: refusal(missing, "it cannot be opened")) {
-      try PasswordBlocklist(path: missing).checkReadable()
+      try PasswordBlocklist(file: missing).checkReadable()
     }
     let path = try folder.file("list.txt", Array("one\ntwo\n".utf8))
-    try PasswordBlocklist(path: path).checkReadable()
+    try PasswordBlocklist(file: path).checkReadable()
     let empty = try folder.file("empty.txt", [])
-    #expect(try PasswordBlocklist(path: empty).contains("anything at all") == false)
+    #expect(try PasswordBlocklist(file: empty).contains("anything at all") == false)
   }
 
   /// A line of exactly `maximumLineLength` bytes is compared; one byte more and it never
@@ -77,7 +79,7 @@ struct PasswordBlocklistTests {
     for length in [maximum - 1, maximum, maximum + 1] {
       let line = String(repeating: "a", count: length)
       let path = try folder.file("list-\(length).txt", Array("before\n\(line)\nafter\n".utf8))
-      #expect(try PasswordBlocklist(path: path).contains(line) == (length <= maximum))
+      #expect(try PasswordBlocklist(file: path).contains(line) == (length <= maximum))
     }
   }
 
@@ -89,7 +91,7 @@ struct PasswordBlocklistTests {
     for prefix in [maximum + 1, 2 * maximum - 1, 2 * maximum, 2 * maximum + 1, 4 * maximum] {
       let bytes = [UInt8](repeating: UInt8(ascii: "x"), count: prefix) + Array(secret.utf8)
       let path = try folder.file("long-\(prefix).txt", bytes + [0x0A, 0x6F, 0x6B])
-      let list = PasswordBlocklist(path: path)
+      let list = PasswordBlocklist(file: path)
       #expect(try list.contains(secret) == false, "prefix \(prefix)")
       #expect(try list.contains("ok") == true, "prefix \(prefix)")
     }
@@ -106,7 +108,7 @@ struct PasswordBlocklistTests {
       for lineEnd in edge - 40...edge + 8 {
         let lineStart = lineEnd - bytes.count
         let file = Self.filler(lineStart) + bytes + Array("\nafter\n".utf8)
-        let list = PasswordBlocklist(path: try folder.file("edge.txt", file))
+        let list = PasswordBlocklist(file: try folder.file("edge.txt", file))
         #expect(try list.contains("password"), "\(line) ending at \(lineEnd)")
       }
     }
@@ -127,7 +129,7 @@ struct PasswordBlocklistTests {
   @Test func nonASCIILinesNormalize() throws {
     let folder = try TemporaryFolder()
     let text = "ｐａｓｓｗｏｒｄ\n\u{FB01}nal\n\u{212A}elvin\nCaf\u{E9}\r\nnai\u{308}ve\n\u{130}stanbul"
-    let list = PasswordBlocklist(path: try folder.file("list.txt", Array(text.utf8)))
+    let list = PasswordBlocklist(file: try folder.file("list.txt", Array(text.utf8)))
     for password in ["PASSWORD", "final", "kelvin", "CAFE\u{301}", "Naïve", "i\u{307}stanbul"] {
       #expect(try list.contains(password), "\(password)")
     }
@@ -151,7 +153,7 @@ struct PasswordBlocklistTests {
     }
     let bytes = Array(lines.joined(separator: [0x0A]))
     let folder = try TemporaryFolder()
-    let list = PasswordBlocklist(path: try folder.file("mixed.txt", bytes))
+    let list = PasswordBlocklist(file: try folder.file("mixed.txt", bytes))
     let reference = Self.reference(bytes, maximum: maximum)
     var candidates = ["not in the list at all", "", "x", "zzzzzzzzzzzzzzzzzzz"]
     for _ in 0..<60 {
