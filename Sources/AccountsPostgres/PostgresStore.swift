@@ -113,24 +113,27 @@ public final class PostgresStore: AccountRepository {
     return try finishing(db, body(access(db)))
   }
 
-  public func consistencyProblems() throws(AccountsError) -> [String] {
+  public func consistencyFacts() throws(AccountsError) -> ConsistencyFacts {
     try read { reader throws(AccountsError) in
-      guard let access = reader as? PostgresAccess else { return [] }
+      // PostgreSQL checks its own integrity as it writes: only the device is left to judge.
+      guard let access = reader as? PostgresAccess else { return ConsistencyFacts(device: nil) }
       let rows = try access.query(
         """
         SELECT v.state, v.owner_id, (SELECT count(*) FROM accounts.account),
                EXISTS (SELECT 1 FROM accounts.account WHERE id = v.owner_id)
         FROM accounts.activation AS v WHERE v.id = 1
         """)
-      guard rows.count == 1 else { return ["no activation row"] }
-      let accounts = rows.integer(0, 2) ?? 0
-      switch (rows.text(0, 0), rows.integer(0, 1)) {
-      case ("Public", nil) where accounts != 0: return ["Public with \(accounts) account(s)"]
-      case ("Public", nil): return []
-      case ("Activated", .some):
-        return rows.flag(0, 3) ? [] : ["Activated with no owner account"]
-      default: return ["activation state and owner disagree"]
+      guard rows.count == 1 else {
+        let accounts = try access.query("SELECT count(*) FROM accounts.account")
+        return ConsistencyFacts(
+          device: DeviceFacts(
+            state: nil, ownerID: nil, ownerExists: false,
+            accountCount: Int(accounts.integer(0, 0) ?? 0)))
       }
+      return ConsistencyFacts(
+        device: DeviceFacts(
+          state: rows.text(0, 0), ownerID: rows.integer(0, 1), ownerExists: rows.flag(0, 3),
+          accountCount: Int(rows.integer(0, 2) ?? 0)))
     }
   }
 

@@ -38,7 +38,7 @@ extension SQLiteStore: AccountRepository {
     }
   }
 
-  public func consistencyProblems() throws(AccountsError) -> [String] {
+  public func consistencyFacts() throws(AccountsError) -> ConsistencyFacts {
     try run {
       try writer.read { db in
         var problems: [String] = []
@@ -47,21 +47,16 @@ extension SQLiteStore: AccountRepository {
         if try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") != nil {
           problems.append("foreign key violation")
         }
-        guard try Self.isMigrated(db) else { return problems }
-        let activation = try ActivationRecord.fetchOne(db, key: 1)
-        let accounts = try AccountRecord.fetchCount(db)
-        switch (activation?.state, activation?.ownerID) {
-        case ("Public", nil) where accounts != 0:
-          problems.append("Public with \(accounts) account(s)")
-        case ("Activated", let owner?):
-          if try !AccountRecord.exists(db, key: owner) {
-            problems.append("Activated with no owner account")
-          }
-        case ("Public", nil): break
-        case (nil, _): problems.append("no activation row")
-        default: problems.append("activation state and owner disagree")
+        guard try Self.isMigrated(db) else {
+          return ConsistencyFacts(integrityProblems: problems, device: nil)
         }
-        return problems
+        let activation = try ActivationRecord.fetchOne(db, key: 1)
+        let owner = activation?.ownerID
+        let device = DeviceFacts(
+          state: activation?.state, ownerID: owner,
+          ownerExists: try owner.map { try AccountRecord.exists(db, key: $0) } ?? false,
+          accountCount: try AccountRecord.fetchCount(db))
+        return ConsistencyFacts(integrityProblems: problems, device: device)
       }
     }
   }

@@ -58,6 +58,10 @@ struct RepositoryContract {
       try reader.forEachEvent(AuditQuery()) { _ throws(AccountsError) in seen += 1 }
       #expect(seen == 0)
     }
+    #expect(
+      try store.consistencyFacts()
+        == ConsistencyFacts(
+          device: DeviceFacts(state: "Public", ownerID: nil, ownerExists: false, accountCount: 0)))
     #expect(try store.consistencyProblems() == [])
   }
 
@@ -78,6 +82,11 @@ struct RepositoryContract {
       }
     }
     #expect(try store.account(key: "bob") == nil)
+    #expect(
+      try store.consistencyFacts()
+        == ConsistencyFacts(
+          device: DeviceFacts(
+            state: "Activated", ownerID: owner.id, ownerExists: true, accountCount: 1)))
     #expect(try store.consistencyProblems() == [])
   }
 

@@ -31,10 +31,9 @@ public protocol AccountRepository: AnyObject {
   /// throws (its error is rethrown as it is).
   func write<T>(_ body: (any AccountWriter) throws(AccountsError) -> T) throws(AccountsError) -> T
 
-  /// What is wrong with the stored data (nothing, for a healthy store): the backend's own
-  /// integrity checks and the device's rules (a Public device keeps no account; an Activated
-  /// one has at least one, and its owner among them).
-  func consistencyProblems() throws(AccountsError) -> [String]
+  /// The backend's own integrity problems and the facts the device's rules are judged on (see
+  /// `consistencyProblems`, which judges them).
+  func consistencyFacts() throws(AccountsError) -> ConsistencyFacts
 }
 
 /// What the flows read.
