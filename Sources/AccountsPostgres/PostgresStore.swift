@@ -35,18 +35,12 @@ public final class PostgresStore: AccountRepository {
   public func opened(for access: StoreAccess) throws(StoreError) -> PostgresStore? {
     if migrated { return self }
     let db = try connected()
-    switch try inspect(db) {
-    case .foreign: throw .foreignDatabase(path: location)
-    case .newer: throw .newerSchema(path: location)
-    case .current:
-      migrated = true
-      return self
-    case .absent where access == .readOnly: return nil
-    case .absent, .older:
-      try migrate(db)
-      migrated = true
-      return self
-    }
+    let contents = try inspect(db)
+    if let refusal = contents.refusal(location: location) { throw refusal }
+    if contents == .absent && access == .readOnly { return nil }
+    if contents != .current { try migrate(db) }
+    migrated = true
+    return self
   }
 
   /// The device's state in one statement (what `status` needs); nil when the database holds no
@@ -61,8 +55,9 @@ public final class PostgresStore: AccountRepository {
         FROM accounts.activation AS a WHERE a.id = 1
         """)
       let recorded = Set((rows.text(0, 2) ?? "").split(separator: ",").map(String.init))
-      if !recorded.isSubset(of: Self.known) { throw StoreError.newerSchema(path: location) }
-      if Set(Self.known).isSubset(of: recorded) {
+      let contents = SchemaContents.sorting(known: Self.known, recorded: recorded) { true }
+      if contents == .newer { throw StoreError.newerSchema(path: location) }
+      if contents == .current {
         migrated = true
         return DeviceStatus(
           state: ActivationState(rawValue: rows.text(0, 0) ?? "") ?? .publicState,
@@ -203,20 +198,6 @@ public final class PostgresStore: AccountRepository {
 
   static let known = postgresMigrations.map(\.identifier)
 
-  /// What a database holds, as far as accounts is concerned.
-  enum Contents {
-    /// No schema `accounts`, or an empty one.
-    case absent
-    /// Tables in schema `accounts` but no migration table: another program's.
-    case foreign
-    /// Some of this build's migrations, not all.
-    case older
-    /// Every migration this build knows.
-    case current
-    /// A migration this build does not know.
-    case newer
-  }
-
   /// What the database holds; a schema that looks foreign is looked at again once no
   /// migration is running.
   ///
@@ -224,7 +205,7 @@ public final class PostgresStore: AccountRepository {
   /// instant: its tables found by one look at the catalog, its migration table not yet by
   /// another (12 first writes racing on a new database showed it). Waiting for the migration
   /// lock, then looking in a new statement, sees its migration whole.
-  private func inspect(_ db: PGConnection) throws(StoreError) -> Contents {
+  private func inspect(_ db: PGConnection) throws(StoreError) -> SchemaContents {
     let first = try look(db)
     guard first == .foreign else { return first }
     do {
@@ -237,7 +218,7 @@ public final class PostgresStore: AccountRepository {
   }
 
   /// One look at the catalog: both questions answered from the same snapshot of `pg_class`.
-  private func look(_ db: PGConnection) throws(StoreError) -> Contents {
+  private func look(_ db: PGConnection) throws(StoreError) -> SchemaContents {
     do {
       let rows = try db.run(
         """
@@ -247,12 +228,12 @@ public final class PostgresStore: AccountRepository {
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'accounts' AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
         """)
-      guard rows.flag(0, 0) else { return rows.flag(0, 1) ? .foreign : .absent }
-      let recorded = try db.run("SELECT identifier FROM accounts.schema_migration")
-      let identifiers = Set((0..<recorded.count).compactMap { recorded.text($0, 0) })
-      if !identifiers.isSubset(of: Self.known) { return .newer }
-      if Set(Self.known).isSubset(of: identifiers) { return .current }
-      return .older
+      var recorded: Set<String>?
+      if rows.flag(0, 0) {
+        let identifiers = try db.run("SELECT identifier FROM accounts.schema_migration")
+        recorded = Set((0..<identifiers.count).compactMap { identifiers.text($0, 0) })
+      }
+      return SchemaContents.sorting(known: Self.known, recorded: recorded) { rows.flag(0, 1) }
     } catch {
       throw translate(error)
     }

@@ -69,13 +69,13 @@ public final class SQLiteStore: Sendable {
   static func schemaRefusal<Failure: Error>(
     path: String, recorded: Set<String>?, hasTables: () throws(Failure) -> Bool
   ) throws(Failure) -> StoreError? {
-    guard let recorded else { return try hasTables() ? .foreignDatabase(path: path) : nil }
-    return recorded.isSubset(of: knownMigrations) ? nil : .newerSchema(path: path)
+    try SchemaContents.sorting(known: knownMigrations, recorded: recorded, hasTables: hasTables)
+      .refusal(location: path)
   }
 
   /// True when `recorded` holds every migration this build knows.
   static func isMigrated(_ recorded: Set<String>?) -> Bool {
-    Set(knownMigrations).isSubset(of: recorded ?? [])
+    SchemaContents.sorting(known: knownMigrations, recorded: recorded) { false } == .current
   }
 
   /// GRDB's migrator over `migrations`.
