@@ -398,12 +398,10 @@ extension SQLiteReading {
 private struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
   let db: Database
   let path: String
-  func activate(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {
-    let activation = try statement(path) { try ActivationRecord.fetchOne(db, key: 1) }
+  func storeActivation(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {
     // The row is made by the first migration; without it the file is damaged.
-    guard let activation else { throw .storage(.corrupt(path: path)) }
-    guard activation.state == ActivationState.publicState.rawValue else {
-      throw .alreadyActivated
+    guard try statement(path, { try ActivationRecord.exists(db, key: 1) }) else {
+      throw .storage(.corrupt(path: path))
     }
     return try statement(path, username: owner.username) {
       // A Public device keeps no account, so the owner is account 1; the activation row names

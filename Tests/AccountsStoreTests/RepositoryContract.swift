@@ -90,6 +90,20 @@ struct RepositoryContract {
     #expect(try store.consistencyProblems() == [])
   }
 
+  /// The device's state checks, asked inside a write: only a Public device may be activated,
+  /// only an Activated one takes more accounts.
+  @Test(arguments: Backend.allCases) func stateChecks(_ backend: Backend) throws {
+    let (store, cleanup) = try backend.make()
+    defer { cleanup() }
+    try store.write { writer throws(AccountsError) in
+      try writer.requirePublic()
+      #expect(throws: AccountsError.notActivated) { try writer.requireActivated() }
+      _ = try writer.activate(owner: newAccount("Alice"), at: noon)
+      try writer.requireActivated()
+      #expect(throws: AccountsError.alreadyActivated) { try writer.requirePublic() }
+    }
+  }
+
   /// Accounts join an Activated device only; a taken key is refused with its own error and
   /// nothing is written.
   @Test(arguments: Backend.allCases) func insertRules(_ backend: Backend) throws {

@@ -94,10 +94,9 @@ public protocol AccountReader {
 
 /// What the flows write, inside `AccountRepository.write`.
 public protocol AccountWriter: AccountReader {
-  /// Stores the device's first account and makes it the owner of an Activated device.
-  ///
-  /// Throws `.alreadyActivated` when the device is already activated.
-  func activate(owner: NewAccount, at date: Date) throws(AccountsError) -> Account
+  /// Stores the device's first account and makes it the owner of an Activated device; the
+  /// device is Public (`activate`, which the flows call, has checked).
+  func storeActivation(owner: NewAccount, at date: Date) throws(AccountsError) -> Account
   /// Deletes every account and every tally, and makes the device Public; returns how many
   /// accounts were deleted.
   func makePublic(at date: Date) throws(AccountsError) -> Int
@@ -155,4 +154,27 @@ public protocol AccountWriter: AccountReader {
   func insertRows(_ rows: [[StoreValue]], into table: StoreTable) throws(AccountsError)
   /// Makes the next ids follow `positions` (or the highest stored id, if higher).
   func raiseIDPositions(to positions: IDPositions) throws(AccountsError)
+}
+
+extension AccountReader {
+  /// Throws `.alreadyActivated` unless the device is Public.
+  public func requirePublic() throws(AccountsError) {
+    guard try deviceStatus().state == .publicState else { throw .alreadyActivated }
+  }
+
+  /// Throws `.notActivated` unless the device is Activated.
+  public func requireActivated() throws(AccountsError) {
+    guard try deviceStatus().state == .activated else { throw .notActivated }
+  }
+}
+
+extension AccountWriter {
+  /// Stores the device's first account and makes it the owner of an Activated device.
+  ///
+  /// Throws `.alreadyActivated` when the device is already activated: asked inside the write,
+  /// which runs alone, so that of two activations the second finds the first's owner.
+  public func activate(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {
+    try requirePublic()
+    return try storeActivation(owner: owner, at: date)
+  }
 }
