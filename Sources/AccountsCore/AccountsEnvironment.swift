@@ -88,19 +88,7 @@ public struct AccountsEnvironment {
   ) -> () throws(StoreError) -> DeviceStatus? {
     { () throws(StoreError) -> DeviceStatus? in
       guard let store = try openStore(.readOnly) else { return nil }
-      return try deviceStatus(of: store)
-    }
-  }
-
-  /// The state read from `store`, its errors as store errors.
-  private static func deviceStatus(of store: any AccountRepository) throws(StoreError)
-    -> DeviceStatus
-  {
-    do {
-      return try store.read { reader throws(AccountsError) in try reader.deviceStatus() }
-    } catch {
-      if case .storage(let error) = error { throw error }
-      throw .failure(path: store.location, reason: error.description)
+      return try store.storedStatus()
     }
   }
 

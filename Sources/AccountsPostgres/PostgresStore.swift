@@ -72,12 +72,7 @@ public final class PostgresStore: AccountRepository {
       }
     }
     guard let store = try opened(for: .readOnly) else { return nil }
-    do {
-      return try store.read { reader throws(AccountsError) in try reader.deviceStatus() }
-    } catch {
-      if case .storage(let error) = error { throw error }
-      throw .failure(path: location, reason: error.description)
-    }
+    return try store.storedStatus()
   }
 
   // MARK: - AccountRepository

@@ -75,6 +75,7 @@ struct RepositoryContract {
     #expect(owner.isOwner && owner.username == "Alice" && owner.usernameKey == "alice")
     #expect(owner.createdAt == noon && owner.lastLoginAt == nil && !owner.mustChangePassword)
     #expect(try store.status() == DeviceStatus(state: .activated, changedAt: noon))
+    #expect(try store.storedStatus() == DeviceStatus(state: .activated, changedAt: noon))
     #expect(try store.user() == owner)
     #expect(throws: AccountsError.alreadyActivated) {
       try store.write { writer throws(AccountsError) in

@@ -178,3 +178,16 @@ extension AccountWriter {
     return try storeActivation(owner: owner, at: date)
   }
 }
+
+extension AccountRepository {
+  /// The device's state read through `read`, every failure as a store error about `location`:
+  /// how a status read answers when it cannot take a faster way.
+  public func storedStatus() throws(StoreError) -> DeviceStatus {
+    do {
+      return try read { reader throws(AccountsError) in try reader.deviceStatus() }
+    } catch {
+      if case .storage(let error) = error { throw error }
+      throw .failure(path: location, reason: error.description)
+    }
+  }
+}
