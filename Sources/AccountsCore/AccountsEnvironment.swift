@@ -96,7 +96,7 @@ public struct AccountsEnvironment {
   func writableStore() throws(AccountsError) -> any AccountRepository {
     let opened = try storing { () throws(StoreError) in try openStore(.readWrite) }
     guard let opened else {
-      throw .storage(.cannotOpen(path: databasePath, reason: "it could not be created"))
+      throw .storage(.cannotOpen(location: databasePath, reason: "it could not be created"))
     }
     return opened
   }

@@ -56,7 +56,7 @@ public final class PostgresStore: AccountRepository {
         """)
       let recorded = Set((rows.text(0, 2) ?? "").split(separator: ",").map(String.init))
       let contents = SchemaContents.sorting(known: Self.known, recorded: recorded) { true }
-      if contents == .newer { throw StoreError.newerSchema(path: location) }
+      if contents == .newer { throw StoreError.newerSchema(location: location) }
       if contents == .current {
         migrated = true
         return DeviceStatus(
@@ -81,7 +81,7 @@ public final class PostgresStore: AccountRepository {
     throws(AccountsError) -> T
   {
     guard try storing({ () throws(StoreError) in try opened(for: .readOnly) }) != nil else {
-      throw .storage(.failure(path: location, reason: "it holds no accounts store"))
+      throw .storage(.failure(location: location, reason: "it holds no accounts store"))
     }
     let db = try storing { () throws(StoreError) in try connected() }
     try execute(db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -175,17 +175,19 @@ public final class PostgresStore: AccountRepository {
 
   /// The store error a failed statement means.
   func translate(_ failure: PGFailure?) -> StoreError {
-    guard let failure else { return .failure(path: location, reason: "no reason given") }
-    if failure.connectionLost { return .connectionLost(path: location, reason: failure.message) }
+    guard let failure else { return .failure(location: location, reason: "no reason given") }
+    if failure.connectionLost {
+      return .connectionLost(location: location, reason: failure.message)
+    }
     switch failure.sqlState ?? "" {
-    case "55P03": return .busy(path: location, seconds: busyTimeout)
-    case "53100": return .diskFull(path: location)
-    case "25006": return .readOnly(path: location)
-    case "42501": return .permissionDenied(path: location, reason: failure.message)
-    case let state where state.hasPrefix("23"): return .inconsistent(path: location)
+    case "55P03": return .busy(location: location, seconds: busyTimeout)
+    case "53100": return .diskFull(location: location)
+    case "25006": return .readOnly(location: location)
+    case "42501": return .permissionDenied(location: location, reason: failure.message)
+    case let state where state.hasPrefix("23"): return .inconsistent(location: location)
     case let state where state.hasPrefix("08") || state.hasPrefix("57P"):
-      return .connectionLost(path: location, reason: failure.message)
-    default: return .failure(path: location, reason: failure.message)
+      return .connectionLost(location: location, reason: failure.message)
+    default: return .failure(location: location, reason: failure.message)
     }
   }
 

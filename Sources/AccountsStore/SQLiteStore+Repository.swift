@@ -32,7 +32,7 @@ extension SQLiteStore: AccountRepository {
           }
           return .commit
         }
-        guard let result else { throw StoreError.failure(path: path, reason: "no result") }
+        guard let result else { throw StoreError.failure(location: path, reason: "no result") }
         return result
       }
     }
@@ -401,7 +401,7 @@ private struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
   func storeActivation(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {
     // The row is made by the first migration; without it the file is damaged.
     guard try statement(path, { try ActivationRecord.exists(db, key: 1) }) else {
-      throw .storage(.corrupt(path: path))
+      throw .storage(.corrupt(location: path))
     }
     return try statement(path, username: owner.username) {
       // A Public device keeps no account, so the owner is account 1; the activation row names

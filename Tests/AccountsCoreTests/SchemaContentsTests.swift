@@ -36,8 +36,8 @@ struct SchemaContentsTests {
 
   /// Foreign and newer contents are refused, in their own errors about the store's location.
   @Test func refusals() {
-    #expect(SchemaContents.foreign.refusal(location: "/x") == .foreignDatabase(path: "/x"))
-    #expect(SchemaContents.newer.refusal(location: "/x") == .newerSchema(path: "/x"))
+    #expect(SchemaContents.foreign.refusal(location: "/x") == .foreignDatabase(location: "/x"))
+    #expect(SchemaContents.newer.refusal(location: "/x") == .newerSchema(location: "/x"))
     for contents in [SchemaContents.absent, .older, .current] {
       #expect(contents.refusal(location: "/x") == nil)
     }

@@ -19,8 +19,8 @@ struct StoredStatusTests {
 
   /// A store error comes out as it is.
   @Test func storeErrorAsItIs() {
-    let store = FailingStore(.storage(.busy(path: "/srv/accounts.sqlite3", seconds: 5)))
-    #expect(throws: StoreError.busy(path: "/srv/accounts.sqlite3", seconds: 5)) {
+    let store = FailingStore(.storage(.busy(location: "/srv/accounts.sqlite3", seconds: 5)))
+    #expect(throws: StoreError.busy(location: "/srv/accounts.sqlite3", seconds: 5)) {
       try store.storedStatus()
     }
   }
@@ -30,7 +30,7 @@ struct StoredStatusTests {
     let store = FailingStore(.notActivated)
     #expect(
       throws: StoreError.failure(
-        path: "/srv/accounts.sqlite3", reason: AccountsError.notActivated.description)
+        location: "/srv/accounts.sqlite3", reason: AccountsError.notActivated.description)
     ) {
       try store.storedStatus()
     }

@@ -319,7 +319,7 @@ struct RepositoryContract {
     let (store, cleanup) = try backend.make()
     defer { cleanup() }
     try store.activate(newAccount("Alice"), at: noon)
-    let lost = AccountsError.storage(.connectionLost(path: "elsewhere", reason: "gone"))
+    let lost = AccountsError.storage(.connectionLost(location: "elsewhere", reason: "gone"))
     for table in [StoreTable.account, .auditEvent] {
       #expect(throws: lost) {
         try store.read { reader throws(AccountsError) in

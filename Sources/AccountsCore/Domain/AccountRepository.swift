@@ -187,7 +187,7 @@ extension AccountRepository {
       return try read { reader throws(AccountsError) in try reader.deviceStatus() }
     } catch {
       if case .storage(let error) = error { throw error }
-      throw .failure(path: location, reason: error.description)
+      throw .failure(location: location, reason: error.description)
     }
   }
 }

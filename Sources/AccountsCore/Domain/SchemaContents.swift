@@ -29,8 +29,8 @@ public enum SchemaContents: Sendable, Equatable {
   /// The refusal these contents call for whoever opens the store at `location`, if any.
   public func refusal(location: String) -> StoreError? {
     switch self {
-    case .foreign: return .foreignDatabase(path: location)
-    case .newer: return .newerSchema(path: location)
+    case .foreign: return .foreignDatabase(location: location)
+    case .newer: return .newerSchema(location: location)
     case .absent, .older, .current: return nil
     }
   }
