@@ -8,8 +8,9 @@ import Foundation
 public struct AccountsEnvironment {
   /// Where the person or script is.
   public var console: any Console
-  /// The database file's path, shown by `status`.
-  public var databasePath: String
+  /// Where the store is (a file's path, or a PostgreSQL URI without its password), shown by
+  /// `status`.
+  public var storeLocation: String
   /// Opens the database; nil (for reading) when it does not exist yet.
   public var openStore: (StoreAccess) throws(StoreError) -> (any AccountRepository)?
   /// Reads the device's state; nil when no database exists.
@@ -44,7 +45,7 @@ public struct AccountsEnvironment {
 
   /// Creates an environment.
   public init(
-    console: any Console, databasePath: String,
+    console: any Console, storeLocation: String,
     openStore: @escaping (StoreAccess) throws(StoreError) -> (any AccountRepository)?,
     readStatus: (() throws(StoreError) -> DeviceStatus?)? = nil,
     now: @escaping () -> Date = Date.init, timeZone: TimeZone? = nil,
@@ -54,7 +55,7 @@ public struct AccountsEnvironment {
     hostName: String = "localhost"
   ) {
     self.console = console
-    self.databasePath = databasePath
+    self.storeLocation = storeLocation
     self.sessions = sessions ?? MemorySessionKeeper()
     self.keys = keys ?? MemorySealingKeyStore()
     self.sessionPolicy = sessionPolicy
@@ -77,7 +78,7 @@ public struct AccountsEnvironment {
     keys: (any SealingKeyStore)? = nil, sessionPolicy: SessionPolicy = .standard
   ) {
     self.init(
-      console: console, databasePath: store.location, openStore: { _ in store }, now: now,
+      console: console, storeLocation: store.location, openStore: { _ in store }, now: now,
       timeZone: timeZone, hasher: hasher, lockout: lockout, blocklist: blocklist,
       sessions: sessions, keys: keys, sessionPolicy: sessionPolicy)
   }
@@ -88,19 +89,7 @@ public struct AccountsEnvironment {
   ) -> () throws(StoreError) -> DeviceStatus? {
     { () throws(StoreError) -> DeviceStatus? in
       guard let store = try openStore(.readOnly) else { return nil }
-      return try deviceStatus(of: store)
-    }
-  }
-
-  /// The state read from `store`, its errors as store errors.
-  private static func deviceStatus(of store: any AccountRepository) throws(StoreError)
-    -> DeviceStatus
-  {
-    do {
-      return try store.read { reader throws(AccountsError) in try reader.deviceStatus() }
-    } catch {
-      if case .storage(let error) = error { throw error }
-      throw .failure(path: store.location, reason: error.description)
+      return try store.storedStatus()
     }
   }
 
@@ -108,7 +97,7 @@ public struct AccountsEnvironment {
   func writableStore() throws(AccountsError) -> any AccountRepository {
     let opened = try storing { () throws(StoreError) in try openStore(.readWrite) }
     guard let opened else {
-      throw .storage(.cannotOpen(path: databasePath, reason: "it could not be created"))
+      throw .storage(.cannotOpen(location: storeLocation, reason: "it could not be created"))
     }
     return opened
   }
@@ -152,7 +141,7 @@ extension AccountsEnvironment {
   /// Opens an existing database for an administrator's change; a missing one is refused
   /// (a mistyped `--database` creates nothing).
   func existingStore() throws(AccountsError) -> any AccountRepository {
-    guard try readableStore() != nil else { throw .noDatabase(path: databasePath) }
+    guard try readableStore() != nil else { throw .noDatabase(location: storeLocation) }
     return try writableStore()
   }
 }

@@ -123,7 +123,7 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   /// A setting from the environment has a value `accounts` cannot use.
   case invalidSetting(name: String, value: String, expected: String)
   /// An administrator command named a database that does not exist.
-  case noDatabase(path: String)
+  case noDatabase(location: String)
   /// The store failed.
   case storage(StoreError)
   /// The system's cryptography failed.

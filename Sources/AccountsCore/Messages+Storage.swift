@@ -107,3 +107,18 @@ extension Messages {
     "\(number) \(noun)\(number == 1 ? "" : "s")"
   }
 }
+
+extension Messages {
+  // The device's rules a store's data breaks (`AccountRepository.consistencyProblems`).
+
+  /// The store has no activation row.
+  public static let consistencyNoActivationRow = "no activation row"
+  /// A Public device keeps `count` accounts.
+  public static func consistencyPublicWithAccounts(_ count: Int) -> String {
+    "Public with \(count) account(s)"
+  }
+  /// An Activated device's owner is not among its accounts.
+  public static let consistencyActivatedWithoutOwner = "Activated with no owner account"
+  /// The state and the owner named contradict each other.
+  public static let consistencyStateAndOwnerDisagree = "activation state and owner disagree"
+}

@@ -80,7 +80,7 @@ final class PGConnection {
       library = try LibPQ.shared()
     } catch {
       throw .failure(
-        path: location,
+        location: location,
         reason: "the PostgreSQL client library \(error.library) cannot be loaded "
           + "(\(error.reason)); install it (Debian: libpq5)")
     }
@@ -124,7 +124,7 @@ final class PGConnection {
       return made
     }
     guard let connection else {
-      throw .cannotConnect(path: location, server: "", reason: "out of memory")
+      throw .cannotConnect(location: location, server: "", reason: "out of memory")
     }
     // libpq names the host and port as it read them: from a malformed URI, pieces of it.
     let server = StoreLocation.scrubbed(
@@ -133,7 +133,7 @@ final class PGConnection {
       let reason = StoreLocation.scrubbed(
         connectionReason(library.errorMessage(connection).map { String(cString: $0) }), of: uri)
       library.finish(connection)
-      throw .cannotConnect(path: location, server: server, reason: reason)
+      throw .cannotConnect(location: location, server: server, reason: reason)
     }
     // Notices (such as "schema already exists") are not for the person at the terminal.
     _ = library.setNoticeProcessor(connection, { _, _ in }, nil)
@@ -145,8 +145,8 @@ final class PGConnection {
       try opened.run("SELECT pg_catalog.set_config('search_path', 'pg_catalog', false)")
     } catch {
       throw error.connectionLost
-        ? .cannotConnect(path: location, server: server, reason: error.message)
-        : .failure(path: location, reason: error.message)
+        ? .cannotConnect(location: location, server: server, reason: error.message)
+        : .failure(location: location, reason: error.message)
     }
     return opened
   }

@@ -3,9 +3,9 @@ import AccountsCrypto
 import Foundation
 
 extension PostgresAccess {
-  func activate(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {
-    // The activation row is locked by this transaction already (see `PostgresStore.write`).
-    guard try deviceStatus().state == .publicState else { throw .alreadyActivated }
+  func storeActivation(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {
+    // The activation row is locked by this transaction already (see `PostgresStore.write`), so
+    // the state the core checked stays.
     // The owner's id comes first, so that the row can name it before the account exists (its
     // reference is checked at commit), as accounts join Activated devices only.
     let id =

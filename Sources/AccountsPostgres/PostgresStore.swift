@@ -35,18 +35,12 @@ public final class PostgresStore: AccountRepository {
   public func opened(for access: StoreAccess) throws(StoreError) -> PostgresStore? {
     if migrated { return self }
     let db = try connected()
-    switch try inspect(db) {
-    case .foreign: throw .foreignDatabase(path: location)
-    case .newer: throw .newerSchema(path: location)
-    case .current:
-      migrated = true
-      return self
-    case .absent where access == .readOnly: return nil
-    case .absent, .older:
-      try migrate(db)
-      migrated = true
-      return self
-    }
+    let contents = try inspect(db)
+    if let refusal = contents.refusal(location: location) { throw refusal }
+    if contents == .absent && access == .readOnly { return nil }
+    if contents != .current { try migrate(db) }
+    migrated = true
+    return self
   }
 
   /// The device's state in one statement (what `status` needs); nil when the database holds no
@@ -61,8 +55,9 @@ public final class PostgresStore: AccountRepository {
         FROM accounts.activation AS a WHERE a.id = 1
         """)
       let recorded = Set((rows.text(0, 2) ?? "").split(separator: ",").map(String.init))
-      if !recorded.isSubset(of: Self.known) { throw StoreError.newerSchema(path: location) }
-      if Set(Self.known).isSubset(of: recorded) {
+      let contents = SchemaContents.sorting(known: Self.known, recorded: recorded) { true }
+      if contents == .newer { throw StoreError.newerSchema(location: location) }
+      if contents == .current {
         migrated = true
         return DeviceStatus(
           state: ActivationState(rawValue: rows.text(0, 0) ?? "") ?? .publicState,
@@ -77,12 +72,7 @@ public final class PostgresStore: AccountRepository {
       }
     }
     guard let store = try opened(for: .readOnly) else { return nil }
-    do {
-      return try store.read { reader throws(AccountsError) in try reader.deviceStatus() }
-    } catch {
-      if case .storage(let error) = error { throw error }
-      throw .failure(path: location, reason: error.description)
-    }
+    return try store.storedStatus()
   }
 
   // MARK: - AccountRepository
@@ -91,7 +81,7 @@ public final class PostgresStore: AccountRepository {
     throws(AccountsError) -> T
   {
     guard try storing({ () throws(StoreError) in try opened(for: .readOnly) }) != nil else {
-      throw .storage(.failure(path: location, reason: "it holds no accounts store"))
+      throw .storage(.failure(location: location, reason: "it holds no accounts store"))
     }
     let db = try storing { () throws(StoreError) in try connected() }
     try execute(db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -113,24 +103,27 @@ public final class PostgresStore: AccountRepository {
     return try finishing(db, body(access(db)))
   }
 
-  public func consistencyProblems() throws(AccountsError) -> [String] {
+  public func consistencyFacts() throws(AccountsError) -> ConsistencyFacts {
     try read { reader throws(AccountsError) in
-      guard let access = reader as? PostgresAccess else { return [] }
+      // PostgreSQL checks its own integrity as it writes: only the device is left to judge.
+      guard let access = reader as? PostgresAccess else { return ConsistencyFacts(device: nil) }
       let rows = try access.query(
         """
         SELECT v.state, v.owner_id, (SELECT count(*) FROM accounts.account),
                EXISTS (SELECT 1 FROM accounts.account WHERE id = v.owner_id)
         FROM accounts.activation AS v WHERE v.id = 1
         """)
-      guard rows.count == 1 else { return ["no activation row"] }
-      let accounts = rows.integer(0, 2) ?? 0
-      switch (rows.text(0, 0), rows.integer(0, 1)) {
-      case ("Public", nil) where accounts != 0: return ["Public with \(accounts) account(s)"]
-      case ("Public", nil): return []
-      case ("Activated", .some):
-        return rows.flag(0, 3) ? [] : ["Activated with no owner account"]
-      default: return ["activation state and owner disagree"]
+      guard rows.count == 1 else {
+        let accounts = try access.query("SELECT count(*) FROM accounts.account")
+        return ConsistencyFacts(
+          device: DeviceFacts(
+            state: nil, ownerID: nil, ownerExists: false,
+            accountCount: Int(accounts.integer(0, 0) ?? 0)))
       }
+      return ConsistencyFacts(
+        device: DeviceFacts(
+          state: rows.text(0, 0), ownerID: rows.integer(0, 1), ownerExists: rows.flag(0, 3),
+          accountCount: Int(rows.integer(0, 2) ?? 0)))
     }
   }
 
@@ -182,37 +175,25 @@ public final class PostgresStore: AccountRepository {
 
   /// The store error a failed statement means.
   func translate(_ failure: PGFailure?) -> StoreError {
-    guard let failure else { return .failure(path: location, reason: "no reason given") }
-    if failure.connectionLost { return .connectionLost(path: location, reason: failure.message) }
+    guard let failure else { return .failure(location: location, reason: "no reason given") }
+    if failure.connectionLost {
+      return .connectionLost(location: location, reason: failure.message)
+    }
     switch failure.sqlState ?? "" {
-    case "55P03": return .busy(path: location, seconds: busyTimeout)
-    case "53100": return .diskFull(path: location)
-    case "25006": return .readOnly(path: location)
-    case "42501": return .permissionDenied(path: location, reason: failure.message)
-    case let state where state.hasPrefix("23"): return .inconsistent(path: location)
+    case "55P03": return .busy(location: location, seconds: busyTimeout)
+    case "53100": return .diskFull(location: location)
+    case "25006": return .readOnly(location: location)
+    case "42501": return .permissionDenied(location: location, reason: failure.message)
+    case let state where state.hasPrefix("23"): return .inconsistent(location: location)
     case let state where state.hasPrefix("08") || state.hasPrefix("57P"):
-      return .connectionLost(path: location, reason: failure.message)
-    default: return .failure(path: location, reason: failure.message)
+      return .connectionLost(location: location, reason: failure.message)
+    default: return .failure(location: location, reason: failure.message)
     }
   }
 
   // MARK: - Migrations
 
   static let known = postgresMigrations.map(\.identifier)
-
-  /// What a database holds, as far as accounts is concerned.
-  enum Contents {
-    /// No schema `accounts`, or an empty one.
-    case absent
-    /// Tables in schema `accounts` but no migration table: another program's.
-    case foreign
-    /// Some of this build's migrations, not all.
-    case older
-    /// Every migration this build knows.
-    case current
-    /// A migration this build does not know.
-    case newer
-  }
 
   /// What the database holds; a schema that looks foreign is looked at again once no
   /// migration is running.
@@ -221,7 +202,7 @@ public final class PostgresStore: AccountRepository {
   /// instant: its tables found by one look at the catalog, its migration table not yet by
   /// another (12 first writes racing on a new database showed it). Waiting for the migration
   /// lock, then looking in a new statement, sees its migration whole.
-  private func inspect(_ db: PGConnection) throws(StoreError) -> Contents {
+  private func inspect(_ db: PGConnection) throws(StoreError) -> SchemaContents {
     let first = try look(db)
     guard first == .foreign else { return first }
     do {
@@ -234,7 +215,7 @@ public final class PostgresStore: AccountRepository {
   }
 
   /// One look at the catalog: both questions answered from the same snapshot of `pg_class`.
-  private func look(_ db: PGConnection) throws(StoreError) -> Contents {
+  private func look(_ db: PGConnection) throws(StoreError) -> SchemaContents {
     do {
       let rows = try db.run(
         """
@@ -244,12 +225,12 @@ public final class PostgresStore: AccountRepository {
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'accounts' AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
         """)
-      guard rows.flag(0, 0) else { return rows.flag(0, 1) ? .foreign : .absent }
-      let recorded = try db.run("SELECT identifier FROM accounts.schema_migration")
-      let identifiers = Set((0..<recorded.count).compactMap { recorded.text($0, 0) })
-      if !identifiers.isSubset(of: Self.known) { return .newer }
-      if Set(Self.known).isSubset(of: identifiers) { return .current }
-      return .older
+      var recorded: Set<String>?
+      if rows.flag(0, 0) {
+        let identifiers = try db.run("SELECT identifier FROM accounts.schema_migration")
+        recorded = Set((0..<identifiers.count).compactMap { identifiers.text($0, 0) })
+      }
+      return SchemaContents.sorting(known: Self.known, recorded: recorded) { rows.flag(0, 1) }
     } catch {
       throw translate(error)
     }

@@ -139,18 +139,18 @@ enum FileSystem {
       current = Self.folder(of: current)
     }
     if !current.isEmpty, let existing = kind(of: current), existing != .directory {
-      throw .cannotCreateFolder(path: folder, reason: "\(current) is not a folder")
+      throw .cannotCreateFolder(location: folder, reason: "\(current) is not a folder")
     }
     var created: [String] = []
     for directory in missing.reversed() {
       if mkdir(directory, 0o700) == 0 {
         created.append(directory)
       } else if errno != EEXIST {
-        throw .cannotCreateFolder(path: folder, reason: String(cString: strerror(errno)))
+        throw .cannotCreateFolder(location: folder, reason: String(cString: strerror(errno)))
       }
     }
     if kind(of: folder) != .directory {
-      throw .cannotCreateFolder(path: folder, reason: "it is not a folder")
+      throw .cannotCreateFolder(location: folder, reason: "it is not a folder")
     }
     return created
   }
@@ -165,8 +165,8 @@ enum FileSystem {
     }
     let error = errno
     if error == EEXIST { return false }
-    if error == EACCES || error == EROFS || error == EPERM { throw .readOnly(path: path) }
-    throw .cannotOpen(path: path, reason: String(cString: strerror(error)))
+    if error == EACCES || error == EROFS || error == EPERM { throw .readOnly(location: path) }
+    throw .cannotOpen(location: path, reason: String(cString: strerror(error)))
   }
 
   /// Makes an existing file of ours private (mode 0600), without following a link.
@@ -209,15 +209,15 @@ enum FileSafety {
     var current = folder
     while true {
       guard let info = FileSystem.info(current) else {
-        throw .cannotOpen(path: path, reason: "its folder \(current) cannot be examined")
+        throw .cannotOpen(location: path, reason: "its folder \(current) cannot be examined")
       }
       if info.owner != me && info.owner != 0 {
         throw .unsafeFolder(
-          path: path, folder: current,
+          location: path, folder: current,
           reason: .ownedBy(FileSystem.userName(info.owner)))
       }
       if info.mode & 0o022 != 0 && info.mode & S_ISVTX == 0 {
-        throw .unsafeFolder(path: path, folder: current, reason: .writableByOthers(info.mode))
+        throw .unsafeFolder(location: path, folder: current, reason: .writableByOthers(info.mode))
       }
       if current == "/" { return }
       current = FileSystem.folder(of: current)
@@ -230,20 +230,20 @@ enum FileSafety {
     throws(StoreError)
   {
     guard let info = FileSystem.info(file) else { return }
-    if info.kind == .symlink { throw .symlink(path: path, file: file) }
-    if info.kind == .directory && isDatabase { throw .isDirectory(path: path) }
+    if info.kind == .symlink { throw .symlink(location: path, file: file) }
+    if info.kind == .directory && isDatabase { throw .isDirectory(location: path) }
     if info.kind != .regular {
-      throw .cannotOpen(path: path, reason: "\(file) is not a regular file")
+      throw .cannotOpen(location: path, reason: "\(file) is not a regular file")
     }
     if info.owner != geteuid() {
       throw .notOurs(
-        path: path, file: file, owner: FileSystem.userName(info.owner),
+        location: path, file: file, owner: FileSystem.userName(info.owner),
         me: FileSystem.userName(geteuid()))
     }
     guard info.mode & 0o077 != 0 else { return }
     // An empty file holds nothing to protect yet (e.g. made by `touch` under umask 022).
     if info.size == 0 && (!mayFix || FileSystem.makePrivate(file)) { return }
-    throw .notPrivate(path: path, file: file, mode: info.mode)
+    throw .notPrivate(location: path, file: file, mode: info.mode)
   }
 
   /// Checks the database file `real` and every companion that exists; errors name `path`.

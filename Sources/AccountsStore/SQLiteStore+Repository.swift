@@ -32,13 +32,13 @@ extension SQLiteStore: AccountRepository {
           }
           return .commit
         }
-        guard let result else { throw StoreError.failure(path: path, reason: "no result") }
+        guard let result else { throw StoreError.failure(location: path, reason: "no result") }
         return result
       }
     }
   }
 
-  public func consistencyProblems() throws(AccountsError) -> [String] {
+  public func consistencyFacts() throws(AccountsError) -> ConsistencyFacts {
     try run {
       try writer.read { db in
         var problems: [String] = []
@@ -47,21 +47,16 @@ extension SQLiteStore: AccountRepository {
         if try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") != nil {
           problems.append("foreign key violation")
         }
-        guard try Self.isMigrated(db) else { return problems }
-        let activation = try ActivationRecord.fetchOne(db, key: 1)
-        let accounts = try AccountRecord.fetchCount(db)
-        switch (activation?.state, activation?.ownerID) {
-        case ("Public", nil) where accounts != 0:
-          problems.append("Public with \(accounts) account(s)")
-        case ("Activated", let owner?):
-          if try !AccountRecord.exists(db, key: owner) {
-            problems.append("Activated with no owner account")
-          }
-        case ("Public", nil): break
-        case (nil, _): problems.append("no activation row")
-        default: problems.append("activation state and owner disagree")
+        guard try Self.isMigrated(db) else {
+          return ConsistencyFacts(integrityProblems: problems, device: nil)
         }
-        return problems
+        let activation = try ActivationRecord.fetchOne(db, key: 1)
+        let owner = activation?.ownerID
+        let device = DeviceFacts(
+          state: activation?.state, ownerID: owner,
+          ownerExists: try owner.map { try AccountRecord.exists(db, key: $0) } ?? false,
+          accountCount: try AccountRecord.fetchCount(db))
+        return ConsistencyFacts(integrityProblems: problems, device: device)
       }
     }
   }
@@ -403,12 +398,10 @@ extension SQLiteReading {
 private struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
   let db: Database
   let path: String
-  func activate(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {
-    let activation = try statement(path) { try ActivationRecord.fetchOne(db, key: 1) }
+  func storeActivation(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {
     // The row is made by the first migration; without it the file is damaged.
-    guard let activation else { throw .storage(.corrupt(path: path)) }
-    guard activation.state == ActivationState.publicState.rawValue else {
-      throw .alreadyActivated
+    guard try statement(path, { try ActivationRecord.exists(db, key: 1) }) else {
+      throw .storage(.corrupt(location: path))
     }
     return try statement(path, username: owner.username) {
       // A Public device keeps no account, so the owner is account 1; the activation row names

@@ -69,13 +69,13 @@ public final class SQLiteStore: Sendable {
   static func schemaRefusal<Failure: Error>(
     path: String, recorded: Set<String>?, hasTables: () throws(Failure) -> Bool
   ) throws(Failure) -> StoreError? {
-    guard let recorded else { return try hasTables() ? .foreignDatabase(path: path) : nil }
-    return recorded.isSubset(of: knownMigrations) ? nil : .newerSchema(path: path)
+    try SchemaContents.sorting(known: knownMigrations, recorded: recorded, hasTables: hasTables)
+      .refusal(location: path)
   }
 
   /// True when `recorded` holds every migration this build knows.
   static func isMigrated(_ recorded: Set<String>?) -> Bool {
-    Set(knownMigrations).isSubset(of: recorded ?? [])
+    SchemaContents.sorting(known: knownMigrations, recorded: recorded) { false } == .current
   }
 
   /// GRDB's migrator over `migrations`.
@@ -98,7 +98,7 @@ public final class SQLiteStore: Sendable {
     -> SQLiteStore?
   {
     guard NoFollowVFS.isInstalled else {
-      throw .failure(path: path, reason: "SQLite has no file layer to open it with")
+      throw .failure(location: path, reason: "SQLite has no file layer to open it with")
     }
     guard let located = try locate(path: path, access: access) else { return nil }
     let (real, exists, createdFolders) = (located.real, located.exists, located.createdFolders)
@@ -138,7 +138,7 @@ public final class SQLiteStore: Sendable {
   /// folders resolved and safe (`FileSafety.checkFolders`).
   static func locate(path: String, access: Access) throws(StoreError) -> Located? {
     guard path.hasPrefix("/") else {
-      throw .cannotOpen(path: path, reason: "it is not an absolute path")
+      throw .cannotOpen(location: path, reason: "it is not an absolute path")
     }
     var createdFolders: [String] = []
     let exists = FileSystem.info(path) != nil
@@ -149,16 +149,16 @@ public final class SQLiteStore: Sendable {
         createdFolders = try FileSystem.createPrivateFolder(for: path)
       case ENOTDIR:
         let blocker = FileSystem.blockingAncestor(of: path) ?? FileSystem.folder(of: path)
-        throw .cannotOpen(path: path, reason: "\(blocker) is not a folder")
+        throw .cannotOpen(location: path, reason: "\(blocker) is not a folder")
       case EACCES:
-        throw .cannotOpen(path: path, reason: "permission to reach it is denied")
+        throw .cannotOpen(location: path, reason: "permission to reach it is denied")
       default:
-        throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        throw .cannotOpen(location: path, reason: String(cString: strerror(errno)))
       }
     }
     do throws(StoreError) {
       guard let real = FileSystem.canonical(path) else {
-        throw StoreError.cannotOpen(path: path, reason: "its folder cannot be resolved")
+        throw StoreError.cannotOpen(location: path, reason: "its folder cannot be resolved")
       }
       try FileSafety.checkFolders(of: FileSystem.folder(of: real), database: path)
       return Located(real: real, exists: exists, createdFolders: createdFolders)
@@ -174,7 +174,7 @@ public final class SQLiteStore: Sendable {
   {
     guard access == .readOnly else {
       // Where we cannot write, writing commands stop before touching anything.
-      guard isWritable(real) else { throw .readOnly(path: path) }
+      guard isWritable(real) else { throw .readOnly(location: path) }
       return try connect(
         path: path, real: real, access: access, immutable: false, busyTimeout: busyTimeout)
     }
@@ -185,7 +185,7 @@ public final class SQLiteStore: Sendable {
     guard try store.needsUpgrade() else { return store }
     // Written by an older version: upgraded now where it can be written (every reader would
     // otherwise need every older schema's queries), refused where it cannot.
-    guard isWritable(real) else { throw .olderSchema(path: path) }
+    guard isWritable(real) else { throw .olderSchema(location: path) }
     return try connect(
       path: path, real: real, access: .readWrite, immutable: false, busyTimeout: busyTimeout)
   }
@@ -312,7 +312,7 @@ public final class SQLiteStore: Sendable {
           try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
         }
         guard mode == "wal" else {
-          throw StoreError.failure(path: path, reason: "it cannot be put in WAL mode")
+          throw StoreError.failure(location: path, reason: "it cannot be put in WAL mode")
         }
         return
       } catch let error as DatabaseError

@@ -8,7 +8,7 @@ extension StoreError {
   static func translating(_ error: any Error, path: String, busyTimeout: Double) -> StoreError {
     if let storeError = error as? StoreError { return storeError }
     guard let dbError = error as? DatabaseError else {
-      return .failure(path: path, reason: String(describing: error))
+      return .failure(location: path, reason: String(describing: error))
     }
     return translating(
       code: dbError.extendedResultCode.rawValue, message: dbError.message, path: path,
@@ -20,31 +20,31 @@ extension StoreError {
   static func translating(code: Int32, message: String?, path: String, busyTimeout: Double)
     -> StoreError
   {
-    if code == SQLiteCode.cantOpenSymlink { return .symlink(path: path, file: path) }
+    if code == SQLiteCode.cantOpenSymlink { return .symlink(location: path, file: path) }
     let primary = code & 0xFF
     let failedIO = [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN].contains(primary)
     if failedIO && FileSystem.isNearlyFull(FileSystem.folder(of: path)) {
-      return .diskFull(path: path)
+      return .diskFull(location: path)
     }
     switch primary {
     case SQLITE_BUSY, SQLITE_LOCKED:
-      return .busy(path: path, seconds: busyTimeout)
+      return .busy(location: path, seconds: busyTimeout)
     case SQLITE_NOTADB:
-      return .notADatabase(path: path)
+      return .notADatabase(location: path)
     case SQLITE_CORRUPT:
-      return .corrupt(path: path)
+      return .corrupt(location: path)
     case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH:
-      return .readOnly(path: path)
+      return .readOnly(location: path)
     case SQLITE_FULL:
-      return .diskFull(path: path)
+      return .diskFull(location: path)
     case SQLITE_CANTOPEN:
-      return .cannotOpen(path: path, reason: "it cannot be opened")
+      return .cannotOpen(location: path, reason: "it cannot be opened")
     case SQLITE_CONSTRAINT:
-      return .inconsistent(path: path)
+      return .inconsistent(location: path)
     case SQLITE_IOERR:
-      return .cannotOpen(path: path, reason: "reading or writing it failed (I/O error)")
+      return .cannotOpen(location: path, reason: "reading or writing it failed (I/O error)")
     default:
-      return .failure(path: path, reason: message ?? "an unexpected database error")
+      return .failure(location: path, reason: message ?? "an unexpected database error")
     }
   }
 }

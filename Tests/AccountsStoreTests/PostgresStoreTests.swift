@@ -62,10 +62,10 @@ struct PostgresStoreTests {
       "/usr/bin/psql",
       ["-qAt", "-d", uri, "-c", "CREATE SCHEMA accounts; CREATE TABLE accounts.account (x int)"])
     let location = StoreLocation.shown(uri)
-    #expect(throws: StoreError.foreignDatabase(path: location)) {
+    #expect(throws: StoreError.foreignDatabase(location: location)) {
       try PostgresStore(uri: uri).opened(for: .readWrite)
     }
-    #expect(throws: StoreError.foreignDatabase(path: location)) {
+    #expect(throws: StoreError.foreignDatabase(location: location)) {
       try PostgresStore(uri: uri).status()
     }
 
@@ -75,10 +75,10 @@ struct PostgresStoreTests {
     _ = try runTool(
       "/usr/bin/psql",
       ["-qAt", "-d", uri, "-c", "INSERT INTO accounts.schema_migration VALUES ('v99', now())"])
-    #expect(throws: StoreError.newerSchema(path: location)) {
+    #expect(throws: StoreError.newerSchema(location: location)) {
       try PostgresStore(uri: uri).opened(for: .readOnly)
     }
-    #expect(throws: StoreError.newerSchema(path: location)) {
+    #expect(throws: StoreError.newerSchema(location: location)) {
       try PostgresStore(uri: uri).status()
     }
   }

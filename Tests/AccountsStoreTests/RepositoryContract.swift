@@ -58,6 +58,10 @@ struct RepositoryContract {
       try reader.forEachEvent(AuditQuery()) { _ throws(AccountsError) in seen += 1 }
       #expect(seen == 0)
     }
+    #expect(
+      try store.consistencyFacts()
+        == ConsistencyFacts(
+          device: DeviceFacts(state: "Public", ownerID: nil, ownerExists: false, accountCount: 0)))
     #expect(try store.consistencyProblems() == [])
   }
 
@@ -71,6 +75,7 @@ struct RepositoryContract {
     #expect(owner.isOwner && owner.username == "Alice" && owner.usernameKey == "alice")
     #expect(owner.createdAt == noon && owner.lastLoginAt == nil && !owner.mustChangePassword)
     #expect(try store.status() == DeviceStatus(state: .activated, changedAt: noon))
+    #expect(try store.storedStatus() == DeviceStatus(state: .activated, changedAt: noon))
     #expect(try store.user() == owner)
     #expect(throws: AccountsError.alreadyActivated) {
       try store.write { writer throws(AccountsError) in
@@ -78,7 +83,26 @@ struct RepositoryContract {
       }
     }
     #expect(try store.account(key: "bob") == nil)
+    #expect(
+      try store.consistencyFacts()
+        == ConsistencyFacts(
+          device: DeviceFacts(
+            state: "Activated", ownerID: owner.id, ownerExists: true, accountCount: 1)))
     #expect(try store.consistencyProblems() == [])
+  }
+
+  /// The device's state checks, asked inside a write: only a Public device may be activated,
+  /// only an Activated one takes more accounts.
+  @Test(arguments: Backend.allCases) func stateChecks(_ backend: Backend) throws {
+    let (store, cleanup) = try backend.make()
+    defer { cleanup() }
+    try store.write { writer throws(AccountsError) in
+      try writer.requirePublic()
+      #expect(throws: AccountsError.notActivated) { try writer.requireActivated() }
+      _ = try writer.activate(owner: newAccount("Alice"), at: noon)
+      try writer.requireActivated()
+      #expect(throws: AccountsError.alreadyActivated) { try writer.requirePublic() }
+    }
   }
 
   /// Accounts join an Activated device only; a taken key is refused with its own error and
@@ -295,7 +319,7 @@ struct RepositoryContract {
     let (store, cleanup) = try backend.make()
     defer { cleanup() }
     try store.activate(newAccount("Alice"), at: noon)
-    let lost = AccountsError.storage(.connectionLost(path: "elsewhere", reason: "gone"))
+    let lost = AccountsError.storage(.connectionLost(location: "elsewhere", reason: "gone"))
     for table in [StoreTable.account, .auditEvent] {
       #expect(throws: lost) {
         try store.read { reader throws(AccountsError) in

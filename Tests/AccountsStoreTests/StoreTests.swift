@@ -357,7 +357,7 @@ struct FileTests {
     defer { try? FileManager.default.removeItem(at: folder) }
     let directory = folder.appendingPathComponent("dir").path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-    #expect(throws: StoreError.isDirectory(path: directory)) {
+    #expect(throws: StoreError.isDirectory(location: directory)) {
       try SQLiteStore.open(path: directory, access: .readWrite)
     }
 
@@ -365,7 +365,7 @@ struct FileTests {
     let garbage = Data(repeating: 0x41, count: 5000)
     try garbage.write(to: URL(fileURLWithPath: text))
     chmod(text, 0o600)
-    #expect(throws: StoreError.notADatabase(path: text)) {
+    #expect(throws: StoreError.notADatabase(location: text)) {
       try SQLiteStore.open(path: text, access: .readWrite)
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: text)) == garbage)
@@ -377,7 +377,7 @@ struct FileTests {
     try DatabaseQueue(path: foreign).write { try $0.execute(sql: "CREATE TABLE t (x)") }
     chmod(foreign, 0o600)
     let foreignBytes = try Data(contentsOf: URL(fileURLWithPath: foreign))
-    #expect(throws: StoreError.foreignDatabase(path: foreign)) {
+    #expect(throws: StoreError.foreignDatabase(location: foreign)) {
       try SQLiteStore.open(path: foreign, access: .readWrite)
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: foreign)) == foreignBytes)
@@ -388,10 +388,10 @@ struct FileTests {
       try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
     }
     let newerBytes = try Data(contentsOf: URL(fileURLWithPath: newer))
-    #expect(throws: StoreError.newerSchema(path: newer)) {
+    #expect(throws: StoreError.newerSchema(location: newer)) {
       try SQLiteStore.open(path: newer, access: .readWrite)
     }
-    #expect(throws: StoreError.newerSchema(path: newer)) {
+    #expect(throws: StoreError.newerSchema(location: newer)) {
       try SQLiteStore.open(path: newer, access: .readOnly)
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: newer)) == newerBytes)

@@ -118,7 +118,7 @@ extension SQLiteStore {
       return try read { reader throws(AccountsError) in try reader.deviceStatus() }
     } catch {
       if case .storage(let error) = error { throw error }
-      throw .failure(path: path, reason: error.description)
+      throw .failure(location: path, reason: error.description)
     }
   }
 }

@@ -21,7 +21,7 @@ extension AccountsCommand {
     static func show(json: Bool, database: String?) throws {
       let context = try CommandContext.live(database: database)
       let status = try StatusQuery.run(context.environment)
-      let path = context.environment.databasePath
+      let path = context.environment.storeLocation
       if json {
         context.console.output(StatusPresentation.json(status, path: path))
       } else {

@@ -59,20 +59,20 @@ struct CommandContext {
       // One connection for the whole command: the state read first, then the reads and writes.
       let store = PostgresStore(uri: path, busyTimeout: busyTimeout)
       environment = AccountsEnvironment(
-        console: console, databasePath: store.location,
+        console: console, storeLocation: store.location,
         openStore: { access throws(StoreError) in try store.opened(for: access) },
         readStatus: { () throws(StoreError) in try store.status() }, now: now,
         hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
         sessionPolicy: sessionPolicy, hostName: hostName())
     } else if let openStore {
       environment = AccountsEnvironment(
-        console: console, databasePath: path,
+        console: console, storeLocation: path,
         openStore: { access throws(StoreError) in try openStore(path, access) }, now: now,
         hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
         sessionPolicy: sessionPolicy, hostName: hostName())
     } else {
       environment = AccountsEnvironment(
-        console: console, databasePath: path,
+        console: console, storeLocation: path,
         openStore: { access throws(StoreError) in
           try SQLiteStore.open(path: path, access: access, busyTimeout: busyTimeout)
         },

@@ -29,7 +29,7 @@ enum DatabaseLocation {
     else {
       throw .storage(
         .cannotOpen(
-          path: "~/.local/share/accounts/accounts.sqlite3",
+          location: "~/.local/share/accounts/accounts.sqlite3",
           reason: "HOME is not set; pass --database"))
     }
     return (home as NSString).appendingPathComponent(".local/share/accounts/accounts.sqlite3")

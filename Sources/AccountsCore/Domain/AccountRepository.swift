@@ -31,10 +31,9 @@ public protocol AccountRepository: AnyObject {
   /// throws (its error is rethrown as it is).
   func write<T>(_ body: (any AccountWriter) throws(AccountsError) -> T) throws(AccountsError) -> T
 
-  /// What is wrong with the stored data (nothing, for a healthy store): the backend's own
-  /// integrity checks and the device's rules (a Public device keeps no account; an Activated
-  /// one has at least one, and its owner among them).
-  func consistencyProblems() throws(AccountsError) -> [String]
+  /// The backend's own integrity problems and the facts the device's rules are judged on (see
+  /// `consistencyProblems`, which judges them).
+  func consistencyFacts() throws(AccountsError) -> ConsistencyFacts
 }
 
 /// What the flows read.
@@ -95,10 +94,9 @@ public protocol AccountReader {
 
 /// What the flows write, inside `AccountRepository.write`.
 public protocol AccountWriter: AccountReader {
-  /// Stores the device's first account and makes it the owner of an Activated device.
-  ///
-  /// Throws `.alreadyActivated` when the device is already activated.
-  func activate(owner: NewAccount, at date: Date) throws(AccountsError) -> Account
+  /// Stores the device's first account and makes it the owner of an Activated device; the
+  /// device is Public (`activate`, which the flows call, has checked).
+  func storeActivation(owner: NewAccount, at date: Date) throws(AccountsError) -> Account
   /// Deletes every account and every tally, and makes the device Public; returns how many
   /// accounts were deleted.
   func makePublic(at date: Date) throws(AccountsError) -> Int
@@ -156,4 +154,40 @@ public protocol AccountWriter: AccountReader {
   func insertRows(_ rows: [[StoreValue]], into table: StoreTable) throws(AccountsError)
   /// Makes the next ids follow `positions` (or the highest stored id, if higher).
   func raiseIDPositions(to positions: IDPositions) throws(AccountsError)
+}
+
+extension AccountReader {
+  /// Throws `.alreadyActivated` unless the device is Public.
+  public func requirePublic() throws(AccountsError) {
+    guard try deviceStatus().state == .publicState else { throw .alreadyActivated }
+  }
+
+  /// Throws `.notActivated` unless the device is Activated.
+  public func requireActivated() throws(AccountsError) {
+    guard try deviceStatus().state == .activated else { throw .notActivated }
+  }
+}
+
+extension AccountWriter {
+  /// Stores the device's first account and makes it the owner of an Activated device.
+  ///
+  /// Throws `.alreadyActivated` when the device is already activated: asked inside the write,
+  /// which runs alone, so that of two activations the second finds the first's owner.
+  public func activate(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {
+    try requirePublic()
+    return try storeActivation(owner: owner, at: date)
+  }
+}
+
+extension AccountRepository {
+  /// The device's state read through `read`, every failure as a store error about `location`:
+  /// how a status read answers when it cannot take a faster way.
+  public func storedStatus() throws(StoreError) -> DeviceStatus {
+    do {
+      return try read { reader throws(AccountsError) in try reader.deviceStatus() }
+    } catch {
+      if case .storage(let error) = error { throw error }
+      throw .failure(location: location, reason: error.description)
+    }
+  }
 }

@@ -6,47 +6,47 @@ import Foundation
 /// It names no backend: SQLite's and GRDB's errors are translated inside AccountsStore.
 public enum StoreError: Error, Equatable, Sendable {
   /// The path names a directory, not a file.
-  case isDirectory(path: String)
+  case isDirectory(location: String)
   /// The folder that should hold the database cannot be created.
-  case cannotCreateFolder(path: String, reason: String)
+  case cannotCreateFolder(location: String, reason: String)
   /// The file exists but is not an SQLite database.
-  case notADatabase(path: String)
+  case notADatabase(location: String)
   /// The file is an SQLite database that `accounts` did not create.
-  case foreignDatabase(path: String)
+  case foreignDatabase(location: String)
   /// The file is damaged.
-  case corrupt(path: String)
+  case corrupt(location: String)
   /// The file was written by a newer version of `accounts`.
-  case newerSchema(path: String)
+  case newerSchema(location: String)
   /// The file was written by an older version of `accounts` and needs an upgrade, which this
   /// process cannot write (the file or its folder is read-only to it).
-  case olderSchema(path: String)
+  case olderSchema(location: String)
   /// The file or its folder cannot be written.
-  case readOnly(path: String)
+  case readOnly(location: String)
   /// Another process held the database for longer than the busy timeout.
-  case busy(path: String, seconds: Double)
+  case busy(location: String, seconds: Double)
   /// The disk is full.
-  case diskFull(path: String)
+  case diskFull(location: String)
   /// The file cannot be opened or read, for the reason given.
-  case cannotOpen(path: String, reason: String)
+  case cannotOpen(location: String, reason: String)
   /// The data would break one of the schema's rules; nothing was written.
-  case inconsistent(path: String)
+  case inconsistent(location: String)
   /// Any other failure of SQLite, described in words.
-  case failure(path: String, reason: String)
+  case failure(location: String, reason: String)
   /// The database, or `file` beside it, is a symbolic link.
-  case symlink(path: String, file: String)
+  case symlink(location: String, file: String)
   /// The database, or `file` beside it, belongs to another user.
-  case notOurs(path: String, file: String, owner: String, me: String)
+  case notOurs(location: String, file: String, owner: String, me: String)
   /// The database, or `file` beside it, may be read or written by other users.
-  case notPrivate(path: String, file: String, mode: UInt32)
+  case notPrivate(location: String, file: String, mode: UInt32)
   /// A folder holding the database lets another user replace it.
-  case unsafeFolder(path: String, folder: String, reason: FolderProblem)
+  case unsafeFolder(location: String, folder: String, reason: FolderProblem)
   /// The PostgreSQL server cannot be reached or refused the connection (`server` says where:
   /// `at HOST:PORT`, `on the socket FOLDER (port PORT)`).
-  case cannotConnect(path: String, server: String, reason: String)
+  case cannotConnect(location: String, server: String, reason: String)
   /// The connection to the PostgreSQL server was lost during the command.
-  case connectionLost(path: String, reason: String)
+  case connectionLost(location: String, reason: String)
   /// The PostgreSQL role may not do what the command needs.
-  case permissionDenied(path: String, reason: String)
+  case permissionDenied(location: String, reason: String)
 
   /// Why a folder is not safe to keep the database in.
   public enum FolderProblem: Equatable, Sendable {

@@ -52,7 +52,7 @@ enum SessionBook {
     throws(AccountsError) -> Found
   {
     guard let saved = try env.sessions.load(),
-      saved.database == env.sessions.recorded(env.databasePath)
+      saved.database == env.sessions.recorded(env.storeLocation)
     else {
       return .absent
     }
@@ -127,7 +127,7 @@ enum SessionBook {
   ) throws(AccountsError) {
     do {
       try env.sessions.save(
-        SavedSession(database: env.sessions.recorded(env.databasePath), token: token))
+        SavedSession(database: env.sessions.recorded(env.storeLocation), token: token))
     } catch {
       _ = try? store.write { writer throws(AccountsError) in
         if let session = try writer.session(tokenHash: tokenHash) {

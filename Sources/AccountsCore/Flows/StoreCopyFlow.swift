@@ -29,11 +29,11 @@ public enum StoreCopyFlow {
   public static func run(source: AccountsEnvironment, target: AccountsEnvironment)
     throws(AccountsError) -> Summary
   {
-    guard source.databasePath != target.databasePath else {
-      throw .copyToItself(source.databasePath)
+    guard source.storeLocation != target.storeLocation else {
+      throw .copyToItself(source.storeLocation)
     }
     guard let from = try source.readableStore() else {
-      throw .noDatabase(path: source.databasePath)
+      throw .noDatabase(location: source.storeLocation)
     }
     let to = try target.writableStore()
     return try from.read { reader throws(AccountsError) in
@@ -45,7 +45,7 @@ public enum StoreCopyFlow {
           try writer.deviceStatus().state == .publicState
         else {
           throw .copyTargetNotEmpty(
-            location: target.databasePath, accounts: accounts, events: events)
+            location: target.storeLocation, accounts: accounts, events: events)
         }
         var summary = Summary()
         for table in StoreTable.allCases where table.isCopied {

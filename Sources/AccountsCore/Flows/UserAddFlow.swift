@@ -10,7 +10,7 @@ public enum UserAddFlow {
     let account = try AccountForm.ask(env, options: options)
     let store = try env.writableStore()
     try store.write { writer throws(AccountsError) in
-      guard try writer.deviceStatus().state == .activated else { throw .notActivated }
+      try writer.requireActivated()
       if try writer.account(key: account.usernameKey) != nil {
         throw .usernameTaken(account.username)
       }

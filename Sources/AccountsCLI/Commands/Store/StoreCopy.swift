@@ -44,8 +44,8 @@ extension AccountsCommand.StoreCommand {
       source.console.output(
         Messages.copied(
           accounts: summary.accounts, events: summary.events,
-          secondFactors: summary.secondFactors, from: source.environment.databasePath,
-          to: target.environment.databasePath))
+          secondFactors: summary.secondFactors, from: source.environment.storeLocation,
+          to: target.environment.storeLocation))
     }
   }
 }

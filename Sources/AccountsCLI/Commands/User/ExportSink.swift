@@ -18,7 +18,7 @@ final class ExportSink {
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard fd >= 0 else {
       if errno == EEXIST { throw .exportFileExists(path) }
-      throw .storage(.cannotOpen(path: path, reason: String(cString: strerror(errno))))
+      throw .storage(.cannotOpen(location: path, reason: String(cString: strerror(errno))))
     }
   }
 
@@ -61,7 +61,7 @@ final class ExportSink {
       closed = true
       if failed != 0 {
         unlink(path)
-        throw .storage(.cannotOpen(path: path, reason: String(cString: strerror(failed))))
+        throw .storage(.cannotOpen(location: path, reason: String(cString: strerror(failed))))
       }
     }
   }
