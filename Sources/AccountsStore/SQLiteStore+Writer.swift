@@ -1,0 +1,297 @@
+import AccountsCore
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Writes inside one IMMEDIATE transaction of `db`.
+struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
+  let db: Database
+  let path: String
+  func storeActivation(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {
+    // The row is made by the first migration; without it the file is damaged.
+    guard try statement(path, { try ActivationRecord.exists(db, key: 1) }) else {
+      throw .storage(.corrupt(location: path))
+    }
+    return try statement(path, username: owner.username) {
+      // A Public device keeps no account, so the owner is account 1; the activation row names
+      // it first (its reference is checked at commit), as accounts join Activated devices only.
+      try ActivationRecord(state: .activated, ownerID: 1, at: date).update(db)
+      var record = AccountRecord(owner, at: date)
+      record.id = 1
+      try record.insert(db)
+      return record.account(isOwner: true)
+    }
+  }
+
+  func makePublic(at date: Date) throws(AccountsError) -> Int {
+    try statement(path) {
+      let deleted = try AccountRecord.deleteAll(db)
+      try ActivationRecord(state: .publicState, ownerID: nil, at: date).update(db)
+      try ThrottleRecord.deleteAll(db)
+      return deleted
+    }
+  }
+
+  func insert(_ account: NewAccount, at date: Date) throws(AccountsError) -> Account {
+    // One cached statement, its values bound straight from the strings: an import inserts a
+    // million rows through it, and GRDB's argument arrays cost as much as SQLite's work.
+    var record = AccountRecord(account, at: date)
+    let prepared = try statement(path) {
+      try db.cachedStatement(
+        sql: """
+          INSERT INTO account (username, username_key, full_name, email, password_hash,
+                               must_change_password, disabled_at, created_at, updated_at,
+                               password_changed_at, last_login_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+          """)
+    }
+    let handle = prepared.sqliteStatement
+    sqlite3_reset(handle)
+    sqlite3_clear_bindings(handle)
+    let texts: [(Int32, String?)] = [
+      (1, record.username), (2, record.usernameKey), (3, record.fullName), (4, record.email),
+      (5, record.passwordHash), (7, record.disabledAt), (8, record.createdAt),
+      (9, record.updatedAt), (10, record.passwordChangedAt),
+    ]
+    for (index, text) in texts {
+      if let text { bindText(handle, index, text) }
+    }
+    sqlite3_bind_int64(handle, 6, record.mustChangePassword ? 1 : 0)
+    let code = sqlite3_step(handle)
+    sqlite3_reset(handle)
+    guard code == SQLITE_DONE else {
+      if ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection))
+        == .SQLITE_CONSTRAINT_UNIQUE
+      {
+        throw .usernameTaken(account.username)
+      }
+      let error = DatabaseError(
+        resultCode: ResultCode(rawValue: code),
+        message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+      throw .storage(StoreError.translating(error, path: path, busyTimeout: 0))
+    }
+    record.id = sqlite3_last_insert_rowid(db.sqliteConnection)
+    return record.account(isOwner: false)
+  }
+
+  func update(_ account: Account) throws(AccountsError) {
+    // Only the columns that change are written (a trigger or a second writer sees no more).
+    try statement(path, username: account.username) {
+      let record = AccountRecord(account)
+      guard
+        let stored = try AccountRecord.fetchOne(
+          db, sql: "SELECT \(AccountRecord.selection) FROM account WHERE id = ?",
+          arguments: [account.id])
+      else { throw AccountsError.noSuchAccount(account.username) }
+      try record.updateChanges(db, from: stored)
+    }
+  }
+
+  func delete(_ account: Account) throws(AccountsError) {
+    _ = try statement(path) { try AccountRecord.deleteOne(db, key: account.id) }
+  }
+
+  func moveOwnership(to account: Account, at date: Date) throws(AccountsError) {
+    // The state's date stays: the device was not activated again.
+    try statement(path) {
+      try db.execute(
+        sql: "UPDATE activation SET owner_id = ? WHERE id = 1 AND state = 'Activated'",
+        arguments: [account.id])
+    }
+  }
+
+  func setTally(_ tally: ThrottleState?, key: String, at date: Date) throws(AccountsError) {
+    try statement(path) {
+      if let tally {
+        // (GRDB's `upsert` reads back a rowid, which a WITHOUT ROWID table has not.)
+        let record = ThrottleRecord(key: key, tally: tally, at: date)
+        try db.execute(
+          sql: """
+            INSERT INTO login_throttle (username_key, failures, lockouts, locked_until, updated_at)
+            VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT (username_key) DO UPDATE
+            SET failures = ?2, lockouts = ?3, locked_until = ?4, updated_at = ?5
+            """,
+          arguments: [
+            record.usernameKey, record.failures, record.lockouts, record.lockedUntil,
+            record.updatedAt,
+          ])
+      } else {
+        _ = try ThrottleRecord.deleteOne(db, key: key)
+      }
+    }
+  }
+
+  func forgetTallies(lastFailureBefore cutoff: Date, notLockedAt now: Date)
+    throws(AccountsError)
+  {
+    try statement(path) {
+      try db.execute(
+        sql: """
+          DELETE FROM login_throttle
+          WHERE updated_at < ?1 AND (locked_until IS NULL OR locked_until <= ?2)
+          """,
+        arguments: [Timestamp.string(from: cutoff), Timestamp.string(from: now)])
+    }
+  }
+
+  func append(_ event: AuditRecord) throws(AccountsError) {
+    try statement(path) {
+      var record = AuditEventRecord(event)
+      try record.insert(db)
+    }
+  }
+
+  func startSession(_ session: NewSession) throws(AccountsError) -> Session {
+    try statement(path) {
+      var record = SessionRecord(session)
+      try record.insert(db)
+      return record.session
+    }
+  }
+
+  func touchSession(id: Int64, at date: Date, idleUntil: Date) throws(AccountsError) {
+    try statement(path) {
+      try db.execute(
+        sql: "UPDATE session SET last_seen_at = ?, idle_until = ? WHERE id = ?",
+        arguments: [Timestamp.string(from: date), Timestamp.string(from: idleUntil), id])
+    }
+  }
+
+  func endSession(id: Int64) throws(AccountsError) -> Bool {
+    try statement(path) { try SessionRecord.deleteOne(db, key: id) }
+  }
+
+  func endSessions(accountID: Int64, keeping: Int64?) throws(AccountsError) -> [Int64] {
+    try statement(path) {
+      try Int64.fetchAll(
+        db,
+        sql: "DELETE FROM session WHERE account_id = ? AND id IS NOT ? RETURNING id",
+        arguments: [accountID, keeping]
+      ).sorted()
+    }
+  }
+
+  func endSessions(deadAt now: Date) throws(AccountsError) {
+    try statement(path) {
+      let time = Timestamp.string(from: now)
+      try db.execute(
+        sql: "DELETE FROM session WHERE expires_at <= ? OR idle_until <= ?",
+        arguments: [time, time])
+    }
+  }
+
+  func storeSecondFactor(_ factor: StoredSecondFactor, recoveryCodeHashes: [[UInt8]])
+    throws(AccountsError)
+  {
+    try statement(path) {
+      try SecondFactorRecord(factor).save(db)
+    }
+    try replaceRecoveryCodes(accountID: factor.accountID, hashes: recoveryCodeHashes)
+  }
+
+  func removeSecondFactor(accountID: Int64) throws(AccountsError) -> Bool {
+    // Its recovery codes go with it (ON DELETE CASCADE).
+    try statement(path) { try SecondFactorRecord.deleteOne(db, key: accountID) }
+  }
+
+  func acceptStep(_ step: UInt64, accountID: Int64) throws(AccountsError) -> Bool {
+    try statement(path) {
+      try db.execute(
+        sql: "UPDATE second_factor SET last_step = ?1 WHERE account_id = ?2 AND last_step < ?1",
+        arguments: [Int64(clamping: step), accountID])
+      return db.changesCount == 1
+    }
+  }
+
+  func replaceRecoveryCodes(accountID: Int64, hashes: [[UInt8]]) throws(AccountsError) {
+    try statement(path) {
+      try db.execute(sql: "DELETE FROM recovery_code WHERE account_id = ?", arguments: [accountID])
+      let insert = try db.cachedStatement(
+        sql: "INSERT OR IGNORE INTO recovery_code (account_id, code_hash) VALUES (?, ?)")
+      for hash in hashes { try insert.execute(arguments: [accountID, Data(hash)]) }
+    }
+  }
+
+  func useRecoveryCode(accountID: Int64, hash: [UInt8], at date: Date) throws(AccountsError)
+    -> Bool
+  {
+    try statement(path) {
+      try db.execute(
+        sql: """
+          UPDATE recovery_code SET used_at = ?
+          WHERE account_id = ? AND code_hash = ? AND used_at IS NULL
+          """, arguments: [Timestamp.string(from: date), accountID, Data(hash)])
+      return db.changesCount == 1
+    }
+  }
+}
+
+extension SQLiteAccountWriter {
+  func insertRows(_ rows: [[StoreValue]], into table: StoreTable) throws(AccountsError) {
+    for values in rows { try insertRow(values, into: table) }
+  }
+
+  private func insertRow(_ values: [StoreValue], into table: StoreTable) throws(AccountsError) {
+    let names = table.columns.map(\.name)
+    var ordered = values
+    let sql: String
+    if table == .activation {
+      // The row the first migration made is replaced: its owner reference is checked at commit.
+      let assignments = names.dropFirst().map { "\($0) = ?" }.joined(separator: ", ")
+      sql = "UPDATE activation SET \(assignments) WHERE id = ?"
+      ordered.append(ordered.removeFirst())
+    } else {
+      let marks = names.map { _ in "?" }.joined(separator: ", ")
+      sql = "INSERT INTO \(table.rawValue) (\(names.joined(separator: ", "))) VALUES (\(marks))"
+    }
+    let arguments = StatementArguments(
+      ordered.map { value -> (any DatabaseValueConvertible)? in
+        switch value {
+        case .null: return nil
+        case .integer(let number): return number
+        case .text(let text): return text
+        case .blob(let bytes): return Data(bytes)
+        }
+      })
+    try statement(path) { try db.cachedStatement(sql: sql).execute(arguments: arguments) }
+  }
+
+  func raiseIDPositions(to positions: IDPositions) throws(AccountsError) {
+    try statement(path) {
+      for (table, last) in [
+        (StoreTable.auditEvent, positions.auditEvent), (.session, positions.session),
+      ]
+      where last > 0 {
+        try db.execute(
+          sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",
+          arguments: [last, table.rawValue])
+        if db.changesCount == 0 {
+          try db.execute(
+            sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)",
+            arguments: [table.rawValue, last])
+        }
+      }
+    }
+  }
+}
+
+/// SQLite's "copy the value now" destructor (`SQLITE_TRANSIENT`, a macro Swift cannot import).
+private let sqliteTransient = unsafeBitCast(
+  OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+/// Binds `text` to parameter `index` of `statement`, copied by SQLite.
+private func bindText(_ statement: OpaquePointer?, _ index: Int32, _ text: String) {
+  // An empty buffer may have no address, which SQLite would take for NULL.
+  if text.isEmpty {
+    _ = sqlite3_bind_text(statement, index, "", 0, sqliteTransient)
+    return
+  }
+  var text = text
+  text.withUTF8 { bytes in
+    bytes.withMemoryRebound(to: CChar.self) { chars in
+      _ = sqlite3_bind_text(
+        statement, index, chars.baseAddress, Int32(chars.count), sqliteTransient)
+    }
+  }
+}
