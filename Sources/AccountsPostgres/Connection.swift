@@ -9,7 +9,7 @@ import Glibc
 #endif
 
 /// Held while standard error points at /dev/null for a connection being made.
-private let standardErrorSwap = Mutex(())
+let standardErrorSwap = Mutex(())
 
 /// A value bound to a statement's parameter: text (numbers, times and booleans in PostgreSQL's
 /// text form) or bytes (sent in binary, for `bytea`).

@@ -1,8 +1,9 @@
 import AccountsCore
-import AccountsPostgres
 import AccountsTestSupport
 import Foundation
 import Testing
+
+@testable import AccountsPostgres
 
 /// What only the PostgreSQL store has to prove; the behaviours both stores share are
 /// the repository contract's.
@@ -89,10 +90,13 @@ struct PostgresStoreTests {
   @Test func connectionsAtOnceKeepStandardError() throws {
     let (uri, drop) = try temporaryPostgresDatabase()
     defer { drop() }
+    // Read while no connection is being made (other tests connect at the same time).
     func identity() -> [UInt64] {
-      var info = stat()
-      guard fstat(STDERR_FILENO, &info) == 0 else { return [] }
-      return [UInt64(info.st_dev), UInt64(info.st_ino)]
+      standardErrorSwap.withLock { _ in
+        var info = stat()
+        guard fstat(STDERR_FILENO, &info) == 0 else { return [] }
+        return [UInt64(info.st_dev), UInt64(info.st_ino)]
+      }
     }
     let before = identity()
     for _ in 0..<20 {
