@@ -16,21 +16,16 @@ import datetime
 import hashlib
 import io
 import json
-import os
 import pathlib
-import secrets
 import socket
 import subprocess
-import tempfile
 import time
-import urllib.parse
 
 import pexpect
 import pytest
 
-from conftest import BIN, FAST_ITERATIONS, REPO, Result
-
-SCRIPT = REPO / "Scripts" / "postgres"
+from conftest import BIN, FAST_ITERATIONS, Result
+from pgserver import Server, clean_environment
 
 # The contract's sentences (spec/issue13-cli.md).
 WARNING = ("Warning: the database URI holds a password, which other users can see on the "
@@ -105,111 +100,13 @@ def assert_one_sentence(result: Result, prefix: str, suffix: str = ".",
     return reason
 
 
-def pg_bindir() -> pathlib.Path:
-    found = sorted(pathlib.Path("/usr/lib/postgresql").glob("*/bin"),
-                   key=lambda p: [int(x) if x.isdigit() else x for x in p.parent.name.split(".")])
-    assert found, "no PostgreSQL server installed (Scripts/setup --test installs it)"
-    return found[-1]
-
-
-def as_postgres(*command) -> list:
-    return list(command) if os.geteuid() != 0 else ["runuser", "-u", "postgres", "--", *command]
-
-
-def clean_environment() -> dict:
-    """os.environ without PG* and ACCOUNTS_* settings."""
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith("PG") and not k.startswith("ACCOUNTS_")}
-
-
-class Cluster:
-    """One PostgreSQL server made by Scripts/postgres: a Unix socket in DIR/socket (trusted as
-    any role) and TCP on 127.0.0.1:port (SCRAM passwords)."""
-
-    def __init__(self, folder, owned: bool):
-        self.dir = pathlib.Path(folder).resolve()
-        self.socket = self.dir / "socket"
-        self.port = int((self.dir / "tcpport").read_text().strip())
-        self.owned = owned
-
-    # Life.
+class Cluster(Server):
+    """The shared server (from the environment) or a private one a test may stop and start,
+    with the questions the tests ask of its catalogue."""
 
     @classmethod
     def start(cls, durable=False) -> "Cluster":
-        """A new private cluster in a folder of its own under /tmp (the postgres user must
-        reach it, so not under pytest's 0700 tmp_path). `durable` keeps fsync and synchronous
-        commits on: without them an immediate stop (a crash, to the server) may lose the last
-        committed transactions, which a test that stops the server must not mistake for the
-        program's fault."""
-        folder = tempfile.mkdtemp(prefix="accounts-e2e-pg-", dir="/tmp")
-        proc = subprocess.run([str(SCRIPT), "start", folder] + (["--durable"] if durable else []),
-                              capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, f"Scripts/postgres start failed: {proc.stderr}"
-        return cls(folder, owned=True)
-
-    @classmethod
-    def from_environment(cls) -> "Cluster | None":
-        folder = os.environ.get("ACCOUNTS_TEST_PGDIR")
-        if folder and (pathlib.Path(folder) / "tcpport").exists():
-            return cls(folder, owned=False)
-        return None
-
-    def remove(self):
-        """Stops the server and removes its folder (only a cluster this run started)."""
-        assert self.owned, "never stop the shared cluster"
-        subprocess.run([str(SCRIPT), "stop", str(self.dir)], capture_output=True, timeout=120)
-
-    def stop_server(self, mode="fast"):
-        """Stops the server, keeping its data (pg_ctl stop -m fast|immediate)."""
-        assert self.owned, "never stop the shared cluster"
-        proc = subprocess.run(
-            as_postgres(str(pg_bindir() / "pg_ctl"), "-D", str(self.dir / "data"), "-m", mode,
-                        "-w", "-t", "60", "stop"), capture_output=True, text=True, timeout=90)
-        assert proc.returncode == 0, proc.stderr
-
-    def start_server(self):
-        proc = subprocess.run(
-            as_postgres(str(pg_bindir() / "pg_ctl"), "-D", str(self.dir / "data"), "-l",
-                        str(self.dir / "server.log"), "-w", "-t", "60", "start"),
-            capture_output=True, text=True, timeout=90)
-        assert proc.returncode == 0, proc.stderr + (self.dir / "server.log").read_text()
-
-    def is_running(self) -> bool:
-        proc = subprocess.run(
-            as_postgres(str(pg_bindir() / "pg_ctl"), "-D", str(self.dir / "data"), "status"),
-            capture_output=True, text=True, timeout=30)
-        return proc.returncode == 0
-
-    def ensure_running(self):
-        if not self.is_running():
-            self.start_server()
-
-    # psql, the oracle.
-
-    def psql_env(self, database="postgres", user="postgres") -> dict:
-        env = clean_environment()
-        env.update(PGHOST=str(self.socket), PGPORT=str(self.port), PGUSER=user,
-                   PGDATABASE=database, PGTZ="UTC", PGCONNECT_TIMEOUT="10")
-        return env
-
-    def psql(self, sql: str, database="postgres", user="postgres", check=True):
-        """Runs `sql` with psql through the socket; returns its unaligned, tuples-only output
-        (or, with check=False, the CompletedProcess)."""
-        proc = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql],
-                              capture_output=True, text=True, env=self.psql_env(database, user),
-                              stdin=subprocess.DEVNULL, timeout=60)
-        if not check:
-            return proc
-        assert proc.returncode == 0, f"psql failed on {sql!r}: {proc.stderr}"
-        return proc.stdout
-
-    def value(self, sql: str, database="postgres"):
-        return self.psql(sql, database).strip()
-
-    def json_rows(self, sql: str, database: str) -> list:
-        """The rows of `sql` as dicts (through row_to_json)."""
-        out = self.psql(f"SELECT row_to_json(q)::text FROM ({sql}) q", database)
-        return [json.loads(line) for line in out.splitlines() if line]
+        return super().start(durable, prefix="accounts-e2e-pg-")
 
     def schemas(self, database: str) -> list:
         return self.psql("SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' "
@@ -219,26 +116,6 @@ class Cluster:
         return self.psql("SELECT table_name FROM information_schema.tables WHERE table_schema "
                          f"= '{schema}' ORDER BY 1", database).split()
 
-    def create_database(self, prefix="acc", owner="postgres") -> str:
-        name = f"{prefix}_{secrets.token_hex(5)}"
-        self.psql(f'CREATE DATABASE "{name}" OWNER "{owner}"')
-        return name
-
-    def drop_database(self, name: str):
-        self.psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', check=False)
-
-    def create_role(self, prefix="acct", password=None, login=True) -> str:
-        name = f"{prefix}_{secrets.token_hex(4)}"
-        options = " LOGIN" if login else ""
-        if password is not None:
-            escaped = password.replace("'", "''")
-            options += f" PASSWORD '{escaped}'"
-        self.psql(f'CREATE ROLE "{name}"{options}')
-        return name
-
-    def drop_role(self, name: str):
-        self.psql(f'DROP ROLE IF EXISTS "{name}"', check=False)
-
     def backends(self, database: str) -> list:
         """The client backends connected to `database` (psql's own excluded)."""
         return self.json_rows(
@@ -246,23 +123,6 @@ class Cluster:
             "application_name FROM pg_stat_activity WHERE datname = "
             f"'{database}' AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
             "postgres")
-
-    # URIs.
-
-    def uri(self, database: str, user="postgres", scheme="postgresql", **params) -> str:
-        """A URI through the Unix socket: `postgresql://USER@/DB?host=SOCKET&port=PORT`."""
-        query = {"host": str(self.socket), "port": str(self.port), **params}
-        return (f"{scheme}://{user}@/{database}?"
-                + "&".join(f"{k}={v}" for k, v in query.items()))
-
-    def tcp_uri(self, database: str, user: str, password=None, **params) -> str:
-        """A URI over TCP to 127.0.0.1:port, where the server asks for a SCRAM password."""
-        userinfo = user if password is None else \
-            f"{user}:{urllib.parse.quote(password, safe='')}"
-        uri = f"postgresql://{userinfo}@127.0.0.1:{self.port}/{database}"
-        if params:
-            uri += "?" + "&".join(f"{k}={v}" for k, v in params.items())
-        return uri
 
 
 class Client:

@@ -968,7 +968,7 @@ def test_a_write_held_up_more_than_5_seconds_is_busy(pg, pgdb, client):
         ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
          "BEGIN; SELECT state FROM accounts.activation WHERE id = 1 FOR UPDATE; "
          "SELECT pg_sleep(9); COMMIT;"],
-        env=pg.psql_env(pgdb), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        env=pg.env(pgdb), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 10
         while not [b for b in pg.backends(pgdb) if b["in_transaction"]]:

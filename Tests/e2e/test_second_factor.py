@@ -27,6 +27,7 @@ import urllib.parse
 
 import pyotp
 import pytest
+from totp import STEP, code_for_step, step_of
 
 from conftest import (BIN, BOB, BOB_PASSWORD, FILL, FULL_NAME, INVALID, NEW_PASSWORD,
                       NOBODY_UID, PASSWORD, TOO_MANY, USERNAME, WRONG_PASSWORD, Result, answer,
@@ -48,14 +49,9 @@ NOT_LOGGED_IN = "Not logged in."
 KEY = re.compile(r"^[A-Z2-7]{32}$")
 RECOVERY_LINE = re.compile(r"^  ([A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4})$")
 ISO_UTC = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
-STEP = 30
 
 
 # Codes.
-
-def step_of(t: float) -> int:
-    return int(t) // STEP
-
 
 def oath(key: str, at: float | None = None) -> str:
     """The code `oathtool --totp -b` computes for `key`, now or at the time `at`."""
@@ -66,11 +62,6 @@ def oath(key: str, at: float | None = None) -> str:
     code = out.strip()
     assert re.fullmatch(r"\d{6}", code), out
     return code
-
-
-def code_for_step(key: str, step: int) -> str:
-    """pyotp's code for the 30-second step `step`."""
-    return pyotp.TOTP(key).at(step * STEP)
 
 
 def wrong_code(key: str) -> str:

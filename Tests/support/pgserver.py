@@ -1,0 +1,242 @@
+"""A PostgreSQL server for the test suites and the bench: the one copy of the helper that
+starts, stops and queries a private cluster made by `Scripts/postgres`.
+
+A cluster lives in a folder of its own under /tmp (the postgres user, who runs the server,
+must reach it: not under pytest's 0700 tmp_path or the bench's private folder). Its Unix socket
+is DIR/socket, trusted for any role; TCP on 127.0.0.1:DIR/tcpport asks for SCRAM passwords.
+Every psql call runs with a clean PG* environment of its own, so nothing a test or the bench
+sets for `accounts` reaches psql, and the other way round.
+
+Plain Python: no pytest here (the e2e suite wraps it in fixtures, the stress suite and the
+bench use it as it is). Failures raise ServerError with the tool's own words.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import pathlib
+import re
+import secrets
+import shutil
+import subprocess
+import tempfile
+import urllib.parse
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "Scripts" / "postgres"
+
+
+class ServerError(Exception):
+    pass
+
+
+def bindir() -> pathlib.Path:
+    """The newest installed server's bin folder (the one Scripts/postgres starts)."""
+    folders = glob.glob("/usr/lib/postgresql/*/bin")
+    if not folders:
+        raise ServerError("no PostgreSQL server is installed (Scripts/setup --test installs it)")
+
+    def version(folder: str) -> list[int]:
+        return [int(part) for part in re.findall(r"\d+", folder.split("/")[-2])]
+
+    return pathlib.Path(max(folders, key=version))
+
+
+def client_binary(name: str) -> str:
+    """The server's own client program (`psql`). Debian's /usr/bin/psql is postgresql-common's
+    pg_wrapper, a Perl script that picks a version and then runs this one: its own start-up
+    (50 to 100 ms) would flatter whatever a bench compares with it."""
+    return str(bindir() / name)
+
+
+def as_postgres(*command: str) -> list[str]:
+    """`command` run as the postgres user when we are root (initdb and pg_ctl refuse root)."""
+    return list(command) if os.geteuid() != 0 else ["runuser", "-u", "postgres", "--", *command]
+
+
+def clean_environment() -> dict[str, str]:
+    """os.environ without PG* and ACCOUNTS_* settings."""
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith("PG") and not k.startswith("ACCOUNTS_")}
+
+
+# One row, `|`-separated (psql -At): what README reports next to the bench's figures.
+SETTINGS_SQL = (
+    "SELECT current_setting('server_version'), current_setting('fsync'),"
+    " current_setting('synchronous_commit'), current_setting('full_page_writes'),"
+    " current_setting('wal_sync_method'), current_setting('shared_buffers'),"
+    " current_setting('max_connections'),"
+    " coalesce(host(inet_server_addr()), 'unix socket'),"
+    " current_setting('unix_socket_directories'),"
+    " (SELECT string_agg(DISTINCT auth_method, ',') FROM pg_hba_file_rules"
+    "  WHERE type = 'local'),"
+    " (SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid())")
+SETTING_NAMES = ["version", "fsync", "synchronous_commit", "full_page_writes",
+                 "wal_sync_method", "shared_buffers", "max_connections", "connection",
+                 "socket_folder", "auth_local", "ssl"]
+
+
+class Server:
+    """One cluster made by Scripts/postgres in `folder`. `owned`: this process started it and
+    may stop it; a server handed over by the environment (ACCOUNTS_TEST_PGDIR, exported by
+    `Scripts/postgres env DIR`) is never stopped."""
+
+    def __init__(self, folder, owned: bool):
+        self.dir = pathlib.Path(folder).resolve()
+        self.socket = self.dir / "socket"
+        self.port = int((self.dir / "tcpport").read_text().strip())
+        self.owned = owned
+
+    # Life.
+
+    @classmethod
+    def start(cls, durable: bool = False, prefix: str = "accounts-pg-"):
+        """A new private cluster. `durable` keeps fsync and synchronous commits on (as SQLite's
+        synchronous=FULL): without them an immediate stop (a crash, to the server) may lose
+        the last committed transactions, which a test that stops the server must not mistake
+        for the program's fault, and a bench would flatter PostgreSQL."""
+        folder = tempfile.mkdtemp(prefix=prefix, dir="/tmp")
+        proc = subprocess.run([str(SCRIPT), "start", folder] + (["--durable"] if durable else []),
+                              capture_output=True, text=True, timeout=180)
+        if proc.returncode != 0:
+            subprocess.run([str(SCRIPT), "stop", folder], capture_output=True, timeout=120)
+            shutil.rmtree(folder, ignore_errors=True)
+            raise ServerError(f"Scripts/postgres start exited {proc.returncode}: "
+                              f"{(proc.stderr or proc.stdout).strip()[-600:]}")
+        return cls(folder, owned=True)
+
+    @classmethod
+    def from_environment(cls):
+        folder = os.environ.get("ACCOUNTS_TEST_PGDIR")
+        if folder and (pathlib.Path(folder) / "tcpport").exists():
+            return cls(folder, owned=False)
+        return None
+
+    def remove(self) -> None:
+        """Stops the server and removes its folder (only a cluster this process started)."""
+        if not self.owned:
+            raise ServerError("never stop a server this run was given")
+        subprocess.run([str(SCRIPT), "stop", str(self.dir)], capture_output=True, timeout=120)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def pg_ctl(self, *args: str, timeout: float = 90) -> subprocess.CompletedProcess:
+        return subprocess.run(as_postgres(str(bindir() / "pg_ctl"), "-D", str(self.dir / "data"),
+                                          *args), capture_output=True, text=True, timeout=timeout)
+
+    def stop_server(self, mode: str = "fast") -> None:
+        """Stops the server, keeping its data (pg_ctl stop -m fast|immediate)."""
+        if not self.owned:
+            raise ServerError("never stop a server this run was given")
+        proc = self.pg_ctl("-m", mode, "-w", "-t", "60", "stop")
+        if proc.returncode != 0:
+            raise ServerError(f"pg_ctl stop: {proc.stderr.strip()}")
+
+    def start_server(self) -> None:
+        log = self.dir / "server.log"
+        proc = self.pg_ctl("-l", str(log), "-w", "-t", "60", "start")
+        if proc.returncode != 0:
+            tail = log.read_text()[-2000:] if log.exists() else ""
+            raise ServerError(f"pg_ctl start: {proc.stderr.strip()} {tail}")
+
+    def is_running(self) -> bool:
+        return self.pg_ctl("status", timeout=30).returncode == 0
+
+    def ensure_running(self) -> None:
+        if not self.is_running():
+            self.start_server()
+
+    def postmaster_pid(self) -> int:
+        return int((self.dir / "data" / "postmaster.pid").read_text().split()[0])
+
+    def server_cpu(self) -> float:
+        """CPU seconds of the server's processes that have ended (the backends of finished
+        connections, reaped by the postmaster: its cutime + cstime), plus its own."""
+        fields = pathlib.Path(f"/proc/{self.postmaster_pid()}/stat").read_text()
+        fields = fields[fields.rindex(")") + 2:].split()
+        ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+    # Clients.
+
+    def env(self, database: str = "postgres", user: str = "postgres") -> dict[str, str]:
+        """A clean environment whose PG* variables name this server (as `Scripts/postgres env`
+        prints them), for psql and for `accounts` given a database without a host."""
+        env = clean_environment()
+        env.update(PGHOST=str(self.socket), PGPORT=str(self.port), PGUSER=user,
+                   PGDATABASE=database, PGTZ="UTC", PGCONNECT_TIMEOUT="10")
+        return env
+
+    def psql(self, sql: str, database: str = "postgres", user: str = "postgres",
+             check: bool = True, timeout: float = 60):
+        """Runs `sql` with the server's psql through the socket; returns its unaligned,
+        tuples-only output (or, with check=False, the CompletedProcess)."""
+        proc = subprocess.run([client_binary("psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
+                               "-c", sql], capture_output=True, text=True,
+                              env=self.env(database, user), stdin=subprocess.DEVNULL,
+                              timeout=timeout)
+        if not check:
+            return proc
+        if proc.returncode != 0:
+            raise ServerError(f"psql on {database} failed on {sql[:200]!r}: {proc.stderr.strip()}")
+        return proc.stdout
+
+    def value(self, sql: str, database: str = "postgres") -> str:
+        return self.psql(sql, database).strip()
+
+    def json_rows(self, sql: str, database: str) -> list[dict]:
+        """The rows of `sql` as dicts (through row_to_json)."""
+        out = self.psql(f"SELECT row_to_json(q)::text FROM ({sql}) q", database)
+        return [json.loads(line) for line in out.splitlines() if line]
+
+    def settings(self) -> dict[str, str]:
+        values = self.value(SETTINGS_SQL).split("|")
+        if len(values) != len(SETTING_NAMES):
+            raise ServerError(f"unexpected settings row: {values}")
+        settings = dict(zip(SETTING_NAMES, values))
+        settings["ssl"] = {"t": "on", "f": "off"}.get(settings["ssl"], settings["ssl"] or "off")
+        return settings
+
+    # Databases and roles.
+
+    def create_database(self, prefix: str = "acc", owner: str = "postgres") -> str:
+        name = f"{prefix}_{secrets.token_hex(5)}"
+        self.psql(f'CREATE DATABASE "{name}" OWNER "{owner}"')
+        return name
+
+    def drop_database(self, name: str) -> None:
+        self.psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', check=False)
+
+    def create_role(self, prefix: str = "acct", password: str | None = None,
+                    login: bool = True) -> str:
+        name = f"{prefix}_{secrets.token_hex(4)}"
+        options = " LOGIN" if login else ""
+        if password is not None:
+            escaped = password.replace("'", "''")
+            options += f" PASSWORD '{escaped}'"
+        self.psql(f'CREATE ROLE "{name}"{options}')
+        return name
+
+    def drop_role(self, name: str) -> None:
+        self.psql(f'DROP ROLE IF EXISTS "{name}"', check=False)
+
+    # URIs.
+
+    def uri(self, database: str, user: str = "postgres", scheme: str = "postgresql",
+            **params: str) -> str:
+        """A URI through the Unix socket: `postgresql://USER@/DB?host=SOCKET&port=PORT` (the
+        socket reaches a client in another network namespace too)."""
+        query = {"host": str(self.socket), "port": str(self.port), **params}
+        return (f"{scheme}://{user}@/{database}?"
+                + "&".join(f"{k}={v}" for k, v in query.items()))
+
+    def tcp_uri(self, database: str, user: str, password: str | None = None,
+                **params: str) -> str:
+        """A URI over TCP to 127.0.0.1:port, where the server asks for a SCRAM password."""
+        userinfo = user if password is None else \
+            f"{user}:{urllib.parse.quote(password, safe='')}"
+        uri = f"postgresql://{userinfo}@127.0.0.1:{self.port}/{database}"
+        if params:
+            uri += "?" + "&".join(f"{k}={v}" for k, v in params.items())
+        return uri
