@@ -1,7 +1,7 @@
 import AccountsCrypto
 import Foundation
 
-/// The sentences of `user import`, `user export` and `pam-auth`.
+/// The sentences of `user import` and `user export`.
 extension Messages {
   /// Accounts, counted: `1 account`, `3 accounts`.
   static func accounts(_ count: Int) -> String {
@@ -209,38 +209,5 @@ extension Messages {
   /// Audit detail of an export.
   public static func detailExported(_ count: Int, format: String) -> String {
     "\(accounts(count)) (\(format))"
-  }
-
-  // MARK: PAM
-
-  /// An audit detail with where the login came from.
-  public static func detail(_ detail: String, origin: String?) -> String {
-    origin.map { "\(detail); \($0)" } ?? detail
-  }
-  /// Where a PAM login came from: `pam service=sshd rhost=203.0.113.5 tty=ssh`.
-  public static func pamOrigin(service: String?, remoteHost: String?, tty: String?) -> String {
-    var parts = ["pam"]
-    for (name, value) in [("service", service), ("rhost", remoteHost), ("tty", tty)] {
-      if let value, !value.isEmpty { parts.append("\(name)=\(value)") }
-    }
-    return parts.joined(separator: " ")
-  }
-  /// Audit detail: a 2FA account's PAM string without a code.
-  public static let detailNoCode = "no verification code"
-  /// `pam-auth` without `--database`.
-  public static let pamNeedsDatabase =
-    "pam-auth needs --database PATH (the environment's database is never used)."
-  /// A PAM item cut to its limit in the audit detail.
-  public static func pamItemCut(_ kept: String) -> String { kept + "…" }
-  /// `pam-auth --database` with a relative path (or anything else that is not a URI; not
-  /// quoted, as libpq's keyword form may hold a password).
-  public static let pamDatabaseRelative =
-    "pam-auth needs --database as an absolute path or a postgresql:// URI: a relative one "
-    + "would depend on the caller's working folder."
-  /// `pam-auth` without PAM_USER.
-  public static let pamUserMissing = "PAM_USER is not set: pam-auth is run by pam_exec."
-  /// `pam-auth` with too much on standard input.
-  public static func pamInputTooLong(_ limit: Int) -> String {
-    "The password on standard input is longer than \(limit) bytes."
   }
 }

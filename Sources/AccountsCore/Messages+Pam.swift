@@ -1,0 +1,38 @@
+/// The sentences of `pam-auth`, and the audit details of a PAM login.
+extension Messages {
+  /// An audit detail with where the login came from.
+  public static func detail(_ detail: String, origin: String?) -> String {
+    origin.map { "\(detail); \($0)" } ?? detail
+  }
+  /// Where a PAM login came from: `pam service=sshd rhost=203.0.113.5 tty=ssh`.
+  public static func pamOrigin(service: String?, remoteHost: String?, tty: String?) -> String {
+    var parts = ["pam"]
+    for (name, value) in [("service", service), ("rhost", remoteHost), ("tty", tty)] {
+      if let value, !value.isEmpty { parts.append("\(name)=\(value)") }
+    }
+    return parts.joined(separator: " ")
+  }
+  /// Audit detail: a 2FA account's PAM string without a code.
+  public static let detailNoCode = "no verification code"
+  /// `pam-auth` without `--database`.
+  public static let pamNeedsDatabase =
+    "pam-auth needs --database PATH (the environment's database is never used)."
+  /// A PAM item cut to its limit in the audit detail.
+  public static func pamItemCut(_ kept: String) -> String { kept + "…" }
+  /// `pam-auth --database` with a relative path (or anything else that is not a URI; not
+  /// quoted, as libpq's keyword form may hold a password).
+  public static let pamDatabaseRelative =
+    "pam-auth needs --database as an absolute path or a postgresql:// URI: a relative one "
+    + "would depend on the caller's working folder."
+  /// `pam-auth` without PAM_USER.
+  public static let pamUserMissing = "PAM_USER is not set: pam-auth is run by pam_exec."
+  /// `pam-auth` with too much on standard input.
+  public static func pamInputTooLong(_ limit: Int) -> String {
+    "The password on standard input is longer than \(limit) bytes."
+  }
+  /// `pam-auth --time-limit` out of its range.
+  public static func pamTimeLimitRange(_ range: ClosedRange<UInt32>) -> String {
+    "--time-limit takes a whole number of seconds from \(range.lowerBound) to "
+      + "\(range.upperBound)."
+  }
+}
