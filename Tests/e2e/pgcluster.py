@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import pathlib
+import signal
 import socket
 import subprocess
 import time
@@ -194,6 +195,28 @@ class Client:
                               codec_errors="replace", timeout=timeout)
         child.logfile_read = io.StringIO()
         return child
+
+
+def freeze_while_writing(cluster, database, proc, what: str, seconds=60) -> int:
+    """Waits until `proc`'s transaction on `database` is writing accounts (its backend in a
+    transaction, its statement an INSERT into the accounts schema), then freezes `proc`
+    (SIGSTOP) and checks the transaction is still open: a point the program reached, held, so
+    a fault comes in the middle however fast the machine. Returns the backend's pid; the caller
+    kills `proc` or sends it SIGCONT. `what` names the command in the failure messages."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, (f"the {what} ended before the fault", proc.communicate())
+        writing = cluster.json_rows(
+            "SELECT pid FROM pg_stat_activity WHERE datname = "
+            f"'{database}' AND pid <> pg_backend_pid() AND backend_type = 'client backend' "
+            "AND xact_start IS NOT NULL AND query LIKE 'INSERT INTO accounts.%'", "postgres")
+        if writing:
+            proc.send_signal(signal.SIGSTOP)
+            open_ = [b for b in cluster.backends(database)
+                     if b["pid"] == writing[0]["pid"] and b["in_transaction"]]
+            assert open_, f"the {what} committed before it could be stopped"
+            return writing[0]["pid"]
+    pytest.fail(f"the {what} never wrote accounts in a transaction")
 
 
 def silent_listener() -> socket.socket:

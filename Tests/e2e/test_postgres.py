@@ -14,6 +14,7 @@ import json
 import os
 import re
 import secrets
+import signal
 import stat
 import subprocess
 import time
@@ -26,8 +27,8 @@ import pytest
 from conftest import BIN, FULL_NAME, PASSWORD, USERNAME, Result, form, screen
 from pgcluster import (FOREIGN, LOST_SUFFIX, NEWER, WARNING, Client, Cluster, assert_clean,
                        assert_one_sentence, at_tcp, cannot_connect, cannot_connect_prefix,
-                       closed_port, csv_of, dump_accounts_schema, lost_prefix, on_socket,
-                       permission_prefix, pg, pgdb, client, silent_listener)  # noqa: F401
+                       closed_port, csv_of, dump_accounts_schema, freeze_while_writing, lost_prefix,
+                       on_socket, permission_prefix, pg, pgdb, client, silent_listener)  # noqa: F401
 from test_second_factor import enable
 
 # These tests name their stores themselves (PostgreSQL databases of their own, SQLite files),
@@ -583,7 +584,6 @@ def test_server_stopped_while_login_waits_for_the_password(own, own_db, own_clie
     child.expect_exact("User name: ")
     child.sendline(USERNAME)
     child.expect_exact("Password: ")
-    time.sleep(0.3)
     own.stop_server(mode)
     try:
         start = time.monotonic()
@@ -623,23 +623,6 @@ def big_csv(tmp_path_factory):
     return path
 
 
-def wait_for_open_transaction(cluster, database, proc, seconds=60):
-    """Waits until `proc` holds a transaction open on `database` for a moment; returns the
-    backend's pid."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, ("the import ended before the fault: make it longer",
-                                     proc.communicate())
-        busy = [b for b in cluster.backends(database) if b["in_transaction"]]
-        if busy:
-            time.sleep(0.5)
-            assert proc.poll() is None, ("the import ended before the fault: make it longer",
-                                         proc.communicate())
-            return busy[0]["pid"]
-        time.sleep(0.05)
-    pytest.fail("the import never opened a transaction")
-
-
 def assert_import_whole(cluster, database, client, count):
     """After the fault: zero or all of the imported accounts (and the event iff all), and the
     next commands work."""
@@ -665,12 +648,13 @@ def test_fault_during_a_long_import(own, own_db, own_client, big_csv, fault):
     there (or all of them, with their event), and the next commands work."""
     proc = own_client.popen("user", "import", str(big_csv))
     try:
-        pid = wait_for_open_transaction(own, own_db, proc)
+        pid = freeze_while_writing(own, own_db, proc, "import")
         start = time.monotonic()
         if fault.startswith("stop"):
             own.stop_server("immediate" if fault == "stop-immediate" else "fast")
         else:
             own.psql(f"SELECT pg_terminate_backend({pid})")
+        proc.send_signal(signal.SIGCONT)
         stdout, stderr = proc.communicate(timeout=60)
         elapsed = time.monotonic() - start
     finally:
@@ -974,7 +958,6 @@ def test_a_write_held_up_more_than_5_seconds_is_busy(pg, pgdb, client):
         while not [b for b in pg.backends(pgdb) if b["in_transaction"]]:
             assert time.monotonic() < deadline, "psql never took the lock"
             time.sleep(0.05)
-        time.sleep(0.3)
         result, elapsed = client.timed("status")
         assert (result.code, result.stdout) == (0, status_lines(client.database)), result
         assert elapsed < 2, elapsed

@@ -24,7 +24,8 @@ import pytest
 from conftest import (BIN, BOB, BOB_FULL_NAME, BOB_PASSWORD, FULL_NAME, INVALID, PASSWORD,
                       TOO_MANY, USERNAME, Result, form)
 from pgcluster import (LOST_SUFFIX, NEWER, WARNING, Client, assert_one_sentence,  # noqa: F401
-                       assert_clean, csv_of, dump_accounts_schema, lost_prefix, normal_sqlite, pg,
+                       assert_clean, csv_of, dump_accounts_schema, freeze_while_writing,
+                       lost_prefix, normal_sqlite, pg,
                        pg_table, pgdb, sequence_next)
 from test_second_factor import enable, recovered, rewind
 
@@ -540,28 +541,6 @@ def big_sqlite(tmp_path_factory) -> Client:
     return client
 
 
-def stop_copy_while_writing_rows(cluster, database, proc, seconds=60) -> int:
-    """Waits until the copy's transaction on the target is writing accounts (its backend in a
-    transaction, its statement an INSERT into the accounts schema), then freezes the copy
-    (SIGSTOP) and checks the transaction is still open: a point the program reached, held, so
-    the fault comes in the middle however fast the machine. Returns the backend's pid; the
-    caller kills the copy or sends it SIGCONT."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, ("the copy ended before the fault", proc.communicate())
-        writing = cluster.json_rows(
-            "SELECT pid FROM pg_stat_activity WHERE datname = "
-            f"'{database}' AND pid <> pg_backend_pid() AND backend_type = 'client backend' "
-            "AND xact_start IS NOT NULL AND query LIKE 'INSERT INTO accounts.%'", "postgres")
-        if writing:
-            proc.send_signal(signal.SIGSTOP)
-            open_ = [b for b in cluster.backends(database)
-                     if b["pid"] == writing[0]["pid"] and b["in_transaction"]]
-            assert open_, "the copy committed before it could be stopped"
-            return writing[0]["pid"]
-    pytest.fail("the copy never wrote accounts in a transaction on the target")
-
-
 def target_accounts(cluster, database) -> int:
     if "accounts" not in cluster.schemas(database) or "account" not in cluster.tables(database):
         return 0
@@ -581,7 +560,7 @@ def test_a_copy_cut_short_writes_nothing(pg, pgdb, big_sqlite, tmp_path, fault):
                             stderr=subprocess.PIPE, text=True, env=tool_client.env(),
                             cwd=str(tool_client.root))
     try:
-        pid = stop_copy_while_writing_rows(pg, pgdb, proc)
+        pid = freeze_while_writing(pg, pgdb, proc, "copy")
         if fault == "SIGKILL":
             proc.kill()
         else:
