@@ -208,7 +208,7 @@ class PostgresRows:
         for _ in range(o.postgres_runs):
             self.timer.run("pg-login", login, PASSWORD_LINE, env=self.env["postgres"])
             self.timer.run("pg-login-sqlite", login, PASSWORD_LINE, env=self.env["sqlite"])
-        time.sleep(0.2)  # the last backend reaped
+        self.server.wait_for_clients_gone()  # the last login's backend counted
         self.server_cpu["login"] = (self.server.server_cpu() - server_before) / o.postgres_runs
         status = [self.binary, "status"]
         server_before = self.server.server_cpu()
@@ -219,7 +219,7 @@ class PostgresRows:
             self.timer.run("pg-no-server", status, env=self.env["no-server"], expect=3)
             self.timer.run("pg-no-file", status, env=self.env["no-file"])
             self.timer.run("pg-psql-wrapper", self.psql_wrapper, env=self.env["psql"])
-        time.sleep(0.2)
+        self.server.wait_for_clients_gone()
         self.server_cpu["status+psql"] = (self.server.server_cpu() - server_before) / o.fast_runs
         # The concurrent logins: the stores alternate, the first store of a round alternates
         # (A B B A A B B A …).
@@ -269,7 +269,7 @@ class PostgresRows:
         self.timer.cpu.setdefault(name, []).append(
             (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime))
         if store == "postgres":
-            time.sleep(0.2)
+            self.server.wait_for_clients_gone()
             self.server_cpu.setdefault(name, 0.0)
             self.server_cpu[name] += self.server.server_cpu() - server_before
 
