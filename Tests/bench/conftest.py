@@ -110,8 +110,16 @@ def pytest_configure(config: pytest.Config) -> None:
     signal.signal(signal.SIGTERM, interrupted)
 
 
+# The order the modules run in, as the one script ran them: the quick pairs first, before the
+# big files are made.
+ORDER = ["test_login.py", "test_startup.py", "test_blocklist.py", "test_big_store.py",
+         "test_import.py", "test_import_memory.py", "test_postgres.py"]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A count of 0 leaves its module out (deselected, as `-k` would)."""
+    """The modules in ORDER; a count of 0 leaves its module out (deselected, as `-k` would)."""
+    items.sort(key=lambda item: ORDER.index(item.path.name) if item.path.name in ORDER
+               else len(ORDER))
     kept, left = [], []
     for item in items:
         option = LEFT_OUT_BY.get(item.path.name)
