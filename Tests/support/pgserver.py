@@ -22,6 +22,7 @@ import secrets
 import shutil
 import subprocess
 import tempfile
+import time
 import urllib.parse
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -157,6 +158,35 @@ class Server:
         fields = fields[fields.rindex(")") + 2:].split()
         ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
         return ticks / os.sysconf("SC_CLK_TCK")
+
+    def client_processes(self) -> list[int]:
+        """The server's processes that serve a client connection (their title names the client:
+        `[local]` or `ADDRESS(PORT)`), and those that ended and are not reaped yet (zombies)."""
+        pid = self.postmaster_pid()
+        try:
+            children = pathlib.Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except OSError as error:
+            raise ServerError(f"reading the server's processes: {error}") from error
+        found = []
+        for child in children:
+            try:
+                stat = pathlib.Path(f"/proc/{child}/stat").read_text()
+                title = pathlib.Path(f"/proc/{child}/cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue  # reaped meanwhile
+            if stat[stat.rindex(")") + 2] == "Z" or re.search(r"\[local\]|\(\d+\)", title):
+                found.append(int(child))
+        return found
+
+    def wait_for_clients_gone(self, timeout: float = 30) -> None:
+        """Returns once every client connection has ended and its process has been reaped by
+        the postmaster, so that server_cpu() counts it."""
+        deadline = time.monotonic() + timeout
+        while self.client_processes():
+            if time.monotonic() > deadline:
+                raise ServerError(f"connections still open after {timeout:.0f} s: processes "
+                                  f"{self.client_processes()}")
+            time.sleep(0.01)
 
     # Clients.
 

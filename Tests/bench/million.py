@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Makes a v2 `accounts` store of many accounts quickly, for Scripts/bench.
+"""Makes a v2 `accounts` store of many accounts quickly, for the bench (Tests/bench).
 
 The file and its schema are the program's own: the real binary activates the device (the owner)
 and adds the first other account with `user add` (so that the program itself shows what one of
@@ -12,7 +12,7 @@ it. Then `PRAGMA integrity_check` and `PRAGMA foreign_key_check` must pass.
 Accounts are `user0000001` … (`count - 1` of them, 7 digits) besides the owner; e-mail
 `<name>@example.org`; full names from two short lists.
 
-Standalone: Scripts/benchlib/million.py BINARY DB [--count N] [--iterations I]
+Standalone: python3 Tests/bench/million.py BINARY DB [--count N] [--iterations I]
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The inputs of Scripts/bench's import measurements: a csv file of many users, and the tables
+"""The inputs of Tests/bench's import measurements: a csv file of many users, and the tables
 the sqlite3 shell's `.import` fills for comparison; and, for the import's peak memory against
 the file's size, a Django dump and a csv whose records span many lines.
 
@@ -27,7 +27,7 @@ The memory files:
                   quoted field of many lines (LF inside the quotes, CRLF after each record, as
                   Python's csv module writes).
 
-Standalone: Scripts/benchlib/importing.py CSV [--count N] [--hash HASH]
+Standalone: python3 Tests/bench/importing.py CSV [--count N] [--hash HASH]
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ import sys
 import time
 
 try:
-    from benchlib import million
+    from . import million
 except ImportError:  # run as a script
     import million  # type: ignore[no-redef]
 
