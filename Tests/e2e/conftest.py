@@ -591,15 +591,21 @@ def pytest_configure(config):
         "markers", "postgresql_only: about PostgreSQL itself (tests that make their own "
         "databases on the cluster); deselected when ACCOUNTS_TEST_BACKEND=sqlite, so that they "
         "run once")
+    config.addinivalue_line(
+        "markers", "front_end: about what the program does before and after its store (arguments, "
+        "the terminal, input and its refusals, signals, start-up, the cost of an answer, the "
+        "install): the same code whichever store is named, so it runs once, in the sqlite run")
 
 
 def pytest_collection_modifyitems(config, items):
-    """A postgresql run deselects the sqlite_only tests, an sqlite run the postgresql_only ones
-    (pytest reports how many): they are not skipped, they do not apply to that store."""
-    other = "sqlite_only" if POSTGRESQL else "postgresql_only"
+    """A postgresql run deselects the sqlite_only and front_end tests, an sqlite run the
+    postgresql_only ones (pytest reports how many): they are not skipped, they do not apply to
+    that store, or were run on the other one."""
+    others = ("sqlite_only", "front_end") if POSTGRESQL else ("postgresql_only",)
     kept, dropped = [], []
     for item in items:
-        (dropped if item.get_closest_marker(other) else kept).append(item)
+        dropped_here = any(item.get_closest_marker(name) for name in others)
+        (dropped if dropped_here else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept

@@ -4,6 +4,9 @@ import pytest
 
 from conftest import EMAIL, FULL_NAME, INPUT_ENDED, PASSWORD, USERNAME, form
 
+# The front end: the same code on either store, so these run once, in the sqlite run.
+pytestmark = pytest.mark.front_end
+
 FILL = "Please fill all fields!"
 MATCH = "Passwords must match!"
 USERNAME_RULE = "User name must be 1 to 64 letters, digits, '.', '_' or '-'!"

@@ -15,6 +15,9 @@ import pytest
 
 from conftest import BIN, EMAIL, FULL_NAME, PASSWORD, REAPER, USERNAME
 
+# The front end: the same code on either store, so these run once, in the sqlite run.
+pytestmark = pytest.mark.front_end
+
 BLOCKED = "Password is on the administrator's list of forbidden passwords!"
 ACTIVATED = "Device activated for alice.\n"
 MIB = 1 << 20

@@ -11,6 +11,9 @@ import pexpect
 import pytest
 from conftest import AS_ROOT, BIN, EMAIL, FULL_NAME, NOBODY, USERNAME, nobody_binary
 
+# The front end: the same code on either store, so these run once, in the sqlite run.
+pytestmark = pytest.mark.front_end
+
 
 @pytest.fixture(scope="module")
 def binary():

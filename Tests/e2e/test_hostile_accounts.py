@@ -9,6 +9,9 @@ import pytest
 from conftest import new_store, store_query
 from test_hostile_input import BAD_LINES, GOOD, MIB8, run
 
+# The front end: the same code on either store, so these run once, in the sqlite run.
+pytestmark = pytest.mark.front_end
+
 CONTROL = "{field} must not contain control or invisible formatting characters!"
 NEW_PASSWORD = b"purple lantern meadow window"
 

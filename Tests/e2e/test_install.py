@@ -10,6 +10,9 @@ import subprocess
 import pexpect
 import pytest
 
+# The front end: the same code on either store, so these run once, in the sqlite run.
+pytestmark = pytest.mark.front_end
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PREFIX = "/usr/local"
 COMMANDS = ["activate", "help", "log", "login", "logout", "passwd", "reset", "status", "unlock",

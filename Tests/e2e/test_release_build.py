@@ -6,6 +6,11 @@ Scripts/test builds it and names it in ACCOUNTS_RELEASE_BIN."""
 import os
 import subprocess
 
+import pytest
+
+# The front end: the same code on either store, so these run once, in the sqlite run.
+pytestmark = pytest.mark.front_end
+
 RELEASE = os.environ.get("ACCOUNTS_RELEASE_BIN", "")
 
 

@@ -6,8 +6,12 @@ import subprocess
 import time
 
 import pyotp
+import pytest
 
 from conftest import BIN, PASSWORD, answer, answer_secret, finish
+
+# The front end: the same code on either store, so these run once, in the sqlite run.
+pytestmark = pytest.mark.front_end
 
 
 def enable(device) -> str:

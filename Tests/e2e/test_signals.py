@@ -9,6 +9,9 @@ import pexpect
 import pytest
 from conftest import BIN, PASSWORD, USERNAME, finish
 
+# The front end: the same code on either store, so these run once, in the sqlite run.
+pytestmark = pytest.mark.front_end
+
 WELCOME_PREFIX = "Welcome back "
 
 

@@ -10,6 +10,9 @@ import pytest
 
 from conftest import BIN, PASSWORD, form
 
+# The front end: the same code on either store, so these run once, in the sqlite run.
+pytestmark = pytest.mark.front_end
+
 RELEASE = os.environ.get("ACCOUNTS_RELEASE_BIN", "")
 LIBCRYPTO = "libcrypto.so.3"
 LIBZXCVBN = "libzxcvbn.so.0"  # zxcvbn, opened only to check a new password

@@ -3,9 +3,13 @@
 import shlex
 
 import pexpect
+import pytest
 
 from conftest import (BIN, EMAIL, FULL_NAME, INPUT_ENDED, INVALID, PASSWORD, TOO_MANY, USERNAME,
                       WRONG_PASSWORD, answer, answer_secret, finish, pty_echo, screen)
+
+# The front end: the same code on either store, so these run once, in the sqlite run.
+pytestmark = pytest.mark.front_end
 
 WELCOME = f"Welcome back {FULL_NAME}!"
 # At a terminal the password rules are said before the first Password prompt.

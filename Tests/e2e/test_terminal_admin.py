@@ -7,6 +7,9 @@ import pytest
 
 from conftest import BOB, BOB_PASSWORD, PASSWORD, answer_secret, finish, screen
 
+# The front end: the same code on either store, so these run once, in the sqlite run.
+pytestmark = pytest.mark.front_end
+
 
 def at_terminal(device, *args):
     """Runs `accounts ARGS` on a pseudo-terminal; returns (exit code, what the screen showed)."""

@@ -12,6 +12,9 @@ import pytest
 
 from conftest import BIN as DEBUG_BIN
 
+# The front end: the same code on either store, so these run once, in the sqlite run.
+pytestmark = pytest.mark.front_end
+
 # Timings use the release build, the one Scripts/run installs and Scripts/bench measures.
 BIN = os.environ.get("ACCOUNTS_RELEASE_BIN") or DEBUG_BIN
 
