@@ -831,6 +831,7 @@ def real_count_device(device):
     return device
 
 
+@pytest.mark.front_end  # the cost rule is the core's, whichever store is named
 def test_unknown_name_costs_a_wrong_password(device):
     """Unknown name vs wrong password, 3 alternated runs each at 1,200,000 iterations: CPU
     medians within 2× of each other (no ACCOUNTS_PBKDF2_ITERATIONS: pam-auth ignores it)."""
@@ -842,6 +843,7 @@ def test_unknown_name_costs_a_wrong_password(device):
     within_2x(wrong, unknown)
 
 
+@pytest.mark.front_end  # the cost rule is the core's, whichever store is named
 def test_name_variant_costs_an_unknown_name(device):
     """ALICE with alice's right password vs an unknown name, 3 alternated runs each at 1,200,000
     iterations: both refused (exit 1), CPU medians within 2× of each other."""
@@ -853,6 +855,7 @@ def test_name_variant_costs_an_unknown_name(device):
     within_2x(unknown, variant)
 
 
+@pytest.mark.front_end  # the cost rule is the core's, whichever store is named
 def test_disabled_account_costs_a_wrong_password(device):
     """A disabled account's right password vs alice's wrong one: CPU medians within 2×."""
     real_count_device(device)
@@ -990,6 +993,7 @@ def pamtester_cpu(service_name, user, password) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+@pytest.mark.front_end  # the cost rule is the core's, whichever store is named
 def test_pamtester_unknown_name_not_cheaper(device):
     """Through PAM at 1,200,000 iterations an unknown name costs no less than half of what a
     wrong password costs (CPU of the whole pamtester run, 3 alternated runs each; the direct
