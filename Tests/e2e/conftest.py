@@ -578,6 +578,24 @@ def django_hashers():
     return hashers
 
 
+# The release program (the one that ships) for the tests that compare costs; Scripts/test runs
+# every suite on it, so this is BIN there.
+TIMING_BIN = os.environ.get("ACCOUNTS_RELEASE_BIN") or BIN
+
+
+def cpu_seconds(args, stdin: str, env, expected=1, cwd=None) -> float:
+    """CPU seconds (user + system) of one run of `accounts *args` fed `stdin`, after checking its
+    exit code: what a comparison of costs reads, never the wall clock, which other processes
+    on the machine would move."""
+    proc = subprocess.Popen([TIMING_BIN, *args], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    proc.stdin.write(stdin.encode())
+    proc.stdin.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == expected, (args, stdin)
+    return usage.ru_utime + usage.ru_stime
+
+
 @pytest.fixture(scope="session", autouse=True)
 def binary_exists():
     assert os.access(BIN, os.X_OK), f"accounts binary not found at {BIN}; set ACCOUNTS_BIN"

@@ -15,8 +15,8 @@ import sys
 import pytest
 
 from conftest import (BIN, BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, EMAIL, EMAIL_RULE,
-                      FULL_NAME, INVALID, NOT_ACTIVATED, PASSWORD, USERNAME, USERNAME_RULE,
-                      WRONG_PASSWORD, Device)
+                      FULL_NAME, INVALID, NOT_ACTIVATED, PASSWORD, TIMING_BIN, USERNAME,
+                      USERNAME_RULE, WRONG_PASSWORD, Device, cpu_seconds)
 
 CAROL = "carol"
 CAROL_PASSWORD = "purple elephants dance quietly"
@@ -1191,20 +1191,10 @@ def test_imported_crypt_hash_exports_and_reimports(activated, tmp_path):
 
 # The cost of a wrong password on an imported crypt(3) hash
 
-TIMING_BIN = os.environ.get("ACCOUNTS_RELEASE_BIN") or BIN
-
-
-def cpu_seconds(device, username, password):
+def login_cpu(device, username, password):
     """CPU seconds of one refused `login` at the real iteration count."""
-    proc = subprocess.Popen([TIMING_BIN, "login", "--no-session", "--username", username,
-                             "--password-stdin"], stdin=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env=device.env(fast=False))
-    proc.stdin.write((password + "\n").encode())
-    proc.stdin.close()
-    _, status, usage = os.wait4(proc.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 1
-    return usage.ru_utime + usage.ru_stime
+    return cpu_seconds(["login", "--no-session", "--username", username, "--password-stdin"],
+                       password + "\n", device.env(fast=False))
 
 
 def test_wrong_password_on_yescrypt_costs_an_unknown_name(device):
@@ -1218,8 +1208,8 @@ def test_wrong_password_on_yescrypt_costs_an_unknown_name(device):
     assert result.returncode == 0, result.stderr
     wrong, unknown = [], []
     for turn in range(3):
-        wrong.append(cpu_seconds(device, BOB, WRONG_PASSWORD))
-        unknown.append(cpu_seconds(device, f"nobody{turn}", WRONG_PASSWORD))
+        wrong.append(login_cpu(device, BOB, WRONG_PASSWORD))
+        unknown.append(login_cpu(device, f"nobody{turn}", WRONG_PASSWORD))
     wrong_median, unknown_median = statistics.median(wrong), statistics.median(unknown)
     assert unknown_median > 0.02, unknown
     assert wrong_median / unknown_median > 0.5, (wrong, unknown)

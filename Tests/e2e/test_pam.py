@@ -28,12 +28,11 @@ import pyotp
 import pytest
 
 from conftest import (BIN, BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, CLUSTER, NEW_PASSWORD,
-                      PASSWORD, USERNAME, WRONG_PASSWORD, Device, Result)
+                      PASSWORD, USERNAME, WRONG_PASSWORD, Device, Result, cpu_seconds)
 from test_second_factor import enabled, steady, wrong_code
 from totp import code_for_step
 
 # Timings use the release build when there is one, as test_timing.py does.
-TIMING_BIN = os.environ.get("ACCOUNTS_RELEASE_BIN") or BIN
 
 SERVICE, RHOST, TTY = "sshd", "203.0.113.9", "ssh"
 PAM_ENV = {"PAM_USER": USERNAME, "PAM_SERVICE": SERVICE, "PAM_RHOST": RHOST, "PAM_TTY": TTY,
@@ -801,16 +800,9 @@ def test_totp_key_file_missing_exit_3(activated):
 
 # Cost: an unknown name costs what a wrong password costs, at the real iteration count.
 
-def cpu_seconds(device, user, password, expected=1) -> float:
-    """CPU seconds (user + system) of one direct pam-auth run."""
-    proc = subprocess.Popen([TIMING_BIN, "pam-auth", *device.pam_args()],
-                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env=pam_env(user))
-    proc.stdin.write(password.encode())
-    proc.stdin.close()
-    _, status, usage = os.wait4(proc.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == expected, (user, password)
-    return usage.ru_utime + usage.ru_stime
+def pam_cpu(device, user, password, expected=1) -> float:
+    """CPU seconds of one direct pam-auth run."""
+    return cpu_seconds(["pam-auth", *device.pam_args()], password, pam_env(user), expected)
 
 
 def within_2x(wrong, other):
@@ -838,8 +830,8 @@ def test_unknown_name_costs_a_wrong_password(device):
     real_count_device(device)
     wrong, unknown = [], []
     for turn in range(3):
-        wrong.append(cpu_seconds(device, USERNAME, GUESS))
-        unknown.append(cpu_seconds(device, f"nobody{turn}", GUESS))
+        wrong.append(pam_cpu(device, USERNAME, GUESS))
+        unknown.append(pam_cpu(device, f"nobody{turn}", GUESS))
     within_2x(wrong, unknown)
 
 
@@ -850,8 +842,8 @@ def test_name_variant_costs_an_unknown_name(device):
     real_count_device(device)
     variant, unknown = [], []
     for turn in range(3):
-        variant.append(cpu_seconds(device, "ALICE", PASSWORD))
-        unknown.append(cpu_seconds(device, f"nobody{turn}", PASSWORD))
+        variant.append(pam_cpu(device, "ALICE", PASSWORD))
+        unknown.append(pam_cpu(device, f"nobody{turn}", PASSWORD))
     within_2x(unknown, variant)
 
 
@@ -861,8 +853,8 @@ def test_disabled_account_costs_a_wrong_password(device):
     real_count_device(device)
     wrong, disabled = [], []
     for _ in range(3):
-        wrong.append(cpu_seconds(device, USERNAME, GUESS))
-        disabled.append(cpu_seconds(device, BOB, BOB_PASSWORD))
+        wrong.append(pam_cpu(device, USERNAME, GUESS))
+        disabled.append(pam_cpu(device, BOB, BOB_PASSWORD))
     within_2x(wrong, disabled)
 
 

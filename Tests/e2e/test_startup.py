@@ -91,6 +91,17 @@ def planted_library_env(device, soname, planted):
     return device.env(LD_LIBRARY_PATH=str(folder))
 
 
+def activate_refused_for_the_library(device, broken, sentence, advice, reason):
+    """`activate` with a broken library: exit 3, one sentence (`sentence` REASON `advice`), no
+    crash; nothing stored, and status, which needs no such library, still works."""
+    result = device.run("activate", input=form(), env=broken)
+    assert result.code == 3, result
+    assert result.stderr.startswith(sentence) and result.stderr.endswith(advice), result.stderr
+    assert reason in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert "Fatal error" not in result.stderr
+    assert device.run("status", env=broken).out_lines[0] == "State: Public"
+
+
 @LIBPQ_NEEDS_LIBCRYPTO
 @pytest.mark.parametrize("planted, reason", [
     (b"", f"{LIBCRYPTO}: file too short"),  # not a library at all
@@ -103,12 +114,7 @@ def test_a_missing_or_wrong_libcrypto_is_one_sentence(device, planted, reason):
     sentence = (f"OpenSSL's {LIBCRYPTO} is needed for passwords but could not be loaded (")
     advice = ("); install OpenSSL 3 (the libssl3 package on Debian and Ubuntu) and try again.\n")
 
-    result = device.run("activate", input=form(), env=broken)
-    assert result.code == 3, result
-    assert result.stderr.startswith(sentence) and result.stderr.endswith(advice), result.stderr
-    assert reason in result.stderr and result.stderr.count("\n") == 1, result.stderr
-    assert "Fatal error" not in result.stderr
-    assert device.run("status", env=broken).out_lines[0] == "State: Public"
+    activate_refused_for_the_library(device, broken, sentence, advice, reason)
 
     device.activate()
     result = device.run("login", input=f"alice\n{PASSWORD}\n", env=broken)
@@ -177,12 +183,7 @@ def test_a_missing_or_wrong_libzxcvbn_is_one_sentence(device, planted, reason):
     sentence = f"zxcvbn's {LIBZXCVBN} is needed to check new passwords but could not be loaded ("
     advice = "); install it (the libzxcvbn0 package on Debian and Ubuntu) and try again.\n"
 
-    result = device.run("activate", input=form(), env=broken)
-    assert result.code == 3, result
-    assert result.stderr.startswith(sentence) and result.stderr.endswith(advice), result.stderr
-    assert reason in result.stderr and result.stderr.count("\n") == 1, result.stderr
-    assert "Fatal error" not in result.stderr
-    assert device.run("status", env=broken).out_lines[0] == "State: Public"
+    activate_refused_for_the_library(device, broken, sentence, advice, reason)
 
     device.activate()
     assert device.run("login", input=f"alice\n{PASSWORD}\n", env=broken).code == 0

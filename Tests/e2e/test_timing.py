@@ -4,31 +4,20 @@ Compared by the CPU time the process spends (not wall-clock), at the real 1,200,
 without the dummy hash an unknown name would cost about 1% of a wrong password, so the wide
 bounds below cannot hide the difference and do not depend on how busy the machine is."""
 
-import os
 import statistics
-import subprocess
 
 import pytest
 
-from conftest import BIN as DEBUG_BIN
+from conftest import cpu_seconds
 
 # The front end: the same code on either store, so these run once, in the sqlite run.
 pytestmark = pytest.mark.front_end
 
-# Timings use the release build, the one Scripts/run installs and Scripts/bench measures.
-BIN = os.environ.get("ACCOUNTS_RELEASE_BIN") or DEBUG_BIN
 
-
-def cpu_seconds(device, username, password, fast=False):
-    env = device.env(fast=fast)
-    proc = subprocess.Popen([BIN, "login", "--username", username, "--password-stdin"],
-                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env=env)
-    proc.stdin.write((password + "\n").encode())
-    proc.stdin.close()
-    _, status, usage = os.wait4(proc.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 1
-    return usage.ru_utime + usage.ru_stime
+def login_cpu(device, username, password, fast=False):
+    """CPU seconds of one refused `login` (at the real iteration count unless `fast`)."""
+    return cpu_seconds(["login", "--username", username, "--password-stdin"], password + "\n",
+                       device.env(fast=fast))
 
 
 def test_unknown_name_costs_a_wrong_password(device):
@@ -37,8 +26,8 @@ def test_unknown_name_costs_a_wrong_password(device):
     device.activate(fast=False)
     wrong, unknown = [], []
     for turn in range(3):
-        wrong.append(cpu_seconds(device, "alice", "not the password, but long enough"))
-        unknown.append(cpu_seconds(device, f"nobody{turn}", "not the password, but long enough"))
+        wrong.append(login_cpu(device, "alice", "not the password, but long enough"))
+        unknown.append(login_cpu(device, f"nobody{turn}", "not the password, but long enough"))
     wrong_median, unknown_median = statistics.median(wrong), statistics.median(unknown)
     assert wrong_median > 0.02, wrong
     assert 0.5 < unknown_median / wrong_median < 2.0, (wrong, unknown)
@@ -53,23 +42,12 @@ def test_cost_does_not_follow_the_environment(device):
     device.activate(fast=False)
     wrong, unknown = [], []
     for turn in range(3):
-        wrong.append(cpu_seconds(device, "alice", "not the password, but long enough", fast=True))
-        unknown.append(cpu_seconds(device, f"nobody{turn}", "not the password, but long enough",
+        wrong.append(login_cpu(device, "alice", "not the password, but long enough", fast=True))
+        unknown.append(login_cpu(device, f"nobody{turn}", "not the password, but long enough",
                                    fast=True))
     wrong_median, unknown_median = statistics.median(wrong), statistics.median(unknown)
     assert wrong_median > 0.02, wrong
     assert 0.5 < unknown_median / wrong_median < 2.0, (wrong, unknown)
-
-
-def cpu_seconds_of(device, args, stdin, expected=1):
-    """CPU seconds of one run of `accounts *args` at the real iteration count."""
-    proc = subprocess.Popen([BIN, *args], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env=device.env(fast=False))
-    proc.stdin.write(stdin.encode())
-    proc.stdin.close()
-    _, status, usage = os.wait4(proc.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == expected, args
-    return usage.ru_utime + usage.ru_stime
 
 
 GUESS = "not the password, but long enough"
@@ -101,10 +79,11 @@ def test_new_refusals_cost_a_wrong_password(device, case):
     assert device.run("user", "disable", "bob").code == 0
     (wrong_args, wrong_stdin), (other_args, other_stdin) = REFUSALS[case]
     wrong, other = [], []
+    env = device.env(fast=False)
     for turn in range(3):
-        wrong.append(cpu_seconds_of(device, wrong_args, wrong_stdin))
-        other.append(cpu_seconds_of(device, [a.format(turn=turn) for a in other_args],
-                                    other_stdin.format(turn=turn)))
+        wrong.append(cpu_seconds(wrong_args, wrong_stdin, env))
+        other.append(cpu_seconds([a.format(turn=turn) for a in other_args],
+                                 other_stdin.format(turn=turn), env))
     wrong_median, other_median = statistics.median(wrong), statistics.median(other)
     assert wrong_median > 0.02, wrong
     assert 0.5 < other_median / wrong_median < 2.0, (wrong, other)
