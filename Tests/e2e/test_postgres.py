@@ -341,6 +341,29 @@ def assert_no_password(needle, text, cluster=None, database=None):
         assert needle not in dump
 
 
+def activate_and_log_in_warned(client, uri, shown) -> list:
+    """activate, status, status --json and login on `uri`, which holds a password: each warns
+    once and goes on, and shows the URI as `shown`, as does the session file. Their results."""
+    results = []
+    result = client.run("--database", uri, "activate", input=form())
+    assert (result.code, result.stdout, result.stderr) == (0, ACTIVATED, WARNING + "\n"), result
+    results.append(result)
+    result = client.run("status", "--database", uri)
+    assert (result.code, result.stdout, result.stderr) == (
+        0, status_lines(shown), WARNING + "\n"), result
+    results.append(result)
+    result = client.run("status", "--json", "--database", uri)
+    assert (result.code, result.stderr) == (0, WARNING + "\n"), result
+    assert json.loads(result.stdout)["database"] == shown
+    results.append(result)
+    result = login(client, "--database", uri)
+    assert_welcome(result, stderr=WARNING + "\n")
+    results.append(result)
+    lines = client.session_file.read_text().splitlines()
+    assert f"database {shown}" in lines, lines
+    return results
+
+
 @pytest.mark.parametrize("shape", ["userinfo", "parameter", "both", "userinfo-no-query"])
 def test_status_and_errors_never_show_the_password(pg, scram_role, tmp_path, shape):
     """A URI with a password on --database: one warning line on stderr and the command goes on;
@@ -360,24 +383,7 @@ def test_status_and_errors_never_show_the_password(pg, scram_role, tmp_path, sha
                               base),
     }[shape]
     client = Client(tmp_path / "c")
-    results = []
-
-    result = client.run("--database", uri, "activate", input=form())
-    assert (result.code, result.stdout, result.stderr) == (0, ACTIVATED, WARNING + "\n"), result
-    results.append(result)
-    result = client.run("status", "--database", uri)
-    assert (result.code, result.stdout, result.stderr) == (
-        0, status_lines(shown), WARNING + "\n"), result
-    results.append(result)
-    result = client.run("status", "--json", "--database", uri)
-    assert (result.code, result.stderr) == (0, WARNING + "\n"), result
-    assert json.loads(result.stdout)["database"] == shown
-    results.append(result)
-    result = login(client, "--database", uri)
-    assert_welcome(result, stderr=WARNING + "\n")
-    results.append(result)
-    lines = client.session_file.read_text().splitlines()
-    assert f"database {shown}" in lines, lines
+    results = activate_and_log_in_warned(client, uri, shown)
     for args in (["whoami"], ["log"], ["log", "--json"], ["user", "list", "--json"],
                  ["session", "list", "--json"], ["user", "export"]):
         result = client.run(*args, "--database", uri)
@@ -441,20 +447,7 @@ def test_a_password_typed_with_reserved_characters_is_never_shown(pg, tmp_path, 
         client = Client(tmp_path / "c")
         results = []
         if shape == "parameter":
-            uri = f"{shown}&password={password}"
-            result = client.run("--database", uri, "activate", input=form())
-            assert (result.code, result.stdout, result.stderr) == (
-                0, ACTIVATED, WARNING + "\n"), result
-            results.append(result)
-            result = client.run("status", "--database", uri)
-            assert (result.code, result.stdout, result.stderr) == (
-                0, status_lines(shown), WARNING + "\n"), result
-            results.append(result)
-            result = client.run("status", "--json", "--database", uri)
-            assert json.loads(result.stdout)["database"] == shown, result
-            results.append(result)
-            assert_welcome(login(client, "--database", uri), stderr=WARNING + "\n")
-            assert f"database {shown}" in client.session_file.read_text().splitlines()
+            results += activate_and_log_in_warned(client, f"{shown}&password={password}", shown)
         else:
             uri = f"postgresql://{role}:{password}@127.0.0.1:{pg.port}/{database}?sslmode=disable"
             result = client.run("status", "--database", uri)
