@@ -37,7 +37,7 @@ public final class PostgresStore: AccountRepository {
     let db = try connected()
     let contents = try inspect(db)
     if let refusal = contents.refusal(location: location) { throw refusal }
-    if contents == .absent && access == .readOnly { return nil }
+    if contents == .absent && access != .readWrite { return nil }
     if contents != .current { try migrate(db) }
     migrated = true
     return self

@@ -71,11 +71,12 @@ struct CommandContext {
         hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
         sessionPolicy: sessionPolicy, hostName: hostName())
     } else {
+      // `status` reads with `StatusReader` alone; every other command opens one GRDB connection
+      // and reads the state through it.
+      let opener = SQLiteStore.Opener(path: path, busyTimeout: busyTimeout)
       environment = AccountsEnvironment(
         console: console, storeLocation: path,
-        openStore: { access throws(StoreError) in
-          try SQLiteStore.open(path: path, access: access, busyTimeout: busyTimeout)
-        },
+        openStore: { access throws(StoreError) in try opener.open(access) },
         readStatus: { () throws(StoreError) in
           try StatusReader.read(path: path, busyTimeout: busyTimeout)
         }, now: now,

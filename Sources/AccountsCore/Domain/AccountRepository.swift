@@ -6,6 +6,9 @@ public enum StoreAccess: Sendable, Equatable {
   case readOnly
   /// Reading and writing; a missing store is created, private to its owner.
   case readWrite
+  /// Reading an existing store to decide on a change, for writing where it can be written, so
+  /// that the change uses the same connection; a missing store is not created.
+  case change
 }
 
 /// Where the accounts live, in the flows' words: the seam between the core and a backend.
