@@ -45,6 +45,9 @@ extension Messages {
     case .inconsistent(let path):
       return "The database \(path) refused a change that would break its rules; nothing was "
         + "changed."
+    case .unreadableValue(let path, let reason):
+      return "Cannot use the database \(path): a stored value is not what accounts wrote "
+        + "(\(reason)). Restore it from a backup."
     case .failure(let path, let reason):
       return "The database \(path) failed: \(reason)."
     case .symlink(let path, let file):

@@ -30,6 +30,9 @@ public enum StoreError: Error, Equatable, Sendable {
   case cannotOpen(location: String, reason: String)
   /// The data would break one of the schema's rules; nothing was written.
   case inconsistent(location: String)
+  /// A stored value is missing or not what `accounts` wrote (`reason` says which, without the
+  /// value itself).
+  case unreadableValue(location: String, reason: String)
   /// Any other failure of SQLite, described in words.
   case failure(location: String, reason: String)
   /// The database, or `file` beside it, is a symbolic link.
