@@ -36,7 +36,7 @@ public final class PostgresStore: AccountRepository {
     if migrated { return self }
     let db = try connected()
     let contents = try inspect(db)
-    if let refusal = contents.refusal(location: location) { throw refusal }
+    if let refusal = contents.refusal(location: location, schema: "accounts") { throw refusal }
     if contents == .absent && access != .readWrite { return nil }
     if contents != .current { try migrate(db) }
     migrated = true
@@ -189,7 +189,7 @@ public final class PostgresStore: AccountRepository {
     switch failure.sqlState ?? "" {
     case "55P03": return .busy(location: location, seconds: busyTimeout)
     case "53100": return .diskFull(location: location)
-    case "25006": return .readOnly(location: location)
+    case "25006": return .readOnlyServer(location: location)
     case "42501": return .permissionDenied(location: location, reason: failure.message)
     case let state where state.hasPrefix("23"): return .inconsistent(location: location)
     case let state where state.hasPrefix("08") || state.hasPrefix("57P"):

@@ -13,6 +13,9 @@ public enum StoreError: Error, Equatable, Sendable {
   case notADatabase(location: String)
   /// The file is an SQLite database that `accounts` did not create.
   case foreignDatabase(location: String)
+  /// The database holds a schema named `schema`, where the store would be, that `accounts` did
+  /// not create (a PostgreSQL database shared with other programs).
+  case foreignSchema(location: String, schema: String)
   /// The file is damaged.
   case corrupt(location: String)
   /// The file was written by a newer version of `accounts`.
@@ -22,6 +25,8 @@ public enum StoreError: Error, Equatable, Sendable {
   case olderSchema(location: String)
   /// The file or its folder cannot be written.
   case readOnly(location: String)
+  /// The server only allows reading (a PostgreSQL standby).
+  case readOnlyServer(location: String)
   /// Another process held the database for longer than the busy timeout.
   case busy(location: String, seconds: Double)
   /// The disk is full.
