@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsCrypto
+import AccountsSchema
 import Foundation
 
 extension PostgresAccess {
@@ -275,12 +276,12 @@ extension PostgresAccess {
     ).changed == 1
   }
 
-  func insertRows(_ rows: [[StoreValue]], into table: StoreTable) throws(AccountsError) {
+  func insertRows(_ rows: [[StoreValue]], into table: StoreRecordKind) throws(AccountsError) {
     let columns = table.columns
     func casts(row: Int) -> [String] {
-      columns.enumerated().map { index, column -> String in
+      table.fields.enumerated().map { index, type -> String in
         let mark = "$\(row * columns.count + index + 1)"
-        switch column.type {
+        switch type {
         case .time: return "\(mark)::timestamptz"
         case .boolean: return "\(mark)::int::boolean"
         case .integer: return "\(mark)::bigint"
@@ -291,7 +292,7 @@ extension PostgresAccess {
     if table == .activation {
       // The row the first migration made is replaced: its owner reference is checked at commit.
       for values in rows {
-        let assignments = zip(columns, casts(row: 0)).dropFirst().map { "\($0.name) = \($1)" }
+        let assignments = zip(columns, casts(row: 0)).dropFirst().map { "\($0) = \($1)" }
         try query(
           "UPDATE accounts.activation SET \(assignments.joined(separator: ", ")) WHERE id = $1",
           values.map(PGValue.init))
@@ -302,7 +303,7 @@ extension PostgresAccess {
     let tuples = (0..<rows.count).map { "(" + casts(row: $0).joined(separator: ", ") + ")" }
     try query(
       """
-      INSERT INTO accounts.\(table.rawValue) (\(columns.map(\.name).joined(separator: ", ")))
+      INSERT INTO accounts.\(table.table) (\(columns.joined(separator: ", ")))
       VALUES \(tuples.joined(separator: ", "))
       """, rows.flatMap { $0.map(PGValue.init) }, prepared: rows.count == StoreCopyFlow.batchSize)
   }

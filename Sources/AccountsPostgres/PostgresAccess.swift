@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsCrypto
+import AccountsSchema
 import Foundation
 
 /// The reads and writes of one transaction on a PostgreSQL store, in the core's words.
@@ -318,28 +319,28 @@ struct PostgresAccess: AccountWriter {
     }
   }
 
-  func rowCount(_ table: StoreTable) throws(AccountsError) -> Int {
-    try single(Int.self, query("SELECT count(*) FROM accounts.\(table.rawValue)"))
+  func rowCount(_ table: StoreRecordKind) throws(AccountsError) -> Int {
+    try single(Int.self, query("SELECT count(*) FROM accounts.\(table.table)"))
   }
 
-  func forEachRow(of table: StoreTable, _ body: ([StoreValue]) throws(AccountsError) -> Void)
+  func forEachRow(of table: StoreRecordKind, _ body: ([StoreValue]) throws(AccountsError) -> Void)
     throws(AccountsError)
   {
-    let columns = table.columns
-    let selection = columns.map { column -> String in
-      switch column.type {
-      case .time: return "accounts.stamp(\(column.name))"
-      case .boolean: return "\(column.name)::int"
-      case .blob: return "encode(\(column.name), 'hex')"
-      case .integer, .text: return column.name
+    let columns = table.fields
+    let selection = zip(table.columns, columns).map { name, type -> String in
+      switch type {
+      case .time: return "accounts.stamp(\(name))"
+      case .boolean: return "\(name)::int"
+      case .blob: return "encode(\(name), 'hex')"
+      case .integer, .text: return name
       }
     }.joined(separator: ", ")
     try forEach(
-      "SELECT \(selection) FROM accounts.\(table.rawValue) ORDER BY \(table.orderedBy)"
+      "SELECT \(selection) FROM accounts.\(table.table) ORDER BY \(table.orderedBy)"
     ) { rows, row throws(AccountsError) in
       let values = try decoded { () throws(PGUnreadableValue) in
-        try columns.enumerated().map { index, column throws(PGUnreadableValue) -> StoreValue in
-          switch column.type {
+        try columns.enumerated().map { index, type throws(PGUnreadableValue) -> StoreValue in
+          switch type {
           case .integer, .boolean:
             return try rows.decode(Int64?.self, row, index).map(StoreValue.integer) ?? .null
           case .text, .time:

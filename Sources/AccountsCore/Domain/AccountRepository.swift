@@ -87,9 +87,9 @@ public protocol AccountReader {
   // MARK: Copying a whole store
 
   /// How many rows `table` holds.
-  func rowCount(_ table: StoreTable) throws(AccountsError) -> Int
-  /// Every row of `table`, its values in `table.columns` order, in key order, one at a time.
-  func forEachRow(of table: StoreTable, _ body: ([StoreValue]) throws(AccountsError) -> Void)
+  func rowCount(_ table: StoreRecordKind) throws(AccountsError) -> Int
+  /// Every row of `table`, its values in `table.fields` order, in key order, one at a time.
+  func forEachRow(of table: StoreRecordKind, _ body: ([StoreValue]) throws(AccountsError) -> Void)
     throws(AccountsError)
   /// The last ids given in the tables that never reuse one.
   func idPositions() throws(AccountsError) -> IDPositions
@@ -154,7 +154,7 @@ public protocol AccountWriter: AccountReader {
   // MARK: Copying a whole store
 
   /// Stores rows of `table` as they are, ids included (the one `activation` row is replaced).
-  func insertRows(_ rows: [[StoreValue]], into table: StoreTable) throws(AccountsError)
+  func insertRows(_ rows: [[StoreValue]], into table: StoreRecordKind) throws(AccountsError)
   /// Makes the next ids follow `positions` (or the highest stored id, if higher).
   func raiseIDPositions(to positions: IDPositions) throws(AccountsError)
 }
