@@ -11,6 +11,8 @@ public struct AccountsEnvironment {
   /// Where the store is (a file's path, or a PostgreSQL URI without its password), shown by
   /// `status`.
   public var storeLocation: String
+  /// What holds the store (a file of its own, or a shared database), as `status` tells.
+  public var storeContainer: StoreContainer = .ownFile
   /// Opens the database; nil (for reading) when it does not exist yet.
   public var openStore: (StoreAccess) throws(StoreError) -> (any AccountRepository)?
   /// Reads the device's state for `status`, which needs nothing else; nil when no database

@@ -25,4 +25,14 @@ struct StorageMessagesTests {
         == "Cannot use the database /srv/a.sqlite3: it was not made by accounts. Choose another "
         + "file with --database.")
   }
+
+  /// `status` with no store says what is missing by what holds the store.
+  @Test func aMissingStoreIsToldByItsContainer() {
+    #expect(
+      Messages.databaseMissing("postgresql:///app", in: .sharedDatabase)
+        == "Database: postgresql:///app (this database holds no accounts store yet)")
+    #expect(
+      Messages.databaseMissing("/srv/a.sqlite3", in: .ownFile)
+        == "Database: /srv/a.sqlite3 (no database exists at this path)")
+  }
 }

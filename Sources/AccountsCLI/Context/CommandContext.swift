@@ -54,7 +54,7 @@ struct CommandContext {
       database: path, given: keyFile ?? variable("ACCOUNTS_KEY_FILE"), variable: variable)
     // Separate calls rather than one with optional typed-throws closures: Swift 6.3's compiler
     // crashes (signal 11) on `openStore ?? …` and on an optional `readStatus` built here.
-    let environment: AccountsEnvironment
+    var environment: AccountsEnvironment
     if openStore == nil && StoreLocation.isPostgres(path) {
       // One connection for the whole command: the state read first, then the reads and writes.
       let store = PostgresStore(uri: path, busyTimeout: busyTimeout)
@@ -64,6 +64,7 @@ struct CommandContext {
         readStatus: { () throws(StoreError) in try store.status() }, now: now,
         hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
         sessionPolicy: sessionPolicy, hostName: hostName())
+      environment.storeContainer = .sharedDatabase
     } else if let openStore {
       environment = AccountsEnvironment(
         console: console, storeLocation: path,

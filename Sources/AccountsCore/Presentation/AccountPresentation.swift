@@ -127,7 +127,8 @@ public enum StatusPresentation {
   public static func lines(_ report: StatusReport, path: String) -> [String] {
     [
       "State: \(report.state.rawValue)",
-      report.databaseExists ? "Database: \(path)" : Messages.databaseMissing(path),
+      report.databaseExists
+        ? "Database: \(path)" : Messages.databaseMissing(path, in: report.container),
     ]
   }
 
