@@ -65,10 +65,13 @@ let package = Package(
     // What a password check run for PAM does first (a clean environment, its own time limit), in
     // C so that the PAM module that runs `accounts pam-auth` can compile the same file.
     .target(name: "CPam"),
+    // The table and column names both stores' schemas share (what `store copy` moves).
+    .target(name: "AccountsSchema", dependencies: ["AccountsCore"]),
     .target(
       name: "AccountsStore",
       dependencies: [
         "AccountsCore",
+        "AccountsSchema",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]
@@ -92,7 +95,9 @@ let package = Package(
     .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
     .target(
       name: "AccountsPostgres",
-      dependencies: ["AccountsCore", "AccountsCrypto", "CLibPQ", "DynamicLibrary"]
+      dependencies: [
+        "AccountsCore", "AccountsCrypto", "AccountsSchema", "CLibPQ", "DynamicLibrary",
+      ]
     ),
     .executableTarget(
       name: "AccountsCLI",
@@ -128,7 +133,8 @@ let package = Package(
     .testTarget(
       name: "AccountsStoreTests",
       dependencies: [
-        "AccountsCore", "AccountsPostgres", "AccountsStore", "AccountsTestSupport",
+        "AccountsCore", "AccountsPostgres", "AccountsSchema", "AccountsStore",
+        "AccountsTestSupport",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]

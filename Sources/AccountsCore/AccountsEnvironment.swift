@@ -11,12 +11,16 @@ public struct AccountsEnvironment {
   /// Where the store is (a file's path, or a PostgreSQL URI without its password), shown by
   /// `status`.
   public var storeLocation: String
+  /// What holds the store (a file of its own, or a shared database), as `status` tells.
+  public var storeContainer: StoreContainer = .ownFile
   /// Opens the database; nil (for reading) when it does not exist yet.
   public var openStore: (StoreAccess) throws(StoreError) -> (any AccountRepository)?
-  /// Reads the device's state; nil when no database exists.
+  /// Reads the device's state for `status`, which needs nothing else; nil when no database
+  /// exists.
   ///
   /// The CLI reads it with `StatusReader` (plain SQLite calls, the same checks and answers), tests
-  /// through the store.
+  /// through the store. Commands that go on to read or write read the state through the store
+  /// they open (`isActivated`): each command opens the database once.
   public var readStatus: () throws(StoreError) -> DeviceStatus?
   /// The current time.
   public var now: () -> Date
@@ -104,10 +108,17 @@ public struct AccountsEnvironment {
 
   /// True when the database exists and says Activated; creates nothing.
   ///
-  /// The read connection is closed before returning, so that a writing connection opened next
-  /// is the last to close and leaves the file checkpointed (no data left in the -wal file).
+  /// Every caller goes on to change the store: it is opened for that (`.change`), and the store
+  /// opener hands the same connection to the `writableStore()` that follows.
   func isActivated() throws(AccountsError) -> Bool {
-    try storing { () throws(StoreError) in try readStatus() }?.state == .activated
+    guard let store = try storeForChange() else { return false }
+    return try storing { () throws(StoreError) in try store.storedStatus() }.state == .activated
+  }
+
+  /// Opens an existing database to decide on a change (`StoreAccess.change`); nil when nothing
+  /// was ever stored.
+  func storeForChange() throws(AccountsError) -> (any AccountRepository)? {
+    try storing { () throws(StoreError) in try openStore(.change) }
   }
 
   /// Opens the database for reading; nil when nothing was ever stored.
@@ -141,7 +152,7 @@ extension AccountsEnvironment {
   /// Opens an existing database for an administrator's change; a missing one is refused
   /// (a mistyped `--database` creates nothing).
   func existingStore() throws(AccountsError) -> any AccountRepository {
-    guard try readableStore() != nil else { throw .noDatabase(location: storeLocation) }
+    guard try storeForChange() != nil else { throw .noDatabase(location: storeLocation) }
     return try writableStore()
   }
 }

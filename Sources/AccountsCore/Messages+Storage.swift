@@ -11,8 +11,8 @@ extension Messages {
     case .notADatabase(let path):
       return "Cannot use the database \(path): it is not an SQLite database. Move it aside or "
         + "choose another file with --database."
-    case .foreignDatabase(let path) where StoreLocation.isPostgres(path):
-      return "Cannot use the database \(path): its schema accounts was not made by accounts. "
+    case .foreignSchema(let path, let schema):
+      return "Cannot use the database \(path): its schema \(schema) was not made by accounts. "
         + "Choose another database with --database."
     case .foreignDatabase(let path):
       return "Cannot use the database \(path): it was not made by accounts. Choose another file "
@@ -23,14 +23,10 @@ extension Messages {
     case .newerSchema(let path):
       return "Cannot use the database \(path): it was written by a newer version of accounts. "
         + "Upgrade accounts to use it."
-    case .olderSchema(let path) where StoreLocation.isPostgres(path):
-      return "Cannot read the database \(path): it was written by an older version of accounts "
-        + "and must be upgraded, which needs a role that may change its schema accounts. Run "
-        + "accounts once with such a role."
     case .olderSchema(let path):
       return "Cannot read the database \(path): it was written by an older version of accounts "
         + "and must be upgraded, which needs write access. Run accounts as the file's owner once."
-    case .readOnly(let path) where StoreLocation.isPostgres(path):
+    case .readOnlyServer(let path):
       return "Cannot write the database \(path): the server only allows reading (a standby?). "
         + "Name the primary, for example with target_session_attrs=read-write."
     case .readOnly(let path):
@@ -45,6 +41,9 @@ extension Messages {
     case .inconsistent(let path):
       return "The database \(path) refused a change that would break its rules; nothing was "
         + "changed."
+    case .unreadableValue(let path, let reason):
+      return "Cannot use the database \(path): a stored value is not what accounts wrote "
+        + "(\(reason)). Restore it from a backup."
     case .failure(let path, let reason):
       return "The database \(path) failed: \(reason)."
     case .symlink(let path, let file):

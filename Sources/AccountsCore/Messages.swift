@@ -219,12 +219,12 @@ public enum Messages {
   /// The audit log's words for ownership moved away from `previous`.
   public static func detailOwnershipFrom(_ previous: String) -> String { "from \(previous)" }
 
-  /// `status` where no database exists: the second line.
-  public static func databaseMissing(_ path: String) -> String {
-    if StoreLocation.isPostgres(path) {
-      return "Database: \(path) (this database holds no accounts store yet)"
+  /// `status` where no store exists: the second line.
+  public static func databaseMissing(_ path: String, in container: StoreContainer) -> String {
+    switch container {
+    case .sharedDatabase: return "Database: \(path) (this database holds no accounts store yet)"
+    case .ownFile: return "Database: \(path) (no database exists at this path)"
     }
-    return "Database: \(path) (no database exists at this path)"
   }
   /// An administrator command on a database that does not exist.
   public static func noDatabase(_ path: String) -> String {

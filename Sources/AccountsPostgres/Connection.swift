@@ -315,7 +315,8 @@ private func withCStrings<T>(
   return body(&pointers)
 }
 
-/// The rows of one statement's result, read by position, in PostgreSQL's text form.
+/// The rows of one statement's result, in PostgreSQL's text form: stored values are read with
+/// `decode` (by type), the catalog's answers with `text` and `flag`.
 final class PGRows {
   private let library: LibPQ
   private let handle: OpaquePointer
@@ -345,17 +346,6 @@ final class PGRows {
       String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
     }
   }
-
-  /// Column `column` of row `row` as a whole number; nil for NULL.
-  func integer(_ row: Int, _ column: Int) -> Int64? { text(row, column).flatMap { Int64($0) } }
-
-  /// Column `column` of row `row`, selected as `encode(…, 'hex')`, as bytes; nil for NULL.
-  func bytes(_ row: Int, _ column: Int) -> [UInt8]? {
-    text(row, column).flatMap { Hex.decode($0) }
-  }
-
-  /// Column `column` of row `row`, selected through `accounts.stamp`, as a date.
-  func date(_ row: Int, _ column: Int) -> Date? { text(row, column).flatMap(Timestamp.date) }
 
   /// Column `column` of row `row`, a boolean, as a Bool (`t`).
   func flag(_ row: Int, _ column: Int) -> Bool { text(row, column) == "t" }

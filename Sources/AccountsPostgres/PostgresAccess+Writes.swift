@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsCrypto
+import AccountsSchema
 import Foundation
 
 extension PostgresAccess {
@@ -8,9 +9,7 @@ extension PostgresAccess {
     // the state the core checked stays.
     // The owner's id comes first, so that the row can name it before the account exists (its
     // reference is checked at commit), as accounts join Activated devices only.
-    let id =
-      try query("SELECT nextval('accounts.account_id_seq')")
-      .integer(0, 0) ?? 1
+    let id = try single(Int64.self, query("SELECT nextval('accounts.account_id_seq')"))
     try query(
       """
       UPDATE accounts.activation SET state = 'Activated', owner_id = $1,
@@ -72,7 +71,8 @@ extension PostgresAccess {
         .text(new.fullName), .text(new.email), .text(new.passwordHash),
         PGValue(new.mustChangePassword), disabledAt, .text(now),
       ], prepared: true)
-    guard rows.count == 1, let stored = rows.integer(0, 0) else { return nil }
+    guard rows.count == 1 else { return nil }
+    let stored = try single(Int64.self, rows)
     let time = Timestamp.date(from: now) ?? date
     return Account(
       id: stored, username: new.username, usernameKey: new.usernameKey, fullName: new.fullName,
@@ -102,7 +102,8 @@ extension PostgresAccess {
     guard rows.changed == 0 else { return }
     let exists = try query(
       "SELECT EXISTS (SELECT 1 FROM accounts.account WHERE id = $1)", [PGValue(account.id)])
-    throw exists.flag(0, 0) ? .usernameTaken(account.username) : .noSuchAccount(account.username)
+    throw try single(Bool.self, exists)
+      ? .usernameTaken(account.username) : .noSuchAccount(account.username)
   }
 
   func delete(_ account: Account) throws(AccountsError) {
@@ -180,7 +181,7 @@ extension PostgresAccess {
         PGValue(new.secondFactor),
       ])
     return Session(
-      id: rows.integer(0, 0) ?? 0, accountID: new.accountID, createdAt: created,
+      id: try single(Int64.self, rows), accountID: new.accountID, createdAt: created,
       lastSeenAt: created, expiresAt: stored(new.expiresAt), idleSeconds: new.idleSeconds,
       idleUntil: idleUntil, secondFactor: new.secondFactor)
   }
@@ -203,7 +204,11 @@ extension PostgresAccess {
       DELETE FROM accounts.session WHERE account_id = $1 AND id IS DISTINCT FROM $2::bigint
       RETURNING id
       """, [PGValue(accountID), keeping.map { PGValue($0) } ?? .null])
-    return (0..<rows.count).compactMap { rows.integer($0, 0) }.sorted()
+    return try decoded { () throws(PGUnreadableValue) in
+      try (0..<rows.count).map { row throws(PGUnreadableValue) in
+        try rows.decode(Int64.self, row, 0)
+      }
+    }.sorted()
   }
 
   func endSessions(deadAt now: Date) throws(AccountsError) {
@@ -271,12 +276,12 @@ extension PostgresAccess {
     ).changed == 1
   }
 
-  func insertRows(_ rows: [[StoreValue]], into table: StoreTable) throws(AccountsError) {
+  func insertRows(_ rows: [[StoreValue]], into table: StoreRecordKind) throws(AccountsError) {
     let columns = table.columns
     func casts(row: Int) -> [String] {
-      columns.enumerated().map { index, column -> String in
+      table.fields.enumerated().map { index, type -> String in
         let mark = "$\(row * columns.count + index + 1)"
-        switch column.type {
+        switch type {
         case .time: return "\(mark)::timestamptz"
         case .boolean: return "\(mark)::int::boolean"
         case .integer: return "\(mark)::bigint"
@@ -287,7 +292,7 @@ extension PostgresAccess {
     if table == .activation {
       // The row the first migration made is replaced: its owner reference is checked at commit.
       for values in rows {
-        let assignments = zip(columns, casts(row: 0)).dropFirst().map { "\($0.name) = \($1)" }
+        let assignments = zip(columns, casts(row: 0)).dropFirst().map { "\($0) = \($1)" }
         try query(
           "UPDATE accounts.activation SET \(assignments.joined(separator: ", ")) WHERE id = $1",
           values.map(PGValue.init))
@@ -298,7 +303,7 @@ extension PostgresAccess {
     let tuples = (0..<rows.count).map { "(" + casts(row: $0).joined(separator: ", ") + ")" }
     try query(
       """
-      INSERT INTO accounts.\(table.rawValue) (\(columns.map(\.name).joined(separator: ", ")))
+      INSERT INTO accounts.\(table.table) (\(columns.joined(separator: ", ")))
       VALUES \(tuples.joined(separator: ", "))
       """, rows.flatMap { $0.map(PGValue.init) }, prepared: rows.count == StoreCopyFlow.batchSize)
   }

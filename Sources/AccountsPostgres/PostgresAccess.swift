@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsCrypto
+import AccountsSchema
 import Foundation
 
 /// The reads and writes of one transaction on a PostgreSQL store, in the core's words.
@@ -58,24 +59,55 @@ struct PostgresAccess: AccountWriter {
     }
   }
 
-  private func account(_ rows: PGRows, _ row: Int) -> Account {
-    Account(
-      id: rows.integer(row, 0) ?? 0, username: rows.text(row, 1) ?? "",
-      usernameKey: rows.text(row, 2) ?? "", fullName: rows.text(row, 3) ?? "",
-      email: rows.text(row, 4) ?? "", passwordHash: rows.text(row, 5) ?? "",
-      isOwner: rows.flag(row, 12), mustChangePassword: rows.flag(row, 6),
-      disabledAt: rows.date(row, 7), createdAt: rows.date(row, 8) ?? .distantPast,
-      updatedAt: rows.date(row, 9) ?? .distantPast,
-      passwordChangedAt: rows.date(row, 10) ?? .distantPast, lastLoginAt: rows.date(row, 11))
+  /// Decodes through `body`; a value that cannot be read is a store error about this store.
+  func decoded<T>(_ body: () throws(PGUnreadableValue) -> T) throws(AccountsError) -> T {
+    try storing { () throws(StoreError) in try decoding(location: store.location, body) }
   }
 
-  private func session(_ rows: PGRows, _ row: Int) -> Session {
-    Session(
-      id: rows.integer(row, 0) ?? 0, accountID: rows.integer(row, 1) ?? 0,
-      createdAt: rows.date(row, 2) ?? .distantPast, lastSeenAt: rows.date(row, 3) ?? .distantPast,
-      expiresAt: rows.date(row, 4) ?? .distantPast,
-      idleSeconds: Int(rows.integer(row, 5) ?? 0), idleUntil: rows.date(row, 6) ?? .distantPast,
-      secondFactor: rows.flag(row, 7))
+  private func account(_ rows: PGRows, _ row: Int) throws(AccountsError) -> Account {
+    try decoded { () throws(PGUnreadableValue) in
+      Account(
+        id: try rows.decode(Int64.self, row, 0), username: try rows.decode(String.self, row, 1),
+        usernameKey: try rows.decode(String.self, row, 2),
+        fullName: try rows.decode(String.self, row, 3),
+        email: try rows.decode(String.self, row, 4),
+        passwordHash: try rows.decode(String.self, row, 5),
+        isOwner: try rows.decode(Bool.self, row, 12),
+        mustChangePassword: try rows.decode(Bool.self, row, 6),
+        disabledAt: try rows.decode(Date?.self, row, 7),
+        createdAt: try rows.decode(Date.self, row, 8),
+        updatedAt: try rows.decode(Date.self, row, 9),
+        passwordChangedAt: try rows.decode(Date.self, row, 10),
+        lastLoginAt: try rows.decode(Date?.self, row, 11))
+    }
+  }
+
+  private func session(_ rows: PGRows, _ row: Int) throws(AccountsError) -> Session {
+    try decoded { () throws(PGUnreadableValue) in
+      Session(
+        id: try rows.decode(Int64.self, row, 0), accountID: try rows.decode(Int64.self, row, 1),
+        createdAt: try rows.decode(Date.self, row, 2),
+        lastSeenAt: try rows.decode(Date.self, row, 3),
+        expiresAt: try rows.decode(Date.self, row, 4),
+        idleSeconds: try rows.decode(Int.self, row, 5),
+        idleUntil: try rows.decode(Date.self, row, 6),
+        secondFactor: try rows.decode(Bool.self, row, 7))
+    }
+  }
+
+  /// The one value of a one-row result (`count(*)`, `EXISTS`).
+  func single<T: PGDecodable>(_ type: T.Type, _ rows: PGRows) throws(AccountsError) -> T {
+    try decoded { () throws(PGUnreadableValue) in try rows.decode(T.self, 0, 0) }
+  }
+
+  /// An activation state as stored.
+  static func state(_ rows: PGRows, _ row: Int, _ column: Int)
+    throws(PGUnreadableValue) -> ActivationState
+  {
+    guard let state = ActivationState(rawValue: try rows.decode(String.self, row, column)) else {
+      throw PGUnreadableValue(reason: "column \(column + 1) is not a device state")
+    }
+    return state
   }
 
   private func oneAccount(where condition: String, _ parameters: [PGValue])
@@ -83,7 +115,7 @@ struct PostgresAccess: AccountWriter {
   {
     let rows = try query(
       "SELECT \(Self.accountColumns) FROM accounts.account AS a WHERE \(condition)", parameters)
-    return rows.count == 0 ? nil : account(rows, 0)
+    return rows.count == 0 ? nil : try account(rows, 0)
   }
 
   // MARK: - Reads
@@ -92,9 +124,9 @@ struct PostgresAccess: AccountWriter {
     let rows = try query(
       "SELECT state, accounts.stamp(changed_at) FROM accounts.activation WHERE id = 1")
     guard rows.count == 1 else { return DeviceStatus(state: .publicState, changedAt: nil) }
-    return DeviceStatus(
-      state: ActivationState(rawValue: rows.text(0, 0) ?? "") ?? .publicState,
-      changedAt: rows.date(0, 1))
+    return try decoded { () throws(PGUnreadableValue) in
+      DeviceStatus(state: try Self.state(rows, 0, 0), changedAt: try rows.decode(Date?.self, 0, 1))
+    }
   }
 
   func account(key: String) throws(AccountsError) -> Account? {
@@ -107,7 +139,7 @@ struct PostgresAccess: AccountWriter {
   }
 
   func accountCount() throws(AccountsError) -> Int {
-    Int(try query("SELECT count(*) FROM accounts.account").integer(0, 0) ?? 0)
+    try single(Int.self, query("SELECT count(*) FROM accounts.account"))
   }
 
   func tally(key: String) throws(AccountsError) -> ThrottleState {
@@ -117,9 +149,7 @@ struct PostgresAccess: AccountWriter {
       WHERE username_key = $1
       """, [.text(key)])
     guard rows.count == 1 else { return .clear }
-    return ThrottleState(
-      failures: Int(rows.integer(0, 0) ?? 0), lockouts: Int(rows.integer(0, 1) ?? 0),
-      lockedUntil: rows.date(0, 2))
+    return try decoded { () throws(PGUnreadableValue) in try Self.tally(rows, 0, 0) }
   }
 
   func eventCount(key: String, kind: AuditEventKind, afterLatestOf kinds: [AuditEventKind])
@@ -132,7 +162,17 @@ struct PostgresAccess: AccountWriter {
         AND id > (SELECT coalesce(max(id), 0) FROM accounts.audit_event
                   WHERE username_key = $1 AND kind = ANY ($3::text[]))
       """, [.text(key), .text(kind.rawValue), Self.textArray(kinds.map(\.rawValue))])
-    return Int(rows.integer(0, 0) ?? 0)
+    return try single(Int.self, rows)
+  }
+
+  /// The tally in columns `first`…`first + 2` of row `row` (clear when the row has none).
+  private static func tally(_ rows: PGRows, _ row: Int, _ first: Int)
+    throws(PGUnreadableValue) -> ThrottleState
+  {
+    ThrottleState(
+      failures: try rows.decode(Int?.self, row, first) ?? 0,
+      lockouts: try rows.decode(Int?.self, row, first + 1) ?? 0,
+      lockedUntil: try rows.decode(Date?.self, row, first + 2))
   }
 
   func forEachAccount(_ body: (AccountListing) throws(AccountsError) -> Void)
@@ -146,10 +186,9 @@ struct PostgresAccess: AccountWriter {
       ORDER BY a.username_key
       """
     ) { rows, row throws(AccountsError) in
-      let tally = ThrottleState(
-        failures: Int(rows.integer(row, first) ?? 0),
-        lockouts: Int(rows.integer(row, first + 1) ?? 0),
-        lockedUntil: rows.date(row, first + 2))
+      let tally = try decoded { () throws(PGUnreadableValue) in
+        try Self.tally(rows, row, first)
+      }
       try body(AccountListing(account: account(rows, row), tally: tally))
     }
   }
@@ -182,11 +221,14 @@ struct PostgresAccess: AccountWriter {
       ORDER BY id ASC
       """, parameters
     ) { rows, row throws(AccountsError) in
-      try body(
+      let event = try decoded { () throws(PGUnreadableValue) in
         AuditEvent(
-          id: rows.integer(row, 0) ?? 0, occurredAt: rows.date(row, 1) ?? .distantPast,
-          kind: AuditEventKind(rawValue: rows.text(row, 2) ?? ""),
-          username: rows.text(row, 3), detail: rows.text(row, 4)))
+          id: try rows.decode(Int64.self, row, 0), occurredAt: try rows.decode(Date.self, row, 1),
+          kind: AuditEventKind(rawValue: try rows.decode(String.self, row, 2)),
+          username: try rows.decode(String?.self, row, 3),
+          detail: try rows.decode(String?.self, row, 4))
+      }
+      try body(event)
     }
   }
 
@@ -198,13 +240,13 @@ struct PostgresAccess: AccountWriter {
     let rows = try query(
       "SELECT \(Self.sessionColumns) FROM accounts.session AS s WHERE s.token_hash = $1",
       [.bytes(tokenHash)])
-    return rows.count == 0 ? nil : session(rows, 0)
+    return rows.count == 0 ? nil : try session(rows, 0)
   }
 
   func session(id: Int64) throws(AccountsError) -> Session? {
     let rows = try query(
       "SELECT \(Self.sessionColumns) FROM accounts.session AS s WHERE s.id = $1", [PGValue(id)])
-    return rows.count == 0 ? nil : session(rows, 0)
+    return rows.count == 0 ? nil : try session(rows, 0)
   }
 
   func forEachSession(
@@ -227,7 +269,9 @@ struct PostgresAccess: AccountWriter {
       try body(
         SessionListing(
           session: session(rows, row),
-          username: rows.text(row, Self.sessionColumnCount) ?? ""))
+          username: decoded { () throws(PGUnreadableValue) in
+            try rows.decode(String.self, row, Self.sessionColumnCount)
+          }))
     }
   }
 
@@ -238,59 +282,72 @@ struct PostgresAccess: AccountWriter {
       FROM accounts.second_factor WHERE account_id = $1
       """, [PGValue(accountID)])
     guard rows.count == 1 else { return nil }
-    return StoredSecondFactor(
-      accountID: accountID, sealedSecret: rows.bytes(0, 0) ?? [], keyID: rows.text(0, 1) ?? "",
-      lastStep: UInt64(max(rows.integer(0, 2) ?? 0, 0)),
-      enabledAt: rows.date(0, 3) ?? .distantPast)
+    return try decoded { () throws(PGUnreadableValue) in
+      StoredSecondFactor(
+        accountID: accountID, sealedSecret: try rows.decode([UInt8].self, 0, 0),
+        keyID: try rows.decode(String.self, 0, 1),
+        lastStep: UInt64(max(try rows.decode(Int64.self, 0, 2), 0)),
+        enabledAt: try rows.decode(Date.self, 0, 3))
+    }
   }
 
   func hasRecoveryCode(accountID: Int64, hash: [UInt8]) throws(AccountsError) -> Bool {
-    try query(
-      """
-      SELECT EXISTS (SELECT 1 FROM accounts.recovery_code
-                     WHERE account_id = $1 AND code_hash = $2 AND used_at IS NULL)
-      """, [PGValue(accountID), .bytes(hash)]
-    ).flag(0, 0)
+    try single(
+      Bool.self,
+      query(
+        """
+        SELECT EXISTS (SELECT 1 FROM accounts.recovery_code
+                       WHERE account_id = $1 AND code_hash = $2 AND used_at IS NULL)
+        """, [PGValue(accountID), .bytes(hash)]))
   }
 
   func recoveryCodesLeft(accountID: Int64) throws(AccountsError) -> Int {
-    Int(
-      try query(
+    try single(
+      Int.self,
+      query(
         "SELECT count(*) FROM accounts.recovery_code WHERE account_id = $1 AND used_at IS NULL",
-        [PGValue(accountID)]
-      ).integer(0, 0) ?? 0)
+        [PGValue(accountID)]))
   }
 
   func secondFactorKeyIDs() throws(AccountsError) -> Set<String> {
     let rows = try query("SELECT DISTINCT key_id FROM accounts.second_factor")
-    return Set((0..<rows.count).compactMap { rows.text($0, 0) })
+    return try decoded { () throws(PGUnreadableValue) in
+      Set(
+        try (0..<rows.count).map { row throws(PGUnreadableValue) in
+          try rows.decode(String.self, row, 0)
+        })
+    }
   }
 
-  func rowCount(_ table: StoreTable) throws(AccountsError) -> Int {
-    Int(try query("SELECT count(*) FROM accounts.\(table.rawValue)").integer(0, 0) ?? 0)
+  func rowCount(_ table: StoreRecordKind) throws(AccountsError) -> Int {
+    try single(Int.self, query("SELECT count(*) FROM accounts.\(table.table)"))
   }
 
-  func forEachRow(of table: StoreTable, _ body: ([StoreValue]) throws(AccountsError) -> Void)
+  func forEachRow(of table: StoreRecordKind, _ body: ([StoreValue]) throws(AccountsError) -> Void)
     throws(AccountsError)
   {
-    let columns = table.columns
-    let selection = columns.map { column -> String in
-      switch column.type {
-      case .time: return "accounts.stamp(\(column.name))"
-      case .boolean: return "\(column.name)::int"
-      case .blob: return "encode(\(column.name), 'hex')"
-      case .integer, .text: return column.name
+    let columns = table.fields
+    let selection = zip(table.columns, columns).map { name, type -> String in
+      switch type {
+      case .time: return "accounts.stamp(\(name))"
+      case .boolean: return "\(name)::int"
+      case .blob: return "encode(\(name), 'hex')"
+      case .integer, .text: return name
       }
     }.joined(separator: ", ")
     try forEach(
-      "SELECT \(selection) FROM accounts.\(table.rawValue) ORDER BY \(table.orderedBy)"
+      "SELECT \(selection) FROM accounts.\(table.table) ORDER BY \(table.orderedBy)"
     ) { rows, row throws(AccountsError) in
-      let values = columns.enumerated().map { index, column -> StoreValue in
-        guard let text = rows.text(row, index) else { return .null }
-        switch column.type {
-        case .integer, .boolean: return Int64(text).map(StoreValue.integer) ?? .null
-        case .text, .time: return .text(text)
-        case .blob: return Hex.decode(text).map(StoreValue.blob) ?? .null
+      let values = try decoded { () throws(PGUnreadableValue) in
+        try columns.enumerated().map { index, type throws(PGUnreadableValue) -> StoreValue in
+          switch type {
+          case .integer, .boolean:
+            return try rows.decode(Int64?.self, row, index).map(StoreValue.integer) ?? .null
+          case .text, .time:
+            return try rows.decode(String?.self, row, index).map(StoreValue.text) ?? .null
+          case .blob:
+            return try rows.decode([UInt8]?.self, row, index).map(StoreValue.blob) ?? .null
+          }
         }
       }
       try body(values)
@@ -305,7 +362,10 @@ struct PostgresAccess: AccountWriter {
              (SELECT CASE WHEN is_called THEN last_value ELSE 0 END
               FROM accounts.session_id_seq)
       """)
-    return IDPositions(auditEvent: rows.integer(0, 0) ?? 0, session: rows.integer(0, 1) ?? 0)
+    return try decoded { () throws(PGUnreadableValue) in
+      IDPositions(
+        auditEvent: try rows.decode(Int64.self, 0, 0), session: try rows.decode(Int64.self, 0, 1))
+    }
   }
 
   /// A text array parameter (`{a,b}`) of simple words.

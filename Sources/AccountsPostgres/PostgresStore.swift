@@ -36,8 +36,8 @@ public final class PostgresStore: AccountRepository {
     if migrated { return self }
     let db = try connected()
     let contents = try inspect(db)
-    if let refusal = contents.refusal(location: location) { throw refusal }
-    if contents == .absent && access == .readOnly { return nil }
+    if let refusal = contents.refusal(location: location, schema: "accounts") { throw refusal }
+    if contents == .absent && access != .readWrite { return nil }
     if contents != .current { try migrate(db) }
     migrated = true
     return self
@@ -59,9 +59,11 @@ public final class PostgresStore: AccountRepository {
       if contents == .newer { throw StoreError.newerSchema(location: location) }
       if contents == .current {
         migrated = true
-        return DeviceStatus(
-          state: ActivationState(rawValue: rows.text(0, 0) ?? "") ?? .publicState,
-          changedAt: rows.date(0, 1))
+        return try decoding(location: location) { () throws(PGUnreadableValue) in
+          DeviceStatus(
+            state: try PostgresAccess.state(rows, 0, 0),
+            changedAt: try rows.decode(Date?.self, 0, 1))
+        }
       }
     } catch let error as StoreError {
       throw error
@@ -118,12 +120,17 @@ public final class PostgresStore: AccountRepository {
         return ConsistencyFacts(
           device: DeviceFacts(
             state: nil, ownerID: nil, ownerExists: false,
-            accountCount: Int(accounts.integer(0, 0) ?? 0)))
+            accountCount: try access.single(Int.self, accounts)))
       }
-      return ConsistencyFacts(
-        device: DeviceFacts(
-          state: rows.text(0, 0), ownerID: rows.integer(0, 1), ownerExists: rows.flag(0, 3),
-          accountCount: Int(rows.integer(0, 2) ?? 0)))
+      // The state as stored, even one no build knows: the core judges it.
+      return try access.decoded { () throws(PGUnreadableValue) in
+        ConsistencyFacts(
+          device: DeviceFacts(
+            state: try rows.decode(String?.self, 0, 0),
+            ownerID: try rows.decode(Int64?.self, 0, 1),
+            ownerExists: try rows.decode(Bool.self, 0, 3),
+            accountCount: try rows.decode(Int.self, 0, 2)))
+      }
     }
   }
 
@@ -182,7 +189,7 @@ public final class PostgresStore: AccountRepository {
     switch failure.sqlState ?? "" {
     case "55P03": return .busy(location: location, seconds: busyTimeout)
     case "53100": return .diskFull(location: location)
-    case "25006": return .readOnly(location: location)
+    case "25006": return .readOnlyServer(location: location)
     case "42501": return .permissionDenied(location: location, reason: failure.message)
     case let state where state.hasPrefix("23"): return .inconsistent(location: location)
     case let state where state.hasPrefix("08") || state.hasPrefix("57P"):

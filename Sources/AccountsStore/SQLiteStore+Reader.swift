@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSchema
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -25,8 +26,9 @@ struct EmptyAccountReader: AccountReader {
   func recoveryCodesLeft(accountID: Int64) -> Int { 0 }
   func hasRecoveryCode(accountID: Int64, hash: [UInt8]) -> Bool { false }
   func secondFactorKeyIDs() -> Set<String> { [] }
-  func rowCount(_ table: StoreTable) -> Int { 0 }
-  func forEachRow(of table: StoreTable, _ body: ([StoreValue]) throws(AccountsError) -> Void) {}
+  func rowCount(_ table: StoreRecordKind) -> Int { 0 }
+  func forEachRow(of table: StoreRecordKind, _ body: ([StoreValue]) throws(AccountsError) -> Void) {
+  }
   func idPositions() -> IDPositions { IDPositions(auditEvent: 0, session: 0) }
 }
 
@@ -247,19 +249,19 @@ extension SQLiteReading {
     }
   }
 
-  func rowCount(_ table: StoreTable) throws(AccountsError) -> Int {
+  func rowCount(_ table: StoreRecordKind) throws(AccountsError) -> Int {
     try statement(path) {
-      try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.rawValue)") ?? 0
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.table)") ?? 0
     }
   }
 
-  func forEachRow(of table: StoreTable, _ body: ([StoreValue]) throws(AccountsError) -> Void)
+  func forEachRow(of table: StoreRecordKind, _ body: ([StoreValue]) throws(AccountsError) -> Void)
     throws(AccountsError)
   {
     try statement(path) {
-      let columns = table.columns.map(\.name).joined(separator: ", ")
+      let columns = table.columns.joined(separator: ", ")
       let rows = try Row.fetchCursor(
-        db, sql: "SELECT \(columns) FROM \(table.rawValue) ORDER BY \(table.orderedBy)")
+        db, sql: "SELECT \(columns) FROM \(table.table) ORDER BY \(table.orderedBy)")
       while let row = try rows.next() {
         let values = (0..<row.count).map { index -> StoreValue in
           let value: DatabaseValue = row[index]
@@ -278,9 +280,9 @@ extension SQLiteReading {
 
   func idPositions() throws(AccountsError) -> IDPositions {
     try statement(path) {
-      func last(_ table: StoreTable) throws -> Int64 {
+      func last(_ table: StoreRecordKind) throws -> Int64 {
         try Int64.fetchOne(
-          db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table.rawValue])
+          db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table.table])
           ?? 0
       }
       return IDPositions(auditEvent: try last(.auditEvent), session: try last(.session))

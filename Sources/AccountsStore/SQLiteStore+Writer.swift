@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSchema
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -228,12 +229,13 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
 }
 
 extension SQLiteAccountWriter {
-  func insertRows(_ rows: [[StoreValue]], into table: StoreTable) throws(AccountsError) {
+  func insertRows(_ rows: [[StoreValue]], into table: StoreRecordKind) throws(AccountsError) {
     for values in rows { try insertRow(values, into: table) }
   }
 
-  private func insertRow(_ values: [StoreValue], into table: StoreTable) throws(AccountsError) {
-    let names = table.columns.map(\.name)
+  private func insertRow(_ values: [StoreValue], into table: StoreRecordKind) throws(AccountsError)
+  {
+    let names = table.columns
     var ordered = values
     let sql: String
     if table == .activation {
@@ -243,7 +245,7 @@ extension SQLiteAccountWriter {
       ordered.append(ordered.removeFirst())
     } else {
       let marks = names.map { _ in "?" }.joined(separator: ", ")
-      sql = "INSERT INTO \(table.rawValue) (\(names.joined(separator: ", "))) VALUES (\(marks))"
+      sql = "INSERT INTO \(table.table) (\(names.joined(separator: ", "))) VALUES (\(marks))"
     }
     let arguments = StatementArguments(
       ordered.map { value -> (any DatabaseValueConvertible)? in
@@ -260,16 +262,16 @@ extension SQLiteAccountWriter {
   func raiseIDPositions(to positions: IDPositions) throws(AccountsError) {
     try statement(path) {
       for (table, last) in [
-        (StoreTable.auditEvent, positions.auditEvent), (.session, positions.session),
+        (StoreRecordKind.auditEvent, positions.auditEvent), (.session, positions.session),
       ]
       where last > 0 {
         try db.execute(
           sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",
-          arguments: [last, table.rawValue])
+          arguments: [last, table.table])
         if db.changesCount == 0 {
           try db.execute(
             sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)",
-            arguments: [table.rawValue, last])
+            arguments: [table.table, last])
         }
       }
     }

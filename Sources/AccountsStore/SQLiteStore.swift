@@ -24,6 +24,9 @@ public final class SQLiteStore: Sendable {
   public let path: String
   /// How long a write waits for another process before failing, in seconds.
   public let busyTimeout: Double
+  /// False for a connection opened read-only (`.readOnly`, or `.change` where the file or its
+  /// folder cannot be written).
+  public let acceptsWrites: Bool
   /// The file itself, its folder resolved (what SQLite opens and `flock` locks).
   private let lockPath: String
   let writer: DatabaseQueue
@@ -33,6 +36,7 @@ public final class SQLiteStore: Sendable {
     self.lockPath = lockPath
     self.busyTimeout = busyTimeout
     self.writer = writer
+    acceptsWrites = !writer.configuration.readonly
   }
 
   /// The migrations, in order: the one list both the GRDB migrator and the plain status reader
@@ -91,7 +95,9 @@ public final class SQLiteStore: Sendable {
   ///
   /// With `.readOnly` access a missing file gives nil (nothing was ever stored). With `.readWrite`
   /// a missing folder is created mode 0700 and a missing file mode 0600, and migrations run; if
-  /// opening then fails, what this call created is removed again. A file written by a newer
+  /// opening then fails, what this call created is removed again. With `.change` a missing file
+  /// gives nil, and an existing one is opened for writing where it can be written and is not
+  /// empty, read-only otherwise (`acceptsWrites` tells which). A file written by a newer
   /// version, that is not an `accounts` database, or that is not safely ours (see `FileSafety`)
   /// is left untouched. The path is never taken as an SQLite URI.
   public static func open(path: String, access: Access, busyTimeout: Double = 5) throws(StoreError)
@@ -172,6 +178,13 @@ public final class SQLiteStore: Sendable {
   private static func openChecked(path: String, real: String, access: Access, busyTimeout: Double)
     throws(StoreError) -> SQLiteStore
   {
+    if access == .change {
+      // An empty file holds no store yet: read (as a Public device) rather than made one.
+      let holdsStore = (FileSystem.info(real)?.size ?? 0) > 0
+      return try openChecked(
+        path: path, real: real, access: holdsStore && isWritable(real) ? .readWrite : .readOnly,
+        busyTimeout: busyTimeout)
+    }
     guard access == .readOnly else {
       // Where we cannot write, writing commands stop before touching anything.
       guard isWritable(real) else { throw .readOnly(location: path) }

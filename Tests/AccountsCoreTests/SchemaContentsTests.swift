@@ -37,6 +37,9 @@ struct SchemaContentsTests {
   /// Foreign and newer contents are refused, in their own errors about the store's location.
   @Test func refusals() {
     #expect(SchemaContents.foreign.refusal(location: "/x") == .foreignDatabase(location: "/x"))
+    #expect(
+      SchemaContents.foreign.refusal(location: "postgresql:///x", schema: "accounts")
+        == .foreignSchema(location: "postgresql:///x", schema: "accounts"))
     #expect(SchemaContents.newer.refusal(location: "/x") == .newerSchema(location: "/x"))
     for contents in [SchemaContents.absent, .older, .current] {
       #expect(contents.refusal(location: "/x") == nil)

@@ -63,10 +63,10 @@ struct PostgresStoreTests {
       "/usr/bin/psql",
       ["-qAt", "-d", uri, "-c", "CREATE SCHEMA accounts; CREATE TABLE accounts.account (x int)"])
     let location = StoreLocation.shown(uri)
-    #expect(throws: StoreError.foreignDatabase(location: location)) {
+    #expect(throws: StoreError.foreignSchema(location: location, schema: "accounts")) {
       try PostgresStore(uri: uri).opened(for: .readWrite)
     }
-    #expect(throws: StoreError.foreignDatabase(location: location)) {
+    #expect(throws: StoreError.foreignSchema(location: location, schema: "accounts")) {
       try PostgresStore(uri: uri).status()
     }
 

@@ -320,7 +320,7 @@ struct RepositoryContract {
     defer { cleanup() }
     try store.activate(newAccount("Alice"), at: noon)
     let lost = AccountsError.storage(.connectionLost(location: "elsewhere", reason: "gone"))
-    for table in [StoreTable.account, .auditEvent] {
+    for table in [StoreRecordKind.account, .auditEvent] {
       #expect(throws: lost) {
         try store.read { reader throws(AccountsError) in
           try reader.forEachRow(of: table) { _ throws(AccountsError) in throw lost }

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSchema
 import AccountsStore
 import AccountsTestSupport
 import Foundation
@@ -12,11 +13,11 @@ struct StoreCopyContract {
 
   /// Every row of every table, and the id positions.
   func contents(_ store: any AccountRepository) throws -> (
-    [StoreTable: [[StoreValue]]], IDPositions
+    [StoreRecordKind: [[StoreValue]]], IDPositions
   ) {
     try store.read { reader throws(AccountsError) in
-      var tables: [StoreTable: [[StoreValue]]] = [:]
-      for table in StoreTable.allCases {
+      var tables: [StoreRecordKind: [[StoreValue]]] = [:]
+      for table in StoreRecordKind.allCases {
         var rows: [[StoreValue]] = []
         try reader.forEachRow(of: table) { rows.append($0) }
         tables[table] = rows
@@ -95,13 +96,15 @@ struct StoreCopyContract {
     #expect(summary == StoreCopyFlow.Summary(accounts: 2, events: 3, secondFactors: 1))
     let (copied, positions) = try contents(target)
     let (original, sourcePositions) = try contents(source)
-    for table in StoreTable.allCases where table.isCopied {
-      #expect(copied[table] == original[table], "\(table.rawValue)")
+    for table in StoreRecordKind.allCases where table.isCopied {
+      #expect(copied[table] == original[table], "\(table)")
     }
     // Sessions stay behind: people log in again on the new store.
     #expect(original[.session]?.count == 1)
     #expect(copied[.session] == [])
-    #expect(!StoreTable.session.isCopied)
+    #expect(!StoreRecordKind.session.isCopied)
+    // Every field of every kind has its column in the stores' schemas.
+    for kind in StoreRecordKind.allCases { #expect(kind.columns.count == kind.fields.count) }
     #expect(positions == sourcePositions)
     #expect(positions == IDPositions(auditEvent: 3, session: 2))
     #expect(try target.consistencyProblems() == [])

@@ -200,3 +200,32 @@ def test_release_binary_does_not_link_libzxcvbn(device):
     code, out, _, text = loader_log(device, "activate", binary=RELEASE, input=form())
     assert (code, out) == (0, "Device activated for alice.\n")
     assert f"file={LIBZXCVBN} [0];  dynamically loaded by" in text, text
+
+
+def database_opens(device, *args, input=None):
+    """Runs the binary under strace; returns (exit code, how many times it opened the database
+    file itself: its -wal, -shm and -journal companions are not counted)."""
+    log = device.root / "strace-openat"
+    proc = subprocess.run(
+        ["strace", "-f", "-qq", "-e", "trace=openat,open", "-o", str(log), BIN, *args],
+        input=input, stdin=subprocess.DEVNULL if input is None else None,
+        capture_output=True, text=True, env=device.env(), cwd=str(device.root), timeout=60)
+    calls = log.read_text().splitlines()
+    log.unlink()
+    assert any("openat(" in call for call in calls), calls  # the trace is really there
+    opens = [call for call in calls if f'"{device.db}"' in call]
+    return proc.returncode, len(opens)
+
+
+@pytest.mark.sqlite_only  # the file itself
+def test_every_command_opens_the_database_file_once(activated):
+    """`status` reads the state with plain SQLite calls, every other command through its one
+    GRDB connection: no command opens the file twice (a status read, then GRDB)."""
+    assert database_opens(activated, "status") == (0, 1)
+    assert database_opens(activated, "log") == (0, 1)
+    assert database_opens(activated, "user", "list") == (0, 1)
+    assert database_opens(activated, "login", input=f"alice\n{PASSWORD}\n") == (0, 1)
+    assert database_opens(
+        activated, "user", "add", "--username", "bob", "--full-name", "Bob Builder",
+        "--email", "bob@example.com", "--password-stdin", input="Bob-Builds-9-Houses\n") == (0, 1)
+    assert [account["username"] for account in activated.accounts()] == ["alice", "bob"]

@@ -54,7 +54,7 @@ struct CommandContext {
       database: path, given: keyFile ?? variable("ACCOUNTS_KEY_FILE"), variable: variable)
     // Separate calls rather than one with optional typed-throws closures: Swift 6.3's compiler
     // crashes (signal 11) on `openStore ?? …` and on an optional `readStatus` built here.
-    let environment: AccountsEnvironment
+    var environment: AccountsEnvironment
     if openStore == nil && StoreLocation.isPostgres(path) {
       // One connection for the whole command: the state read first, then the reads and writes.
       let store = PostgresStore(uri: path, busyTimeout: busyTimeout)
@@ -64,6 +64,7 @@ struct CommandContext {
         readStatus: { () throws(StoreError) in try store.status() }, now: now,
         hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
         sessionPolicy: sessionPolicy, hostName: hostName())
+      environment.storeContainer = .sharedDatabase
     } else if let openStore {
       environment = AccountsEnvironment(
         console: console, storeLocation: path,
@@ -71,11 +72,12 @@ struct CommandContext {
         hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
         sessionPolicy: sessionPolicy, hostName: hostName())
     } else {
+      // `status` reads with `StatusReader` alone; every other command opens one GRDB connection
+      // and reads the state through it.
+      let opener = SQLiteStore.Opener(path: path, busyTimeout: busyTimeout)
       environment = AccountsEnvironment(
         console: console, storeLocation: path,
-        openStore: { access throws(StoreError) in
-          try SQLiteStore.open(path: path, access: access, busyTimeout: busyTimeout)
-        },
+        openStore: { access throws(StoreError) in try opener.open(access) },
         readStatus: { () throws(StoreError) in
           try StatusReader.read(path: path, busyTimeout: busyTimeout)
         }, now: now,

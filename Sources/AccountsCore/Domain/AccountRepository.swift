@@ -6,6 +6,9 @@ public enum StoreAccess: Sendable, Equatable {
   case readOnly
   /// Reading and writing; a missing store is created, private to its owner.
   case readWrite
+  /// Reading an existing store to decide on a change, for writing where it can be written, so
+  /// that the change uses the same connection; a missing store is not created.
+  case change
 }
 
 /// Where the accounts live, in the flows' words: the seam between the core and a backend.
@@ -84,9 +87,9 @@ public protocol AccountReader {
   // MARK: Copying a whole store
 
   /// How many rows `table` holds.
-  func rowCount(_ table: StoreTable) throws(AccountsError) -> Int
-  /// Every row of `table`, its values in `table.columns` order, in key order, one at a time.
-  func forEachRow(of table: StoreTable, _ body: ([StoreValue]) throws(AccountsError) -> Void)
+  func rowCount(_ table: StoreRecordKind) throws(AccountsError) -> Int
+  /// Every row of `table`, its values in `table.fields` order, in key order, one at a time.
+  func forEachRow(of table: StoreRecordKind, _ body: ([StoreValue]) throws(AccountsError) -> Void)
     throws(AccountsError)
   /// The last ids given in the tables that never reuse one.
   func idPositions() throws(AccountsError) -> IDPositions
@@ -151,7 +154,7 @@ public protocol AccountWriter: AccountReader {
   // MARK: Copying a whole store
 
   /// Stores rows of `table` as they are, ids included (the one `activation` row is replaced).
-  func insertRows(_ rows: [[StoreValue]], into table: StoreTable) throws(AccountsError)
+  func insertRows(_ rows: [[StoreValue]], into table: StoreRecordKind) throws(AccountsError)
   /// Makes the next ids follow `positions` (or the highest stored id, if higher).
   func raiseIDPositions(to positions: IDPositions) throws(AccountsError)
 }

@@ -26,10 +26,14 @@ public enum SchemaContents: Sendable, Equatable {
     return .older
   }
 
-  /// The refusal these contents call for whoever opens the store at `location`, if any.
-  public func refusal(location: String) -> StoreError? {
+  /// The refusal these contents call for whoever opens the store at `location`, if any;
+  /// `schema` names the schema that holds the store where it has one (PostgreSQL), so that
+  /// another program's is refused by that name.
+  public func refusal(location: String, schema: String? = nil) -> StoreError? {
     switch self {
-    case .foreign: return .foreignDatabase(location: location)
+    case .foreign:
+      guard let schema else { return .foreignDatabase(location: location) }
+      return .foreignSchema(location: location, schema: schema)
     case .newer: return .newerSchema(location: location)
     case .absent, .older, .current: return nil
     }

@@ -1,21 +1,28 @@
 import Foundation
 
-/// The stored tables, as `store copy` moves them, row by row.
+/// The kinds of stored records, as `store copy` moves them, one record at a time.
 ///
 /// In an order that keeps every reference valid (an account before its sessions, a second
-/// factor before its recovery codes). `audit_kind` is not among them: it belongs to the schema,
-/// not the data.
-public enum StoreTable: String, CaseIterable, Sendable {
+/// factor before its recovery codes). The audit log's list of event kinds is not among them: it
+/// belongs to the schema, not the data. Each store maps a kind to its own table and columns.
+public enum StoreRecordKind: CaseIterable, Sendable {
+  /// The device's one activation record.
   case activation
+  /// Accounts.
   case account
-  case loginThrottle = "login_throttle"
-  case auditEvent = "audit_event"
+  /// Failed-login tallies, by user name key.
+  case loginThrottle
+  /// The audit log.
+  case auditEvent
+  /// Live logins.
   case session
-  case secondFactor = "second_factor"
-  case recoveryCode = "recovery_code"
+  /// Second factors (sealed TOTP secrets).
+  case secondFactor
+  /// Recovery codes of the second factors.
+  case recoveryCode
 
-  /// How a column's values travel between stores.
-  public enum ColumnType: Sendable {
+  /// How a field's values travel between stores.
+  public enum FieldType: Sendable {
     /// A 64-bit whole number.
     case integer
     /// Text.
@@ -28,59 +35,29 @@ public enum StoreTable: String, CaseIterable, Sendable {
     case blob
   }
 
-  /// The table's columns, in the order rows carry them; the first ones are its key.
-  public var columns: [(name: String, type: ColumnType)] {
+  /// The types of a record's fields, in the order its values travel; the first ones are its
+  /// key.
+  public var fields: [FieldType] {
     switch self {
-    case .activation:
-      return [("id", .integer), ("state", .text), ("owner_id", .integer), ("changed_at", .time)]
+    case .activation: return [.integer, .text, .integer, .time]
     case .account:
       return [
-        ("id", .integer), ("username", .text), ("username_key", .text), ("full_name", .text),
-        ("email", .text), ("password_hash", .text), ("must_change_password", .boolean),
-        ("disabled_at", .time), ("created_at", .time), ("updated_at", .time),
-        ("password_changed_at", .time), ("last_login_at", .time),
+        .integer, .text, .text, .text, .text, .text, .boolean, .time, .time, .time, .time, .time,
       ]
-    case .loginThrottle:
-      return [
-        ("username_key", .text), ("failures", .integer), ("lockouts", .integer),
-        ("locked_until", .time), ("updated_at", .time),
-      ]
-    case .auditEvent:
-      return [
-        ("id", .integer), ("occurred_at", .time), ("kind", .text), ("username", .text),
-        ("username_key", .text), ("detail", .text),
-      ]
+    case .loginThrottle: return [.text, .integer, .integer, .time, .time]
+    case .auditEvent: return [.integer, .time, .text, .text, .text, .text]
     case .session:
-      return [
-        ("id", .integer), ("token_hash", .blob), ("account_id", .integer), ("created_at", .time),
-        ("last_seen_at", .time), ("expires_at", .time), ("idle_seconds", .integer),
-        ("idle_until", .time), ("second_factor", .boolean),
-      ]
-    case .secondFactor:
-      return [
-        ("account_id", .integer), ("sealed_secret", .blob), ("key_id", .text),
-        ("last_step", .integer), ("enabled_at", .time),
-      ]
-    case .recoveryCode:
-      return [("account_id", .integer), ("code_hash", .blob), ("used_at", .time)]
+      return [.integer, .blob, .integer, .time, .time, .time, .integer, .time, .boolean]
+    case .secondFactor: return [.integer, .blob, .text, .integer, .time]
+    case .recoveryCode: return [.integer, .blob, .time]
     }
   }
 
-  /// True for the tables `store copy` moves: every one but `session`.
+  /// True for the kinds `store copy` moves: every one but `session`.
   ///
   /// A session is a login on the old store; on the new one people log in again (its id
   /// sequence still moves on, so no id is given twice).
   public var isCopied: Bool { self != .session }
-
-  /// The column whose key the table's rows are ordered by.
-  public var orderedBy: String {
-    switch self {
-    case .loginThrottle: return "username_key"
-    case .secondFactor: return "account_id"
-    case .recoveryCode: return "account_id, code_hash"
-    default: return "id"
-    }
-  }
 }
 
 /// One stored value, as it travels between stores.

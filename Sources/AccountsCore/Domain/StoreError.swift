@@ -13,6 +13,9 @@ public enum StoreError: Error, Equatable, Sendable {
   case notADatabase(location: String)
   /// The file is an SQLite database that `accounts` did not create.
   case foreignDatabase(location: String)
+  /// The database holds a schema named `schema`, where the store would be, that `accounts` did
+  /// not create (a PostgreSQL database shared with other programs).
+  case foreignSchema(location: String, schema: String)
   /// The file is damaged.
   case corrupt(location: String)
   /// The file was written by a newer version of `accounts`.
@@ -22,6 +25,8 @@ public enum StoreError: Error, Equatable, Sendable {
   case olderSchema(location: String)
   /// The file or its folder cannot be written.
   case readOnly(location: String)
+  /// The server only allows reading (a PostgreSQL standby).
+  case readOnlyServer(location: String)
   /// Another process held the database for longer than the busy timeout.
   case busy(location: String, seconds: Double)
   /// The disk is full.
@@ -30,6 +35,9 @@ public enum StoreError: Error, Equatable, Sendable {
   case cannotOpen(location: String, reason: String)
   /// The data would break one of the schema's rules; nothing was written.
   case inconsistent(location: String)
+  /// A stored value is missing or not what `accounts` wrote (`reason` says which, without the
+  /// value itself).
+  case unreadableValue(location: String, reason: String)
   /// Any other failure of SQLite, described in words.
   case failure(location: String, reason: String)
   /// The database, or `file` beside it, is a symbolic link.

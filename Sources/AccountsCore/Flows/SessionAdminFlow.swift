@@ -26,7 +26,7 @@ public enum SessionAdminFlow {
   public static func revoke(_ env: AccountsEnvironment, id: Int64) throws(AccountsError)
     -> String
   {
-    guard try env.readableStore() != nil else { throw .noSuchSession(id) }
+    guard try env.storeForChange() != nil else { throw .noSuchSession(id) }
     let store = try env.writableStore()
     let said = try store.write { writer throws(AccountsError) -> String in
       let now = env.now()

@@ -70,10 +70,10 @@ enum SessionBook {
     }
   }
 
-  /// `find` through a reading connection that is closed again before this returns, so that a
-  /// write that follows is the last connection to close (and leaves the file checkpointed).
+  /// `find` through the store opened for the change that may follow (a touch, a logout), which
+  /// then uses the same connection.
   static func lookup(_ env: AccountsEnvironment) throws(AccountsError) -> Found {
-    try find(env, store: try env.readableStore())
+    try find(env, store: try env.storeForChange())
   }
 
   /// The id of the session this client's file names on this database, live or not (the one a

@@ -48,7 +48,7 @@ public enum StoreCopyFlow {
             location: target.storeLocation, accounts: accounts, events: events)
         }
         var summary = Summary()
-        for table in StoreTable.allCases where table.isCopied {
+        for table in StoreRecordKind.allCases where table.isCopied {
           // In batches: one statement per row would make a server's round trip the cost.
           var rows = 0
           var batch: [[StoreValue]] = []

@@ -59,15 +59,15 @@ public enum AccountPresentation {
     JSON.key("email", to: &bytes)
     JSON.append(account.email, to: &bytes)
     JSON.key("owner", to: &bytes)
-    bytes.append(contentsOf: JSON.bool(account.isOwner).utf8)
+    JSON.append(account.isOwner, to: &bytes)
     JSON.key("disabled", to: &bytes)
-    bytes.append(contentsOf: JSON.bool(account.isDisabled).utf8)
+    JSON.append(account.isDisabled, to: &bytes)
     JSON.key("locked", to: &bytes)
-    bytes.append(contentsOf: JSON.bool(lock != nil).utf8)
+    JSON.append(lock != nil, to: &bytes)
     JSON.key("lockedUntil", to: &bytes)
     JSON.append(lock, to: &bytes)
     JSON.key("mustChangePassword", to: &bytes)
-    bytes.append(contentsOf: JSON.bool(account.mustChangePassword).utf8)
+    JSON.append(account.mustChangePassword, to: &bytes)
     JSON.key("failures", to: &bytes)
     bytes.append(contentsOf: String(max(listing.tally.failures, 0)).utf8)
     JSON.key("createdAt", to: &bytes)
@@ -127,7 +127,8 @@ public enum StatusPresentation {
   public static func lines(_ report: StatusReport, path: String) -> [String] {
     [
       "State: \(report.state.rawValue)",
-      report.databaseExists ? "Database: \(path)" : Messages.databaseMissing(path),
+      report.databaseExists
+        ? "Database: \(path)" : Messages.databaseMissing(path, in: report.container),
     ]
   }
 

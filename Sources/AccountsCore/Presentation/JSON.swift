@@ -73,6 +73,11 @@ enum JSON {
   /// `true` or `false`.
   static func bool(_ value: Bool) -> String { value ? "true" : "false" }
 
+  /// `true` or `false`, appended.
+  static func append(_ value: Bool, to bytes: inout [UInt8]) {
+    bytes.append(contentsOf: bool(value).utf8)
+  }
+
   /// A string literal, or `null`.
   static func string(_ text: String?) -> String {
     text.map { string($0) } ?? "null"

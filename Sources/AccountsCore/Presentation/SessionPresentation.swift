@@ -66,7 +66,7 @@ public enum SessionPresentation {
     JSON.key("idleUntil", to: &bytes)
     JSON.append(session.idleUntil, to: &bytes)
     JSON.key("secondFactor", to: &bytes)
-    bytes.append(contentsOf: JSON.bool(session.secondFactor).utf8)
+    JSON.append(session.secondFactor, to: &bytes)
   }
 
   private static func row(
@@ -91,7 +91,7 @@ public enum SessionPresentation {
     JSON.key("username", first: true, to: &bytes)
     JSON.append(status.username, to: &bytes)
     JSON.key("enabled", to: &bytes)
-    bytes.append(contentsOf: JSON.bool(status.enabledAt != nil).utf8)
+    JSON.append(status.enabledAt != nil, to: &bytes)
     JSON.key("enabledAt", to: &bytes)
     JSON.append(status.enabledAt, to: &bytes)
     JSON.key("recoveryCodesLeft", to: &bytes)

@@ -1,0 +1,53 @@
+import AccountsCore
+
+/// Where each kind of record `store copy` moves lives: the table and column names both stores'
+/// schemas share (`schema.sql`, `schema-postgresql.sql`), kept here rather than in the core,
+/// which speaks of records.
+extension StoreRecordKind {
+  /// The table.
+  public var table: String {
+    switch self {
+    case .activation: return "activation"
+    case .account: return "account"
+    case .loginThrottle: return "login_throttle"
+    case .auditEvent: return "audit_event"
+    case .session: return "session"
+    case .secondFactor: return "second_factor"
+    case .recoveryCode: return "recovery_code"
+    }
+  }
+
+  /// The columns holding `fields`, in their order.
+  public var columns: [String] {
+    switch self {
+    case .activation: return ["id", "state", "owner_id", "changed_at"]
+    case .account:
+      return [
+        "id", "username", "username_key", "full_name", "email", "password_hash",
+        "must_change_password", "disabled_at", "created_at", "updated_at",
+        "password_changed_at", "last_login_at",
+      ]
+    case .loginThrottle:
+      return ["username_key", "failures", "lockouts", "locked_until", "updated_at"]
+    case .auditEvent: return ["id", "occurred_at", "kind", "username", "username_key", "detail"]
+    case .session:
+      return [
+        "id", "token_hash", "account_id", "created_at", "last_seen_at", "expires_at",
+        "idle_seconds", "idle_until", "second_factor",
+      ]
+    case .secondFactor:
+      return ["account_id", "sealed_secret", "key_id", "last_step", "enabled_at"]
+    case .recoveryCode: return ["account_id", "code_hash", "used_at"]
+    }
+  }
+
+  /// The key the rows are read in order of.
+  public var orderedBy: String {
+    switch self {
+    case .loginThrottle: return "username_key"
+    case .secondFactor: return "account_id"
+    case .recoveryCode: return "account_id, code_hash"
+    default: return "id"
+    }
+  }
+}
