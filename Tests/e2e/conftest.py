@@ -619,11 +619,16 @@ def pytest_collection_modifyitems(config, items):
     """A postgresql run deselects the sqlite_only and front_end tests, an sqlite run the
     postgresql_only ones (pytest reports how many): they are not skipped, they do not apply to
     that store, or were run on the other one."""
-    others = ("sqlite_only", "front_end") if POSTGRESQL else ("postgresql_only",)
+    def elsewhere(item) -> bool:
+        if not POSTGRESQL:
+            return item.get_closest_marker("postgresql_only") is not None
+        if item.get_closest_marker("postgresql_only"):
+            return False  # a front end's test about PostgreSQL itself runs there
+        return any(item.get_closest_marker(name) for name in ("sqlite_only", "front_end"))
+
     kept, dropped = [], []
     for item in items:
-        dropped_here = any(item.get_closest_marker(name) for name in others)
-        (dropped if dropped_here else kept).append(item)
+        (dropped if elsewhere(item) else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept

@@ -32,6 +32,12 @@ from conftest import (BIN, BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, CLUSTER,
 from test_second_factor import enabled, steady, wrong_code
 from totp import code_for_step
 
+# The front end PAM reaches: pam_exec's environment, input, time limit and items, and what
+# pam-auth answers. The store behind it is asked what login asks (the same repository calls,
+# run on both stores by test_login.py and test_sessions.py), so these run once, in the sqlite
+# run, but for the tests about PostgreSQL itself (libpq's files), which run there.
+pytestmark = pytest.mark.front_end
+
 # Timings use the release build when there is one, as test_timing.py does.
 
 SERVICE, RHOST, TTY = "sshd", "203.0.113.9", "ssh"
@@ -823,7 +829,6 @@ def real_count_device(device):
     return device
 
 
-@pytest.mark.front_end  # the cost rule is the core's, whichever store is named
 def test_unknown_name_costs_a_wrong_password(device):
     """Unknown name vs wrong password, 3 alternated runs each at 1,200,000 iterations: CPU
     medians within 2× of each other (no ACCOUNTS_PBKDF2_ITERATIONS: pam-auth ignores it)."""
@@ -835,7 +840,6 @@ def test_unknown_name_costs_a_wrong_password(device):
     within_2x(wrong, unknown)
 
 
-@pytest.mark.front_end  # the cost rule is the core's, whichever store is named
 def test_name_variant_costs_an_unknown_name(device):
     """ALICE with alice's right password vs an unknown name, 3 alternated runs each at 1,200,000
     iterations: both refused (exit 1), CPU medians within 2× of each other."""
@@ -847,7 +851,6 @@ def test_name_variant_costs_an_unknown_name(device):
     within_2x(unknown, variant)
 
 
-@pytest.mark.front_end  # the cost rule is the core's, whichever store is named
 def test_disabled_account_costs_a_wrong_password(device):
     """A disabled account's right password vs alice's wrong one: CPU medians within 2×."""
     real_count_device(device)
@@ -985,7 +988,6 @@ def pamtester_cpu(service_name, user, password) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-@pytest.mark.front_end  # the cost rule is the core's, whichever store is named
 def test_pamtester_unknown_name_not_cheaper(device):
     """Through PAM at 1,200,000 iterations an unknown name costs no less than half of what a
     wrong password costs (CPU of the whole pamtester run, 3 alternated runs each; the direct
