@@ -154,7 +154,7 @@ def test_the_server_stopped_during_a_burst(own_pg: PgContext, knobs):
         "severity prefix, SQLSTATE, trace or 'Fatal error' (the reason in words)") + ': ' + (f"{len(raw)} with raw text: {raw[:3]}" if raw else ""))
     assert (not refused), (
         ("while it is down, login, status and user add exit 3 'Cannot connect to the PostgreSQL "
-        f"server on the socket DIR (port N) for the database URI: REASON.' at once") + ': ' + ("; ".join(refused[:3])))
+        "server on the socket DIR (port N) for the database URI: REASON.' at once") + ': ' + ("; ".join(refused[:3])))
     assert (tally["exit 3 lost"] + tally["exit 3 cannot connect"] + tally["exit 3 ?"] > 0), (
         ("the burst reached the stop: some client lost its connection or could not connect") + ': ' + (f"{dict(tally)}"))
     assert (not broken), (
