@@ -51,7 +51,7 @@ class Knobs:
     activation_rounds: int = knob("STRESS_ACTIVATION_ROUNDS", 2)  # activation race, each kind
     shell_rounds: int = knob("STRESS_SHELL_ROUNDS", 8)  # activation race started by /bin/sh
     pg_kill_runs: int = knob("STRESS_PG_KILL_RUNS", 12)  # killed PostgreSQL clients
-    pg_import_rows: int = knob("STRESS_PG_IMPORT_ROWS", 2500)  # rows of each killed import
+    pg_import_rows: int = knob("STRESS_PG_IMPORT_ROWS", 1000)  # rows of each killed import
     pg_stop_rounds: int = knob("STRESS_PG_STOP_ROUNDS", 3)  # server stopped (the 3rd immediate)
     pg_factor_race_rounds: int = knob("STRESS_PG_FACTOR_RACE_ROUNDS", 2)  # code race, hosts
 

@@ -1,5 +1,5 @@
-"""The v1 -> latest (v4) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (200,000 audit
-events, 50,000 login_throttle rows, on the v1 schema) so that the upgrade takes long enough:
+"""The v1 -> latest (v4) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
+events, 25,000 login_throttle rows, on the v1 schema) so that the upgrade takes long enough:
 
 - `login` and `user list` (twice each) upgrade it to the latest schema, every row copied;
 - 6 `user list` opening the v1 file at once all list the account, and leave a whole v4 file;
@@ -32,8 +32,8 @@ from runner import PASSWORD, Gate, Sandbox, Started, login, wait_until
 from sqlite_store import MIGRATIONS, V3_TABLES, events_since, v3_problems
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-UPGRADE_EVENTS = 200_000
-UPGRADE_THROTTLES = 50_000
+UPGRADE_EVENTS = 100_000
+UPGRADE_THROTTLES = 25_000
 UPGRADE_CROWD = 6
 UPGRADE_CROWD_ROUNDS = 2
 WAL_WRITTEN = 64 * 1024  # bytes of the upgrade in the WAL: the first kills' moment

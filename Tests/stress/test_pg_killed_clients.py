@@ -1,15 +1,15 @@
 """SIGKILL of 1-3 clients of different hosts at once (login, logout, user add, user import of a
-2,500-line CSV, 2fa enable), anywhere, near the commit, or as soon as the client prints that
-it committed: after each round and after the next commands the store is whole (one
-activation row; Public keeps no account, Activated names its owner; every account row whole;
-no orphan session, second factor or recovery code; 2FA on iff 10 recovery codes iff logged;
-every import all or nothing, iff accounts_imported is logged; the log's accounts are the rows;
-the key file unchanged); each change stored iff logged; the same command run again answers as
-it should (a second import is refused whole, an imported user verifies). At least a quarter of
-the kills land while the client runs, and at least one after its commit.
+1,000-line CSV (STRESS_PG_IMPORT_ROWS), 2fa enable), anywhere, near the commit, or as soon as
+the client prints that it committed: after each round and after the next commands the store is
+whole (one activation row; Public keeps no account, Activated names its owner; every account
+row whole; no orphan session, second factor or recovery code; 2FA on iff 10 recovery codes iff
+logged; every import all or nothing, iff accounts_imported is logged; the log's accounts are
+the rows; the key file unchanged); each change stored iff logged; the same command run again
+answers as it should (a second import is refused whole, an imported user verifies). At least a
+quarter of the kills land while the client runs, and at least one after its commit.
 
-The kill moments are the randomness (any must leave the store whole); they follow the
-commands' typical durations, measured first on a database of their own.
+The kill moments are the randomness (any must leave the store whole); they follow the commands'
+typical durations, measured first on a database of their own.
 
 The store is PostgreSQL, shared by many hosts (see hosts.py). PBKDF2 costs 1,000 iterations.
 """
