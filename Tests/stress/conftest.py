@@ -35,13 +35,18 @@ from pgserver import Server
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
+# One seed for the whole run: set here, in the first process, before pytest-xdist starts its
+# workers, which inherit the environment.
+os.environ.setdefault("STRESS_SEED", str(int(time.time())))
+
+
 def knob(name: str, default: int) -> int:
     return int(os.environ.get(name, str(default)))
 
 
 @dataclass(frozen=True)
 class Knobs:
-    seed: int = knob("STRESS_SEED", int(time.time()))
+    seed: int = knob("STRESS_SEED", 0)
     kill_runs: int = knob("STRESS_KILL_RUNS", 30)  # killed commands (SQLite)
     account_kill_runs: int = knob("STRESS_ACCOUNT_KILL_RUNS", 30)  # killed account changes
     passwd_rounds: int = knob("STRESS_PASSWD_ROUNDS", 16)  # passwd racing login

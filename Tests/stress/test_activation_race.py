@@ -99,7 +99,8 @@ def race_rounds(box: Sandbox, label: str, rounds: int, make_db, race=activation_
     assert (not noisy), (
         (f"{label}: no output mentions 'locked' or 'busy'") + ': ' + ("; ".join(noisy[:3])))
     assert (not problems), (
-        (f"{label}: database consistent, the winner is the stored user, its login works") + ': ' + ("; ".join(problems[:3])))
+        (f"{label}: database consistent, the winner is the stored user, its login works") + ': '
+        + ("; ".join(problems[:3])))
 
 
 def test_activation_race_on_a_new_file(box, knobs):
@@ -118,7 +119,8 @@ def test_activation_race_on_a_public_file(box, knobs):
         first = activate(box, db, "setup", RACE_ITERATIONS)
         reset = run(box, ["reset", "--yes"], db)
         assert not (first.code != 0 or reset.code != 0), (
-            ("existing Public file: setting up") + ': ' + (f"activate {first.brief()}; reset {reset.brief()}"))
+            ("existing Public file: setting up") + ': '
+            + (f"activate {first.brief()}; reset {reset.brief()}"))
         return db
 
     race_rounds(box, "existing Public file, barrier", knobs.activation_rounds, public_file)

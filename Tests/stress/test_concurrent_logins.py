@@ -47,13 +47,15 @@ def test_concurrent_logins_each_get_their_answer_and_lose_no_write(box, knobs):
         if not ok:
             wrong.append(f"{name}/{'right' if right else 'wrong'}: {r.brief()}")
     assert (not wrong), (
-        (f"{len(plan)} simultaneous logins (5 right, 7 wrong) each get their own answer") + ': ' + (f"barrier: {how}" + (f"; wrong answers: {wrong[:3]}" if wrong else "")))
+        (f"{len(plan)} simultaneous logins (5 right, 7 wrong) each get their own answer") + ': '
+        + (f"barrier: {how}" + (f"; wrong answers: {wrong[:3]}" if wrong else "")))
     delta = {
         kind: scalar(db, "SELECT count(*) FROM audit_event WHERE kind = ?", (kind,))
         - events_before[kind] for kind in events_before}  # type: ignore[operator]
     locks = scalar(db, "SELECT count(*) FROM login_throttle WHERE locked_until IS NOT NULL")
     assert (delta == {"login_success": 5, "login_failure": 7, "lockout": 0} and locks == 0), (
-        ("no write lost: 5 successes and 7 failures logged, no lock") + ': ' + (f"logged {delta}, locked names {locks}"))
+        ("no write lost: 5 successes and 7 failures logged, no lock") + ': '
+        + (f"logged {delta}, locked names {locks}"))
     problems, snap = consistent(box, db)
     assert (not problems and snap.state == "Activated"), (
         ("database consistent afterwards, login still works") + ': ' + ("; ".join(problems)))

@@ -244,9 +244,11 @@ def test_killed_account_changes_are_stored_iff_logged(box, knobs):
     for kind in ACCOUNT_KINDS:
         assert (not failures[kind] and runs[kind] > 0), (
             (f"SIGKILL during `{kind}`: integrity, foreign keys, consistency, whole rows after "
-            "every kill; the change is stored iff it is logged; next command works") + ': ' + (f"{runs[kind]} runs, {landed[kind]} killed mid-run "
+            "every kill; the change is stored iff it is logged; next command works") + ': '
+            + (f"{runs[kind]} runs, {landed[kind]} killed mid-run "
             f"({landed[kind] - committed_mid[kind]} before their write committed, "
             f"{committed_mid[kind]} after)"
             + (f"; {len(failures[kind])} bad: {failures[kind][:3]}" if failures[kind] else "")))
     assert (total > 0 and sum(landed.values()) * 4 >= total), (
-        ("kills landed mid-run in at least a quarter of the runs") + ': ' + (f"{sum(landed.values())} of {total} (seed {knobs.seed})"))
+        ("kills landed mid-run in at least a quarter of the runs") + ': '
+        + (f"{sum(landed.values())} of {total} (seed {knobs.seed})"))

@@ -176,9 +176,11 @@ def test_killed_commands_leave_a_consistent_file(box, knobs):
         assert (not failures[kind] and runs[kind] > 0), (
             (f"SIGKILL during `{' '.join(victim(kind, 'alice').args[:1])}`"
             f"{' (wrong password)' if kind == 'login-wrong' else ''}: consistent after every kill,"
-            " next command works") + ': ' + (f"{runs[kind]} runs, {landed[kind]} killed mid-run ({landed[kind] - committed[kind]}"
+            " next command works") + ': '
+            + (f"{runs[kind]} runs, {landed[kind]} killed mid-run ({landed[kind] - committed[kind]}"
             f" before their write committed, {committed[kind]} after)"
             + (f"; {len(failures[kind])} bad: {failures[kind][:3]}" if failures[kind] else "")))
     assert (total > 0 and sum(landed.values()) * 4 >= total), (
-        ("kills landed mid-run in at least a quarter of the runs") + ': ' + (f"{sum(landed.values())} of {total} (seed {knobs.seed}; {fresh_files} on a new file,"
+        ("kills landed mid-run in at least a quarter of the runs") + ': '
+        + (f"{sum(landed.values())} of {total} (seed {knobs.seed}; {fresh_files} on a new file,"
         f" {empty_files} left an empty file)"))

@@ -309,11 +309,13 @@ def test_killed_second_factor_and_session_commands_keep_the_store_whole(box, kno
         assert (not failures[kind] and runs[kind] > 0), (
             (f"SIGKILL during {what[kind]}: integrity, foreign keys, v2/v3 rules; 2FA on iff 10 "
             "recovery codes iff last logged second_factor_* is enabled; key file 0600, 65 bytes "
-            "whenever 2FA is on; session file absent or whole; stored iff logged; " + again[kind]) + ': ' + (f"{runs[kind]} runs, {landed[kind]} killed mid-run "
+            "whenever 2FA is on; session file absent or whole; stored iff logged; " + again[kind]) + ': '
+            + (f"{runs[kind]} runs, {landed[kind]} killed mid-run "
             f"({landed[kind] - committed_mid[kind]} before their write committed, "
             f"{committed_mid[kind]} after)"
             + (f"; {orphans} left a session row without its file" if kind == "logout" else "")
             + (f"; {len(failures[kind])} bad: {failures[kind][:3]}" if failures[kind] else "")))
     assert (total > 0 and sum(landed.values()) * 4 >= total and sum(committed_mid.values()) > 0), (
-        ("kills landed mid-run in at least a quarter of the runs, and after a commit at least once") + ': ' + (f"{sum(landed.values())} of {total}, {sum(committed_mid.values())} after the commit "
+        ("kills landed mid-run in at least a quarter of the runs, and after a commit at least once") + ': '
+        + (f"{sum(landed.values())} of {total}, {sum(committed_mid.values())} after the commit "
         f"(seed {knobs.seed}; {set_back} logins set last_step back with sqlite3 first)"))

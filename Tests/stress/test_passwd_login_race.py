@@ -108,9 +108,11 @@ def test_passwd_racing_login_leaves_exactly_the_new_password(box, knobs):
     final = login(box, db, name, current)
     assert (not wrong and rounds > 0), (
         (f"`passwd` racing `login` of the same account, {rounds} rounds: passwd always says "
-        "'Password changed', login 'Welcome back' or 'Invalid user name or password!'") + ': ' + (", ".join(f"{v} {k}" for k, v in sorted(outcomes.items()))
+        "'Password changed', login 'Welcome back' or 'Invalid user name or password!'") + ': '
+        + (", ".join(f"{v} {k}" for k, v in sorted(outcomes.items()))
         + (f"; {len(wrong)} wrong: {wrong[:3]}" if wrong else "")))
     assert (not broken and final.code == 0), (
         ("after every round exactly one of the old and new passwords works (the new one), "
-        "the stored hash is whole, integrity_check ok; login with it works at the end") + ': ' + ((f"{len(broken)} bad: {broken[:3]}" if broken else "")
+        "the stored hash is whole, integrity_check ok; login with it works at the end") + ': '
+        + ((f"{len(broken)} bad: {broken[:3]}" if broken else "")
         + ("" if final.code == 0 else f"; final login {final.brief()}")))

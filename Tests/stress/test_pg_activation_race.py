@@ -84,7 +84,8 @@ def test_one_of_twelve_hosts_activates_the_store(pg: PgContext):
     assert (not wrong), (
         (f"{RACERS} `accounts activate` on {RACERS} hosts released at one moment "
         f"({len(plans)} rounds: 2 on a new database, 2 on a Public store): exactly one exits 0 "
-        "'Device activated for NAME.', the others exit 1 'already activated'") + ': ' + (f"answers {dict(answers)}; barrier: {'; '.join(sorted(hows))}"
+        "'Device activated for NAME.', the others exit 1 'already activated'") + ': '
+        + (f"answers {dict(answers)}; barrier: {'; '.join(sorted(hows))}"
         + (f"; {len(wrong)} wrong: {wrong[:2]}" if wrong else "")))
     assert (not broken), (
         ("one activation event, the winner is the owner and the only account, the store "

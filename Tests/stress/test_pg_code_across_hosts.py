@@ -39,7 +39,8 @@ def test_a_code_used_on_one_host_is_refused_on_the_others(pg: PgContext, knobs):
         and (not hosts.uts or (uri_host is not None and uri_host.group(1) == "host-00"))), (
         ("`2fa enable` on host-00 (password, then the code of the key shown): on, 10 recovery "
         "codes; the shared ACCOUNTS_KEY_FILE made, 0600, 65 bytes"
-        + ("; the otpauth URI names host-00 (its own host name)" if hosts.uts else "")) + ': ' + (r.brief() + f"; key file {'missing' if key_text is None else key_bad or 'ok'}"
+        + ("; the otpauth URI names host-00 (its own host name)" if hosts.uts else "")) + ': '
+        + (r.brief() + f"; key file {'missing' if key_text is None else key_bad or 'ok'}"
         + f"; URI host {uri_host.group(1) if uri_host else None}"))
     if not enabled_ok(r, name) or not secret:
         return
@@ -65,11 +66,13 @@ def test_a_code_used_on_one_host_is_refused_on_the_others(pg: PgContext, knobs):
         and not any(raw_pg(x) for x in (first, second, third))), (
         ("a TOTP code accepted on host-1 (exit 0, 'You are successfully authorized.') is refused "
         "on host-2 by login (exit 1 'That code was already used; wait for the next one.') and on "
-        "host-3 by verify (exit 1)") + ': ' + (f"host-1 {first.brief()}; host-2 {second.brief()}; host-3 {third.brief()}"))
+        "host-3 by verify (exit 1)") + ': '
+        + (f"host-1 {first.brief()}; host-2 {second.brief()}; host-3 {third.brief()}"))
     assert (last == step and len(successes) == 1 and len(replays) == 2 and file2 is None
         and not bad1 and token_hash(file1) in pg_sessions(snap) and not pg_problems(snap)), (
         ("last_step is the code's step; one login_success, 2 failures 'verification code "
-        "replayed'; host-1's session file names a stored session, host-2 has none; store whole") + ': ' + (f"last_step {last} (step {step}), {len(successes)} successes, {len(replays)} replays "
+        "replayed'; host-1's session file names a stored session, host-2 has none; store whole") + ': '
+        + (f"last_step {last} (step {step}), {len(successes)} successes, {len(replays)} replays "
         f"logged, host-1 file {'ok' if token_hash(file1) in pg_sessions(snap) else bad1 or 'names no session'}"
         f", host-2 file {'absent' if file2 is None else 'present'}"
         + (f"; {pg_problems(snap)}" if pg_problems(snap) else "")))

@@ -358,14 +358,17 @@ def test_killed_clients_of_several_hosts_leave_the_store_whole(pg: PgContext, kn
     for kind in PG_KILL_KINDS:
         assert (not failures[kind] and runs[kind] > 0), (
             (f"SIGKILL during `{kind}` on one of 6 hosts (1-3 clients of different hosts at "
-            "once): stored iff logged, and the same command run again answers as it should") + ': ' + (f"{runs[kind]} runs, {landed[kind]} killed mid-run ({landed[kind] - committed[kind]} "
+            "once): stored iff logged, and the same command run again answers as it should") + ': '
+            + (f"{runs[kind]} runs, {landed[kind]} killed mid-run ({landed[kind] - committed[kind]} "
             f"before their write committed, {committed[kind]} after)"
             + (f"; {len(failures[kind])} bad: {failures[kind][:2]}" if failures[kind] else "")))
     assert (not general and total > 0), (
         ("after every round of kills and after the next commands the store is whole: Public "
         "keeps no account, Activated names its owner; no orphan session, second factor or "
         f"recovery code; 2FA on iff 10 recovery codes iff logged; every import of {import_rows} "
-        "rows all or nothing, iff logged; the log's accounts are the rows; the key file unchanged") + ': ' + (f"{len(general)} bad: {general[:3]}" if general else
+        "rows all or nothing, iff logged; the log's accounts are the rows; the key file unchanged") + ': '
+        + (f"{len(general)} bad: {general[:3]}" if general else
         f"{total} clients in {rounds} rounds, {imports} imports"))
     assert (total > 0 and sum(landed.values()) * 4 >= total and sum(committed.values()) > 0), (
-        ("kills landed mid-run in at least a quarter of the clients, and after a commit at least once") + ': ' + (f"{sum(landed.values())} of {total}, {sum(committed.values())} after the commit (seed {knobs.seed})"))
+        ("kills landed mid-run in at least a quarter of the clients, and after a commit at least once") + ': '
+        + (f"{sum(landed.values())} of {total}, {sum(committed.values())} after the commit (seed {knobs.seed})"))

@@ -62,11 +62,13 @@ def test_failed_logins_from_several_hosts_add_up_to_one_lockout(pg: PgContext):
     assert (dict(events) == wanted and t.get("locked") is True and t.get("lockouts") == 1
         and not pg_problems(snap)), (
         (f"the log shows {threshold} failures 'invalid user name or password', one lockout, "
-        "2 refusals 'locked'; one tally, locked, one lockout earned; the store whole") + ': ' + (f"events {dict(events)}, tally {t}" + (f"; {pg_problems(snap)}" if pg_problems(snap) else "")))
+        "2 refusals 'locked'; one tally, locked, one lockout earned; the store whole") + ': '
+        + (f"events {dict(events)}, tally {t}" + (f"; {pg_problems(snap)}" if pg_problems(snap) else "")))
     unlocked = hosts.run(three[1], ["unlock", name], uri)
     after = hosts.run(three[2], login_args(name), uri, PASSWORD + "\n")
     assert (unlocked.code == 0 and after.code == 0 and after.stdout.startswith(f"Welcome back Added {name}!")), (
-        ("`unlock` on host-2 frees the name for host-3: the right password logs in") + ': ' + (f"unlock {unlocked.brief()}; login {after.brief()}"))
+        ("`unlock` on host-2 frees the name for host-3: the right password logs in") + ': '
+        + (f"unlock {unlocked.brief()}; login {after.brief()}"))
 
     # At once: 3 hosts x 4 wrong passwords (12 clients released together).
     before = pg_last_event(server, db)
@@ -88,7 +90,8 @@ def test_failed_logins_from_several_hosts_add_up_to_one_lockout(pg: PgContext):
     assert (codes == {1: threshold - 1, 4: 12 - threshold + 1} and not bad), (
         (f"12 wrong passwords for one name released at once from 3 hosts (4 each): "
         f"{threshold - 1} exit 1 'Invalid user name or password!', {12 - threshold + 1} exit 4 "
-        "'Too many failed attempts'") + ': ' + (f"exits {dict(codes)}; barrier: {how}" + (f"; wrong: {bad[:3]}" if bad else "")))
+        "'Too many failed attempts'") + ': '
+        + (f"exits {dict(codes)}; barrier: {how}" + (f"; wrong: {bad[:3]}" if bad else "")))
     events = counted(pg_events_since(snap, before))
     wanted = {"failure: invalid user name or password": threshold, "lockout": 1,
               "failure: locked": 12 - threshold}
@@ -96,4 +99,5 @@ def test_failed_logins_from_several_hosts_add_up_to_one_lockout(pg: PgContext):
     assert (dict(events) == wanted and t.get("locked") is True and t.get("lockouts") == 1
         and not pg_problems(snap)), (
         (f"the log shows {threshold} failures counted, exactly one lockout, "
-        f"{12 - threshold} refusals 'locked'; the name locked once; the store whole") + ': ' + (f"events {dict(events)}, tally {t}" + (f"; {pg_problems(snap)}" if pg_problems(snap) else "")))
+        f"{12 - threshold} refusals 'locked'; the name locked once; the store whole") + ': '
+        + (f"events {dict(events)}, tally {t}" + (f"; {pg_problems(snap)}" if pg_problems(snap) else "")))

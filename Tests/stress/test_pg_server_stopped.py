@@ -148,15 +148,20 @@ def test_the_server_stopped_during_a_burst(own_pg: PgContext, knobs):
         (f"the server stopped during a burst of 12 clients on 12 hosts ({knobs.pg_stop_rounds} rounds; "
         "login, user add, status, user list): each exits 0, or 3 with one line on stderr, one "
         "sentence ('Cannot connect to the PostgreSQL server …' or 'The connection … was lost: … "
-        f"No change was half-written; try again.'), within {PG_CONNECT_LIMIT:.0f} s") + ': ' + (f"{dict(tally)}" + (f"; {len(wrong)} wrong: {wrong[:4]}" if wrong else "")))
+        f"No change was half-written; try again.'), within {PG_CONNECT_LIMIT:.0f} s") + ': '
+        + (f"{dict(tally)}" + (f"; {len(wrong)} wrong: {wrong[:4]}" if wrong else "")))
     assert (not raw), (
         ("and no raw server or libpq text anywhere in their output: no 'FATAL:  '/'ERROR:  ' "
-        "severity prefix, SQLSTATE, trace or 'Fatal error' (the reason in words)") + ': ' + (f"{len(raw)} with raw text: {raw[:3]}" if raw else ""))
+        "severity prefix, SQLSTATE, trace or 'Fatal error' (the reason in words)") + ': '
+        + (f"{len(raw)} with raw text: {raw[:3]}" if raw else ""))
     assert (not refused), (
         ("while it is down, login, status and user add exit 3 'Cannot connect to the PostgreSQL "
-        "server on the socket DIR (port N) for the database URI: REASON.' at once") + ': ' + ("; ".join(refused[:3])))
+        "server on the socket DIR (port N) for the database URI: REASON.' at once") + ': '
+        + ("; ".join(refused[:3])))
     assert (tally["exit 3 lost"] + tally["exit 3 cannot connect"] + tally["exit 3 ?"] > 0), (
-        ("the burst reached the stop: some client lost its connection or could not connect") + ': ' + (f"{dict(tally)}"))
+        ("the burst reached the stop: some client lost its connection or could not connect") + ': '
+        + (f"{dict(tally)}"))
     assert (not broken), (
         ("after each restart: the store whole, each login and user add stored iff logged (and "
-        "stored whenever it said so, after a fast stop), the next login, user add and status work") + ': ' + ("; ".join(broken[:4])))
+        "stored whenever it said so, after a fast stop), the next login, user add and status work") + ': '
+        + ("; ".join(broken[:4])))

@@ -30,7 +30,8 @@ def test_one_totp_code_raced_by_twelve_logins_admits_one(box, knobs):
     setup_accounts(box, db, "i", [name], RACE_ITERATIONS)
     r, secret = enable_2fa(box, db, name, box.root / "i-setup", RACE_ITERATIONS)
     assert not (not enabled_ok(r, name) or not secret), (
-        ("setting up: `2fa enable` (password, then the code of the key shown)") + ': ' + (r.brief() + ("" if secret else "; no 'Key: ' line on stdout before "
+        ("setting up: `2fa enable` (password, then the code of the key shown)") + ': '
+        + (r.brief() + ("" if secret else "; no 'Key: ' line on stdout before "
                                     "the code was asked for")))
     wrong: list[str] = []
     broken: list[str] = []
@@ -125,7 +126,8 @@ def test_one_totp_code_raced_by_twelve_logins_admits_one(box, knobs):
     assert (not wrong and rounds > 0), (
         (f"{RACERS} simultaneous `login` of one account with 2FA on, the right password and the "
         f"same TOTP code ({rounds} rounds): exactly one exits 0 'Welcome back', the others exit 1 "
-        "'That code was already used; wait for the next one.' or 4 (locked)") + ': ' + (f"{dict(answers)}; barrier: {'; '.join(sorted(hows))}; {set_back} rounds set last_step "
+        "'That code was already used; wait for the next one.' or 4 (locked)") + ': '
+        + (f"{dict(answers)}; barrier: {'; '.join(sorted(hows))}; {set_back} rounds set last_step "
         f"back with sqlite3, {rounds - set_back} used the next step"
         + (f"; {len(wrong)} wrong: {wrong[:3]}" if wrong else "")))
     assert (not broken and rounds > 0), (
@@ -134,4 +136,5 @@ def test_one_totp_code_raced_by_twelve_logins_admits_one(box, knobs):
         "integrity_check ok") + ': ' + ("; ".join(broken[:4])))
     assert (not unlocked and rounds > 0), (
         ("the replays count toward the lockout: each 'already used' logged as login_failure "
-        "'verification code replayed'; after 11 in a row the account is locked") + ': ' + ("; ".join(unlocked[:3])))
+        "'verification code replayed'; after 11 in a row the account is locked") + ': '
+        + ("; ".join(unlocked[:3])))

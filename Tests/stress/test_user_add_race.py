@@ -51,7 +51,8 @@ def test_user_add_race_with_distinct_names_adds_every_one(box):
         problems += [f"round {n + 1}: {p}" for p in after.problems]
     assert (not wrong), (
         (f"{RACERS} simultaneous `user add` with {RACERS} names ({ADD_RACE_ROUNDS} rounds): "
-        f"every one says 'Account added: NAME.', exit 0") + ': ' + (f"barrier: {'; '.join(sorted(hows))}"
+        f"every one says 'Account added: NAME.', exit 0") + ': '
+        + (f"barrier: {'; '.join(sorted(hows))}"
         + (f"; {len(wrong)} wrong: {wrong[:3]}" if wrong else "")))
     assert (not problems), (
         (f"exactly {RACERS} new accounts ({RACERS + 1} with the owner after the first "
@@ -90,8 +91,10 @@ def test_user_add_race_with_one_name_adds_it_once(box):
         problems += [f"round {n + 1}: {p}" for p in after.problems]
     assert (not wrong and not noisy), (
         (f"{RACERS} simultaneous `user add` of one name ({ADD_RACE_ROUNDS} rounds): exactly one "
-        f"says 'Account added: NAME.', {RACERS - 1} exit 1 'User name NAME is already taken!'") + ': ' + (f"barrier: {'; '.join(sorted(hows))}"
+        f"says 'Account added: NAME.', {RACERS - 1} exit 1 'User name NAME is already taken!'") + ': '
+        + (f"barrier: {'; '.join(sorted(hows))}"
         + (f"; {len(wrong)} wrong: {wrong[:2]}" if wrong else "")
         + (f"; raw SQLite, 'locked' or 'busy' in: {noisy[:2]}" if noisy else "")))
     assert (not problems), (
-        ("exactly one new account and one account_added event; database consistent") + ': ' + ("; ".join(problems[:3])))
+        ("exactly one new account and one account_added event; database consistent") + ': '
+        + ("; ".join(problems[:3])))
