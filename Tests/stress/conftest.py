@@ -32,6 +32,7 @@ from hosts import Hosts
 from pg_store import PgContext, new_database
 from pgserver import Server
 
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 

@@ -19,6 +19,7 @@ import runner
 from pgserver import Server, client_binary
 from runner import Gate, Result, Sandbox, Started
 
+
 PG_ITERATIONS = 1000  # as the e2e tests: new hashes are cheap where the cost does not matter
 
 @dataclass

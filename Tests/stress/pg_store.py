@@ -27,7 +27,6 @@ from runner import PASSWORD, RAW_SQLITE, Result, enable_args, mentions, read_key
 from sqlite_store import FACTOR_EVENTS, KEY_TEXT, step_after, whole_hash
 
 
-
 # What must never reach a person: a trace, Swift's crash text, an SQLSTATE, libpq's raw
 # severity prefixes ("FATAL:  …", "ERROR:  …").
 RAW_PG = ("sqlstate", "fatal error", "stack dump", "backtrace", "stack trace", "fatal:  ",

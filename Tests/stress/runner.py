@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import totp
 
+
 BIN = ""  # set by conftest.py
 
 PASSWORD = "correct horse battery staple"
@@ -42,8 +43,6 @@ LOGIN_ITERATIONS = 100_000
 KILL_ITERATIONS = 20_000  # short commands: kills land in SQLite as well as in PBKDF2
 RAW_SQLITE = ("sqlite_busy", "database is locked", "sqlite_locked", "sqlite error")
 
-
-# The read(2) system call number, to see in /proc/PID/syscall that a process waits on stdin.
 KEY_LINE = re.compile(r"^Key: ([A-Z2-7]{32})$", re.M)
 RECOVERY_LINE = re.compile(r"^  [A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}$", re.M)
 AUTHORIZED = "You are successfully authorized."

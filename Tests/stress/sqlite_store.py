@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import totp
 from runner import KILL_ITERATIONS, Sandbox, activate, login, user_add
 
+
 V2_TABLES = {"account", "activation", "login_throttle", "audit_event", "audit_kind"}
 V3_TABLES = {"session", "second_factor", "recovery_code"}  # migration "v3"
 LATEST_TABLES = V2_TABLES | V3_TABLES

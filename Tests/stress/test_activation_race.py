@@ -18,6 +18,7 @@ from runner import (ALREADY, PASSWORD, RACE_ITERATIONS, RACERS, Gate, Result, Sa
                     Started, activate, barrier, mentions, run)
 from sqlite_store import consistent
 
+
 def activation_race(box: Sandbox, db: str) -> tuple[list[str], list[str], list[str], str]:
     """One race of RACERS activations on `db`: (wrong outcomes, noisy outputs, database
     problems, how the barrier went)."""

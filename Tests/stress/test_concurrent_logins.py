@@ -13,6 +13,7 @@ from runner import (INVALID, LOGIN_ITERATIONS, PASSWORD, RAW_SQLITE, TOO_MANY, W
                     WRONG_PASSWORD, Gate, Started, activate, barrier, mentions)
 from sqlite_store import consistent, scalar
 
+
 def test_concurrent_logins_each_get_their_answer_and_lose_no_write(box, knobs):
     db = box.db("logins")
     setup = activate(box, db, "alice", LOGIN_ITERATIONS)

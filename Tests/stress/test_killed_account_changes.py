@@ -26,6 +26,7 @@ from runner import (KILL_ITERATIONS, OTHER_PASSWORD, PASSWORD, Result, Sandbox, 
 from sqlite_store import (Snapshot, events_since, hash_matches, inspect, last_event_id,
                           setup_accounts, whole_hash)
 
+
 ACCOUNT_KINDS = ("user add", "user remove", "user passwd", "passwd", "user edit")
 
 

@@ -25,6 +25,7 @@ from runner import (ALREADY, FULL_NAME, INVALID, KILL_ITERATIONS, PASSWORD, WELC
                     WRONG_PASSWORD, Sandbox, Started, login, run)
 from sqlite_store import audit_count, consistent, inspect
 
+
 @dataclass
 class Victim:
     kind: str  # activate, login, login-wrong, reset

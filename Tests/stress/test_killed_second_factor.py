@@ -34,6 +34,7 @@ from sqlite_store import (clear_throttle, events_since, factor_problems, inspect
                           last_step, prepare_step, read_session_file, sessions, setup_accounts,
                           step_after, token_hash)
 
+
 FACTOR_KINDS = ("2fa enable", "login", "logout")
 
 

@@ -31,6 +31,7 @@ import pytest
 from runner import PASSWORD, Gate, Sandbox, Started, login, wait_until
 from sqlite_store import MIGRATIONS, V3_TABLES, events_since, v3_problems
 
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 UPGRADE_EVENTS = 100_000
 UPGRADE_THROTTLES = 25_000

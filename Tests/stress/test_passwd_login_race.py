@@ -22,6 +22,7 @@ from runner import (INVALID, KILL_ITERATIONS, OTHER_PASSWORD, PASSWORD, Started,
 from sqlite_store import (events_since, hash_matches, inspect, last_event_id, scalar,
                           setup_accounts, stored_hash, whole_hash)
 
+
 def test_passwd_racing_login_leaves_exactly_the_new_password(box, knobs):
     rng = random.Random(knobs.seed + 6)
     db = box.db("passwd-race")

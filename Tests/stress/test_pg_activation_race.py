@@ -20,6 +20,7 @@ from pg_store import (PgContext, new_database, pg_activate_args, pg_events_since
                       pg_problems, pg_snapshot, pg_state, raw_pg)
 from runner import ALREADY, PASSWORD, RACERS, Gate, barrier, login_args
 
+
 PG_RACE_ITERATIONS = 20_000  # the activation race: the 12 hashes overlap before the write
 
 def test_one_of_twelve_hosts_activates_the_store(pg: PgContext):

@@ -25,6 +25,7 @@ from runner import (AUTHORIZED, PASSWORD, RACERS, REPLAYED, TOO_MANY, WELCOME, G
                     code_barrier, enabled_ok, login_args, mentions)
 from sqlite_store import read_session_file, step_after, token_hash
 
+
 def test_a_code_used_on_one_host_is_refused_on_the_others(pg: PgContext, knobs):
     server, hosts = pg.server, pg.hosts
     db, uri = new_database(server, "m_totp")

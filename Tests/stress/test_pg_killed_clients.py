@@ -34,6 +34,7 @@ from runner import (KEY_LINE, PASSWORD, enable_args, enabled_ok, login_args, rea
                     user_add_args)
 from sqlite_store import read_session_file, token_hash
 
+
 PG_KILL_KINDS = ("login", "logout", "user add", "user import", "2fa enable")
 
 

@@ -19,6 +19,7 @@ from pg_store import (PgContext, new_database, pg_events_since, pg_last_event, p
                       pg_setup, pg_snapshot, raw_pg)
 from runner import INVALID, PASSWORD, TOO_MANY, WRONG_PASSWORD, Gate, barrier, login_args
 
+
 def test_failed_logins_from_several_hosts_add_up_to_one_lockout(pg: PgContext):
     server, hosts = pg.server, pg.hosts
     threshold = 5  # LockoutPolicy.standard (Sources/AccountsCore/Domain/Account.swift)

@@ -26,6 +26,7 @@ from pg_store import (CANNOT_CONNECT, CONNECTION_LOST, PgContext, new_database, 
 from pgserver import ServerError
 from runner import PASSWORD, login_args, user_add_args, wait_until
 
+
 PG_CONNECT_LIMIT = 12.0  # the default connect_timeout is 10 s
 
 

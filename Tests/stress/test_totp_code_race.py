@@ -23,6 +23,7 @@ from sqlite_store import (clear_throttle, events_since, inspect, last_event_id, 
                           now_text, prepare_step, read_session_file, scalar, sessions,
                           setup_accounts, step_after, token_hash)
 
+
 def test_one_totp_code_raced_by_twelve_logins_admits_one(box, knobs):
     db = box.db("factor-race")
     name = "tess"

@@ -10,6 +10,7 @@ from runner import PASSWORD, RACE_ITERATIONS, RACERS, RAW_SQLITE, Gate, Result, 
     Started, barrier, mentions, user_add_args
 from sqlite_store import events_since, inspect, last_event_id, setup_accounts
 
+
 ADD_RACE_ROUNDS = 2
 
 def add_race(box: Sandbox, db: str, names: list[str]) -> tuple[list[Result], str]:
