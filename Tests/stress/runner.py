@@ -1,8 +1,8 @@
 """Running the `accounts` binary under stress: a sandbox of temporary folders, commands run to
 their end or started and left running (`Started`, output to files), a starting gate that
 releases many processes at one moment, and the points a test waits for instead of a time: a
-process blocked reading its standard input (`barrier`, `code_barrier`), sleeping in SQLite's
-busy handler (`waiting_for_lock`), or a line it printed (`read_key`).
+process blocked reading its standard input (`barrier`, `code_barrier`), sleeping in a
+lock wait (`waiting_for_lock`), or a line it printed (`read_key`).
 
 `BIN` is the binary under test, set by conftest.py (a private copy of ACCOUNTS_BIN).
 """
@@ -237,7 +237,7 @@ def syscall_of(pid: int) -> tuple[int, int] | None:
     return int(fields[0]), int(fields[1], 16)
 
 
-# read(2), and the two sleeps of SQLite's busy handler (nanosleep, clock_nanosleep), by machine.
+# read(2), and the two sleeps of a lock wait (nanosleep, clock_nanosleep), by machine.
 SYSCALLS = {"x86_64": (0, {35, 230}), "amd64": (0, {35, 230}),
             "aarch64": (63, {101, 115}), "arm64": (63, {101, 115})}
 READ_SYSCALL, SLEEP_SYSCALLS = SYSCALLS.get(platform.machine(), (None, set()))
@@ -251,8 +251,9 @@ def blocked_on_stdin(pid: int) -> bool:
 
 
 def waiting_for_lock(pid: int) -> bool:
-    """PID runs the binary and sleeps between two tries of SQLite's busy handler (the only
-    sleep in `accounts`): it met a lock another program holds and waits for it."""
+    """PID runs the binary and sleeps between two tries at a lock another program holds: in
+    SQLite's busy handler, or in the store's own retry while it switches a new file to WAL
+    (the only sleeps in `accounts`)."""
     assert SLEEP_SYSCALLS, f"no nanosleep numbers known for {platform.machine()}"
     call = syscall_of(pid)
     return call is not None and call[0] in SLEEP_SYSCALLS

@@ -1,7 +1,7 @@
 """Another program holds the write lock of the database (a transaction of the test's own,
 standing for another `accounts` process):
 
-- while it holds it, a login waits for it (seen sleeping in SQLite's busy handler, still
+- while it holds it, a login waits for it (seen sleeping in its lock wait, still
   running) and succeeds once it is released; the same for `activate` on a new, empty file held
   with BEGIN IMMEDIATE (as another `accounts` holds it while it makes the file WAL);
 - held past the 5-second busy timeout, writing commands (login, reset, unlock) give up by
@@ -9,7 +9,7 @@ standing for another `accounts` process):
   least the timeout; `status` still reads meanwhile (it ends while they all still wait);
   afterwards nothing changed, the file is consistent and the login works.
 
-No test waits for a time: each waits until the program is in its busy handler, and the lock is
+No test waits for a time: each waits until the program is in its lock wait, and the lock is
 held until the program's answer is in.
 """
 
@@ -32,7 +32,7 @@ def hold(db: str, mode: str) -> sqlite3.Connection:
 
 
 def waits_for(p: Started) -> None:
-    """Until `p` sleeps in the busy handler (it met the lock), or has ended (a failure the
+    """Until `p` sleeps in its lock wait (it met the lock), or has ended (a failure the
     caller reports with its answer)."""
     wait_until(lambda: p.proc.poll() is not None or waiting_for_lock(p.proc.pid),
                "the command waits for the lock")
@@ -57,7 +57,7 @@ def test_a_login_waits_for_a_held_lock_then_succeeds(box):
     con.close()
     r = started.wait()
     assert still_running and r.code == 0 and r.stdout.startswith(WELCOME), (
-        "lock held (BEGIN EXCLUSIVE): login waits in the busy handler, then succeeds: "
+        "lock held (BEGIN EXCLUSIVE): login waits for it, then succeeds: "
         + ("" if still_running else "it finished while the lock was held; ") + r.brief())
 
 
@@ -76,7 +76,7 @@ def test_activate_waits_for_a_new_empty_file_held_then_succeeds(box):
     con.close()
     r = started.wait()
     assert still_running and r.code == 0, (
-        "new empty file held (BEGIN IMMEDIATE): activate waits in the busy handler, then "
+        "new empty file held (BEGIN IMMEDIATE): activate waits for it, then "
         "succeeds: " + ("" if still_running else "it finished while the lock was held; ")
         + r.brief())
 
