@@ -107,7 +107,10 @@ class HostProc(Started):
 
     def __init__(self, hosts: Hosts, host: Host, args: list[str], uri: str,
                  iterations: int | None = PG_ITERATIONS, stdin: str | None = None,
-                 stdin_pipe: bool = False, gate: Gate | None = None) -> None:
+                 stdin_pipe: bool = False, gate: Gate | None = None,
+                 stdout_held: bool = False) -> None:
+        """`stdout_held`: its standard output is a full pipe nobody reads, so that its first
+        write there blocks (`blocked_writing_stdout`): a point a test can kill it at."""
         base = hosts.box.scratch("pg-proc")
         self.box = hosts.box
         self.host = host
@@ -115,14 +118,47 @@ class HostProc(Started):
         self.err_path = base.with_suffix(".err")
         argv = hosts.argv(host, [runner.BIN, *args, "--database", uri], gate)
         pipe = stdin_pipe or stdin is not None
+        self.held = full_pipe() if stdout_held else None
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.start = time.monotonic()
             # In the host's HOME: a binary that took the URI for a relative path writes there.
             self.proc = subprocess.Popen(
                 argv, env=hosts.env(host, iterations), cwd=host.home,
-                stdin=subprocess.PIPE if pipe else subprocess.DEVNULL, stdout=out, stderr=err,
+                stdin=subprocess.PIPE if pipe else subprocess.DEVNULL,
+                stdout=self.held[1] if self.held else out, stderr=err,
                 pass_fds=(gate.read_end,) if gate else ())
+        if self.held:
+            os.close(self.held[1])
         self.end: float | None = None
         if stdin is not None:
             self.feed(stdin)
             self.close_stdin()
+
+    def wait(self, timeout: float = 60) -> Result:
+        try:
+            return super().wait(timeout)
+        finally:
+            if self.held:
+                os.close(self.held[0])
+                self.held = None
+
+
+def full_pipe() -> tuple[int, int]:
+    """A pipe whose buffer is full: (read end, write end). The next write to it blocks until
+    someone reads, and nobody does."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    chunk = b"x" * 65536
+    try:
+        while True:
+            os.write(write_end, chunk)
+    except BlockingIOError:
+        pass
+    # A write smaller than what is left could still fit: fill the last bytes one at a time.
+    try:
+        while True:
+            os.write(write_end, b"x")
+    except BlockingIOError:
+        pass
+    os.set_blocking(write_end, True)
+    return read_end, write_end

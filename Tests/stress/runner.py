@@ -237,10 +237,11 @@ def syscall_of(pid: int) -> tuple[int, int] | None:
     return int(fields[0]), int(fields[1], 16)
 
 
-# read(2), and the two sleeps of a lock wait (nanosleep, clock_nanosleep), by machine.
-SYSCALLS = {"x86_64": (0, {35, 230}), "amd64": (0, {35, 230}),
-            "aarch64": (63, {101, 115}), "arm64": (63, {101, 115})}
-READ_SYSCALL, SLEEP_SYSCALLS = SYSCALLS.get(platform.machine(), (None, set()))
+# read(2), write(2), and the two sleeps of a lock wait (nanosleep, clock_nanosleep), by machine.
+SYSCALLS = {"x86_64": (0, 1, {35, 230}), "amd64": (0, 1, {35, 230}),
+            "aarch64": (63, 64, {101, 115}), "arm64": (63, 64, {101, 115})}
+READ_SYSCALL, WRITE_SYSCALL, SLEEP_SYSCALLS = SYSCALLS.get(platform.machine(),
+                                                           (None, None, set()))
 
 
 def blocked_on_stdin(pid: int) -> bool:
@@ -248,6 +249,13 @@ def blocked_on_stdin(pid: int) -> bool:
     assert READ_SYSCALL is not None, f"no read(2) number known for {platform.machine()}"
     call = syscall_of(pid)
     return call is not None and call == (READ_SYSCALL, 0)
+
+
+def blocked_writing_stdout(pid: int) -> bool:
+    """PID runs the binary and sits in write(1, …) (its standard output a full pipe)."""
+    assert WRITE_SYSCALL is not None, f"no write(2) number known for {platform.machine()}"
+    call = syscall_of(pid)
+    return call is not None and call == (WRITE_SYSCALL, 1)
 
 
 def waiting_for_lock(pid: int) -> bool:

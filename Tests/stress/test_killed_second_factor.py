@@ -109,7 +109,7 @@ def test_killed_second_factor_and_session_commands_keep_the_store_whole(box, kno
     committed_mid = {k: 0 for k in FACTOR_KINDS}
     failures: dict[str, list[str]] = {k: [] for k in FACTOR_KINDS}
     set_back = orphans = 0
-    for n in range(knobs.factor_kill_runs):
+    for n in range(max(knobs.factor_kill_runs, len(FACTOR_KINDS))):
         # Each kind once first, so that every one is killed whatever the seed.
         untried = [k for k in FACTOR_KINDS if not runs[k]]
         kind = untried[0] if untried else rng.choice(FACTOR_KINDS)
