@@ -1,0 +1,414 @@
+"""The v1 -> latest (v4) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
+events, 25,000 login_throttle rows, on the v1 schema) so that the upgrade takes long enough:
+
+- `login` and `user list` (twice each) upgrade it to the latest schema, every row copied;
+- 6 `user list` opening the v1 file at once all list the account, and leave a whole v4 file;
+- `login` or `user list` killed at random moments of their first open: the file is a whole v1
+  file with every row (and the next login upgrades it), a whole v2 or v3 file (killed between
+  two migrations, which commit one at a time) or a whole v4 file with every row copied, never
+  in between. The first kill of each command comes as soon as it has written 64 KiB of the
+  upgrade to the WAL (a point it reaches well before the first migration commits), so that at
+  least one kill lands before the upgrade committed whatever the machine's speed; the others
+  come at random moments of a typical run (the moment is the randomness: any must leave a
+  whole file).
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import os
+import pathlib
+import random
+import shutil
+import signal
+import sqlite3
+import statistics
+import time
+
+import pytest
+
+from runner import PASSWORD, Gate, Sandbox, Started, login, wait_until
+from sqlite_store import MIGRATIONS, V3_TABLES, events_since, v3_problems
+
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+UPGRADE_EVENTS = 100_000
+UPGRADE_THROTTLES = 25_000
+UPGRADE_CROWD = 6
+UPGRADE_CROWD_ROUNDS = 2
+WAL_WRITTEN = 64 * 1024  # bytes of the upgrade in the WAL: the first kills' moment
+VICTIMS = {
+    "login": (["login", "--username", "alice", "--password-stdin"], PASSWORD + "\n"),
+    "user list": (["user", "list"], None),
+}
+
+V1_FIXTURE = REPO / "Tests" / "fixtures" / "v1.sqlite3"
+
+
+V1_PASSWORD_ITERATIONS = 2000  # the fixture's hash: logins neither rehash nor slow down
+AUDIT_KINDS = {"activation", "login_success", "login_failure", "lockout", "unlock", "reset",
+               "account_added", "account_edited", "account_disabled", "account_enabled",
+               "account_removed", "password_changed", "password_set", "ownership_moved"}
+
+
+V3_AUDIT_KINDS = AUDIT_KINDS | {
+    "logout", "session_revoked", "second_factor_enabled", "second_factor_disabled",
+    "second_factor_reset", "recovery_codes_made", "recovery_code_used"}
+
+
+LATEST_AUDIT_KINDS = V3_AUDIT_KINDS | {"accounts_imported", "accounts_exported"}
+V2_SCHEMA = {
+    ("table", "account"), ("table", "activation"), ("table", "login_throttle"),
+    ("table", "audit_event"), ("table", "audit_kind"), ("table", "grdb_migrations"),
+    ("table", "sqlite_sequence"), ("index", "audit_event_by_user"),
+    ("index", "audit_event_by_kind"), ("trigger", "activation_public_keeps_no_account"),
+    ("trigger", "account_needs_activated_device")}
+
+
+V1_SCHEMA = {
+    ("table", "user"), ("table", "activation"), ("table", "login_throttle"),
+    ("table", "audit_event"), ("table", "grdb_migrations"), ("table", "sqlite_sequence"),
+    ("index", "audit_event_by_user"), ("trigger", "activation_public_keeps_no_user")}
+
+
+def private_copy(source: pathlib.Path, folder: pathlib.Path) -> str:
+    """A copy of `source`, mode 0600 in a new folder of mode 0700."""
+    folder.mkdir(mode=0o700)
+    target = folder / "accounts.sqlite3"
+    shutil.copyfile(source, target)
+    os.chmod(target, 0o600)
+    return str(target)
+
+
+AUDIT_COLUMNS = "id, occurred_at, kind, username, username_key, detail"
+THROTTLE_COLUMNS = "username_key, failures, lockouts, locked_until, updated_at"
+
+
+def same_rows(con: sqlite3.Connection, table: str, columns: str, where: str = "",
+              args: tuple = ()) -> bool:
+    """The rows of `table` (`where` them) equal those of the reference copy (attached as
+    `reference`), compared in SQLite: same count, none missing."""
+    mine = f"SELECT {columns} FROM main.{table} {where}"
+    theirs = f"SELECT {columns} FROM reference.{table} {where}"
+    counts = [con.execute(f"SELECT count(*) FROM ({sql})", args).fetchone()[0]
+              for sql in (mine, theirs)]
+    missing = con.execute(f"SELECT count(*) FROM ({theirs} EXCEPT {mine})",
+                          args + args).fetchone()[0]
+    return counts[0] == counts[1] and missing == 0
+
+
+def enlarged_v1(box: Sandbox) -> tuple[pathlib.Path, dict]:
+    """The v1 fixture with UPGRADE_EVENTS more audit events and UPGRADE_THROTTLES more
+    login_throttle rows, written on the v1 schema (its CHECKs hold), and what it holds."""
+    path = pathlib.Path(private_copy(V1_FIXTURE, box.root / "v1-pristine"))
+    con = sqlite3.connect(path, isolation_level=None)
+    try:
+        if [r[0] for r in con.execute("SELECT identifier FROM grdb_migrations")] != ["v1"]:
+            raise RuntimeError(f"{V1_FIXTURE} is not a v1 database")
+        (last,) = con.execute("SELECT max(occurred_at) FROM audit_event").fetchone()
+        base = datetime.datetime.strptime(last, "%Y-%m-%dT%H:%M:%S.%fZ")
+
+        def stamp(ms: int) -> str:
+            t = base + datetime.timedelta(milliseconds=ms)
+            return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+        kinds = [("login_failure", "invalid user name or password"), ("login_success", None),
+                 ("login_failure", "invalid user name or password"), ("unlock", None)]
+
+        def events():
+            for i in range(UPGRADE_EVENTS):
+                kind, detail = kinds[i % len(kinds)]
+                name = "Alice" if kind == "login_success" else f"guest{i % 5000:05d}"
+                yield (stamp(i + 1), kind, name, name.lower(), detail)
+
+        def throttles():
+            for i in range(UPGRADE_THROTTLES):
+                locked = stamp(UPGRADE_EVENTS + 60_000) if i % 7 == 0 else None
+                yield (f"visitor{i:06d}", 1 + i % 4, i % 7 == 0, locked, stamp(i + 1))
+
+        con.execute("BEGIN IMMEDIATE")
+        con.executemany("INSERT INTO audit_event (occurred_at, kind, username, username_key, "
+                        "detail) VALUES (?, ?, ?, ?, ?)", events())
+        con.executemany("INSERT INTO login_throttle (username_key, failures, lockouts, "
+                        "locked_until, updated_at) VALUES (?, ?, ?, ?, ?)", throttles())
+        con.execute("COMMIT")
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        expected = v1_contents(con)
+    finally:
+        con.close()
+    for suffix in ("-wal", "-shm"):
+        if os.path.exists(str(path) + suffix):
+            os.remove(str(path) + suffix)
+    # A copy in rollback-journal mode that the checks attach read-only, to compare rows.
+    reference = box.root / "v1-pristine" / "reference.sqlite3"
+    shutil.copyfile(path, reference)
+    con = sqlite3.connect(reference, isolation_level=None)
+    con.execute("PRAGMA journal_mode = DELETE")
+    con.close()
+    expected["reference"] = str(reference)
+    return path, expected
+
+
+def v1_contents(con: sqlite3.Connection) -> dict:
+    """What a v1 file holds, but for the audit and throttle rows (compared with `same_rows`)."""
+    return {
+        "user": con.execute("SELECT id, username, username_key, full_name, email, "
+                            "password_hash, created_at, updated_at, last_login_at FROM main.user"
+                            ).fetchall(),
+        "activation": con.execute("SELECT id, state, user_id, changed_at FROM main.activation"
+                                  ).fetchall(),
+        "audit_max_id": con.execute("SELECT max(id) FROM main.audit_event").fetchone()[0],
+        "sequence": con.execute("SELECT seq FROM main.sqlite_sequence WHERE name = 'audit_event'"
+                                ).fetchone()[0],
+    }
+
+
+def schema_objects(con: sqlite3.Connection) -> set[tuple[str, str]]:
+    return {(t, n) for t, n in con.execute("SELECT type, name FROM main.sqlite_master") if
+            not n.startswith("sqlite_autoindex_")}
+
+
+def v3_objects(con: sqlite3.Connection) -> set[tuple[str, str]]:
+    """The schema objects of migration v3: its tables and whatever index or trigger is on them
+    (their names are the implementation's)."""
+    return {(t, n) for t, n, table in con.execute(
+        "SELECT type, name, tbl_name FROM main.sqlite_master")
+        if table in V3_TABLES and not n.startswith("sqlite_autoindex_")}
+
+
+def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]:
+    """('v1' | 'v2' | 'v3' | 'between', problems): a whole v1 file holding every row it held,
+    or a whole v2 file (killed between migrations v2 and v3, each committing on its own) or a
+    whole v3 (latest) file holding every one of them (plus at most `logins` login_success
+    events, and in v3 at most `logins` sessions of that account, no second factor)."""
+    problems: list[str] = []
+    con = sqlite3.connect(f"file:{db}?mode=rw", uri=True, timeout=10, isolation_level=None)
+    try:
+        con.execute("ATTACH ? AS reference", (f"file:{expected['reference']}?mode=ro",))
+        integrity = [r[0] for r in con.execute("PRAGMA main.integrity_check")]
+        if integrity != ["ok"]:
+            problems.append(f"integrity_check: {integrity[:3]}")
+        foreign = con.execute("PRAGMA main.foreign_key_check").fetchall()
+        if foreign:
+            problems.append(f"foreign_key_check: {foreign[:3]}")
+        objects = schema_objects(con)
+        migrations = sorted(r[0] for r in con.execute(
+            "SELECT identifier FROM main.grdb_migrations"))
+        if migrations == ["v1"]:
+            if objects != V1_SCHEMA:
+                problems.append(f"migrations say v1, schema differs: extra "
+                                f"{sorted(objects - V1_SCHEMA)}, missing {sorted(V1_SCHEMA - objects)}")
+                return "between", problems
+            found = v1_contents(con)
+            differ = [k for k in found if found[k] != expected[k]]
+            differ += [] if same_rows(con, "audit_event", AUDIT_COLUMNS) else ["audit_event"]
+            differ += [] if same_rows(con, "login_throttle", THROTTLE_COLUMNS) else [
+                "login_throttle"]
+            if differ:
+                problems.append(f"v1 rows differ: {differ}")
+            return "v1", problems
+        latest = migrations == MIGRATIONS
+        # Killed between v3 and v4 (each migration commits on its own): a whole v3 file.
+        has_v3 = latest or migrations == MIGRATIONS[:3]
+        added = v3_objects(con) if has_v3 else set()
+        missing_v3 = {("table", t) for t in V3_TABLES} - added if has_v3 else set()
+        if (migrations not in (["v1", "v2"], MIGRATIONS[:3], MIGRATIONS)
+                or objects - added != V2_SCHEMA or missing_v3):
+            problems.append(f"migrations {migrations}; schema: extra "
+                            f"{sorted(objects - added - V2_SCHEMA)}, missing "
+                            f"{sorted((V2_SCHEMA - objects) | missing_v3)}")
+            return "between", problems
+        accounts = con.execute(
+            "SELECT id, username, username_key, full_name, email, password_hash, created_at, "
+            "updated_at, last_login_at, must_change_password, disabled_at FROM main.account").fetchall()
+        (old,) = expected["user"]
+        if len(accounts) != 1 or accounts[0][:8] != old[:8] or accounts[0][9:] != (0, None):
+            problems.append(f"account rows {accounts} from user {old}")
+        elif accounts[0][8] != old[8] and not (logins and accounts[0][8] > (old[8] or "")):
+            problems.append(f"last_login_at {accounts[0][8]} (was {old[8]})")
+        activation = con.execute("SELECT id, state, owner_id, changed_at FROM main.activation"
+                                 ).fetchall()
+        if activation != expected["activation"]:
+            problems.append(f"activation {activation}, was {expected['activation']}")
+        kinds = {r[0] for r in con.execute("SELECT name FROM main.audit_kind")}
+        if kinds != (LATEST_AUDIT_KINDS if latest else V3_AUDIT_KINDS if has_v3 else AUDIT_KINDS):
+            problems.append(f"audit_kind {sorted(kinds)}")
+        if not same_rows(con, "audit_event", AUDIT_COLUMNS, "WHERE id <= ?",
+                         (expected["audit_max_id"],)):
+            problems.append("the old audit events were not all copied as they were")
+        later = con.execute("SELECT kind, username_key FROM main.audit_event WHERE id > ?",
+                            (expected["audit_max_id"],)).fetchall()
+        if len(later) > logins or any(row != ("login_success", "alice") for row in later):
+            problems.append(f"events after the copied ones: {later[:5]}")
+        if not same_rows(con, "login_throttle", THROTTLE_COLUMNS):
+            problems.append("login_throttle rows were not all kept as they were")
+        sequence = dict(con.execute("SELECT name, seq FROM main.sqlite_sequence").fetchall())
+        if (sequence.get("audit_event", -1) < expected["sequence"]
+                or set(sequence) - {"audit_event"} - (V3_TABLES if has_v3 else set())):
+            problems.append(f"sqlite_sequence {sequence}, was {expected['sequence']}")
+        if not has_v3:
+            return "v2", problems
+        problems += v3_problems(con)
+        sessions = con.execute("SELECT account_id FROM main.session").fetchall()
+        if len(sessions) > logins or any(a != old[0] for (a,) in sessions):
+            problems.append(f"sessions of accounts {[a for (a,) in sessions][:5]} after "
+                            f"{logins} login(s)")
+        factors = [con.execute(f"SELECT count(*) FROM main.{t}").fetchone()[0]
+                   for t in ("second_factor", "recovery_code")]
+        if factors != [0, 0]:
+            problems.append(f"second_factor/recovery_code rows {factors} after an upgrade")
+        return ("latest" if latest else "v3"), problems
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def enlarged():
+    """(the enlarged v1 file, what it holds, how long each command took to upgrade it), made
+    once for the module's tests."""
+    sandbox = Sandbox()
+    try:
+        yield (*enlarged_v1(sandbox), {})
+    finally:
+        sandbox.remove()
+
+
+def start(box: Sandbox, db: str, kind: str) -> Started:
+    args, stdin = VICTIMS[kind]
+    p = Started(box, args, db, V1_PASSWORD_ITERATIONS, stdin_pipe=stdin is not None)
+    if stdin is not None:
+        p.feed(stdin)
+        p.close_stdin()
+    return p
+
+
+def finish_and_check(box: Sandbox, db: str, expected: dict, logins_before: int) -> list[str]:
+    """The next login, run to its end: it works, and the file is then a whole latest file."""
+    r = login(box, db, "alice", iterations=V1_PASSWORD_ITERATIONS)
+    problems = [] if r.code == 0 and r.stdout.startswith("Welcome back ") else [
+        f"next login: {r.brief()}"]
+    state, bad = upgrade_state(db, expected, logins_before + 1)
+    return problems + bad + ([] if state == "latest" else [f"after the next login: {state}"])
+
+
+def upgrade_runs(box: Sandbox, pristine: pathlib.Path, expected: dict,
+                 kinds: list[str]) -> tuple[dict[str, collections.deque], list[str]]:
+    """Each of `kinds` run to its end on a copy of the v1 file: (how long each took, what is
+    wrong: its answer, or the file after it not a whole latest file with every row)."""
+    durations: dict[str, collections.deque] = {k: collections.deque(maxlen=5) for k in VICTIMS}
+    problems: list[str] = []
+    for kind in kinds:
+        db = private_copy(pristine, box.scratch("upgrade-timing"))
+        r = start(box, db, kind).wait(timeout=120)
+        durations[kind].append(r.seconds)
+        if r.code != 0:
+            problems.append(f"`{kind}` on the v1 file: {r.brief()}")
+        state, bad = upgrade_state(db, expected, 1 if kind == "login" else 0)
+        problems += [f"after `{kind}`: {b}" for b in bad]
+        if state != "latest":
+            problems.append(f"after `{kind}`: {state}")
+        shutil.rmtree(os.path.dirname(db), ignore_errors=True)
+    return durations, problems
+
+
+def test_the_upgrade_copies_every_row(box, enlarged):
+    pristine, expected, timing = enlarged
+    durations, problems = upgrade_runs(box, pristine, expected, list(VICTIMS))
+    assert not problems, (
+        f"the v1 fixture enlarged by {UPGRADE_EVENTS:,} audit events and "
+        f"{UPGRADE_THROTTLES:,} login_throttle rows: `login` and `user list` upgrade it to the "
+        "latest schema (v4), every row copied: runs "
+        + ", ".join(f"`{k}` {v[0]:.2f} s" for k, v in durations.items()) + f"; {problems[:3]}")
+    timing.update(durations)
+
+
+def test_commands_meeting_the_v1_file_at_once_all_work(box, enlarged):
+    """Several commands meeting the v1 file at once: one upgrades it, the others wait for it
+    and then work on the upgraded file."""
+    pristine, expected, _ = enlarged
+    wrong = []
+    for n in range(UPGRADE_CROWD_ROUNDS):
+        db = private_copy(pristine, box.scratch("upgrade-crowd"))
+        gate = Gate()
+        crowd = [Started(box, ["user", "list"], db, V1_PASSWORD_ITERATIONS, stdin_pipe=False,
+                         gate=gate) for _ in range(UPGRADE_CROWD)]
+        gate.open()
+        results = [p.wait(timeout=120) for p in crowd]
+        wrong += [f"round {n + 1}: {r.brief()}" for r in results
+                  if r.code != 0 or "alice@example.org" not in r.stdout]
+        state, bad = upgrade_state(db, expected, 0)
+        wrong += [f"round {n + 1}: {b}" for b in bad] + (
+            [] if state == "latest" else [f"round {n + 1}: left {state}"])
+        shutil.rmtree(os.path.dirname(db), ignore_errors=True)
+    assert not wrong, (
+        f"{UPGRADE_CROWD} `user list` opening the v1 file at once ({UPGRADE_CROWD_ROUNDS} "
+        f"rounds): every one lists the account (exit 0); the file is then whole v4: "
+        f"{len(wrong)} wrong: {wrong[:3]}")
+
+
+def wal_written(db: str) -> bool:
+    try:
+        return os.path.getsize(db + "-wal") >= WAL_WRITTEN
+    except FileNotFoundError:
+        return False
+
+
+def test_a_killed_upgrade_leaves_a_whole_file(box, enlarged, knobs):
+    pristine, expected, timing = enlarged
+    rng = random.Random(knobs.seed + 8)
+    # How long each command takes, to spread the random kills over a run (measured by the
+    # test above when it ran in this process).
+    durations = timing
+    if not durations:
+        durations, problems = upgrade_runs(box, pristine, expected, list(VICTIMS))
+        assert not problems, f"the upgrade run to its end: {problems[:3]}"
+    outcomes = collections.Counter()
+    failures: list[str] = []
+    rounds = max(knobs.upgrade_rounds, 2)
+    for n in range(rounds):
+        kind = "login" if n % 2 == 0 else "user list"
+        db = private_copy(pristine, box.scratch("upgrade-killed"))
+        p = start(box, db, kind)
+        if n < 2:
+            # The first kill of each command: once the upgrade is under way (64 KiB in the WAL,
+            # while the first migration copies the audit events), before it commits.
+            wait_until(lambda: p.proc.poll() is not None or wal_written(db),
+                       "the upgrade has written to the WAL")
+            delay = time.monotonic() - p.start
+        else:
+            # Half the kills anywhere in the run, half near its end, where the upgrade commits.
+            # The moment is the randomness under test (any moment must leave a whole file),
+            # not a guess that the command got somewhere.
+            typical = statistics.median(durations[kind])
+            delay = rng.uniform(0, typical) if rng.random() < 0.5 else rng.uniform(
+                0.75 * typical, 1.05 * typical)
+            time.sleep(max(0.0, delay - (time.monotonic() - p.start)))
+        try:
+            os.kill(p.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        r = p.wait()
+        was_killed = r.code == -signal.SIGKILL
+        if not was_killed:
+            durations[kind].append(r.seconds)  # the kill moments follow the machine's speed
+        state, bad = upgrade_state(db, expected, 1 if kind == "login" else 0)
+        outcomes[f"{state}{'' if was_killed else ' (ended before the kill)'}"] += 1
+        logins = len(events_since(db, expected["audit_max_id"])) if state in (
+            "v2", "v3", "latest") else 0
+        bad += [] if state in ("v1", "v2", "v3", "latest") else [f"left {state}"]
+        bad += finish_and_check(box, db, expected, logins)
+        if bad:
+            failures.append(f"round {n + 1} `{kind}` killed at {delay * 1000:.0f} ms "
+                            f"({'mid-run' if was_killed else 'after exit'}): {'; '.join(bad)}")
+        shutil.rmtree(os.path.dirname(db), ignore_errors=True)
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(outcomes.items()))
+    assert not failures, (
+        f"SIGKILL during the v1 -> v4 upgrade ({rounds} rounds, `login` and `user list` on the "
+        "v1 file): each time a whole v1 file with every row (and the next login upgrades it), "
+        "a whole v2 or v3 file (between the migrations) or a whole v4 file with every row "
+        f"copied, never in between: {summary} (seed {knobs.seed}); {len(failures)} bad: "
+        f"{failures[:2]}")
+    assert outcomes["v1"] > 0, (
+        f"kills landed before the upgrade committed (file left v1) in at least one round: "
+        f"{summary}")
