@@ -31,7 +31,7 @@ import pexpect
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-BIN = os.environ.get("ACCOUNTS_BIN") or str(REPO / ".build" / "debug" / "accounts")
+BIN = os.environ.get("ACCOUNTS_BIN") or str(REPO / ".build" / "release" / "accounts")
 
 BACKEND = os.environ.get("ACCOUNTS_TEST_BACKEND", "sqlite")
 assert BACKEND in ("sqlite", "postgresql"), \

@@ -1,9 +1,9 @@
 """Fixtures of the stress suite: the binary under test, a sandbox per test, the knobs, and the
 PostgreSQL server of the tests across hosts (Tests/support/pgserver.py).
 
-The binary is ACCOUNTS_BIN (default <repo>/.build/debug/accounts), run from a private copy so
-that a rebuild of the original meanwhile (ETXTBSY, or a newer binary halfway through) cannot
-disturb the run; its libraries are found by absolute paths.
+The binary is ACCOUNTS_BIN (default <repo>/.build/release/accounts, the program that ships), run
+from a private copy so that a rebuild of the original meanwhile (ETXTBSY, or a newer binary
+halfway through) cannot disturb the run; its libraries are found by absolute paths.
 
 The PostgreSQL tests never use a server they were given (PG* variables are dropped from every
 client's environment): each pytest process (each xdist worker) starts a private cluster of its
@@ -67,7 +67,7 @@ KNOBS = Knobs()
 
 def pytest_report_header(config) -> str:
     return (f"stress: seed {KNOBS.seed} (STRESS_SEED), binary "
-            f"{os.environ.get('ACCOUNTS_BIN') or REPO / '.build/debug/accounts'}")
+            f"{os.environ.get('ACCOUNTS_BIN') or REPO / '.build/release/accounts'}")
 
 
 @pytest.fixture(scope="session")
@@ -78,7 +78,7 @@ def knobs() -> Knobs:
 @pytest.fixture(scope="session", autouse=True)
 def binary():
     """A private copy of the binary under test, in runner.BIN for every helper."""
-    original = os.environ.get("ACCOUNTS_BIN") or str(REPO / ".build" / "debug" / "accounts")
+    original = os.environ.get("ACCOUNTS_BIN") or str(REPO / ".build" / "release" / "accounts")
     assert os.access(original, os.X_OK), (
         f"no executable at {original}; build it with `swift build --product accounts` or set "
         "ACCOUNTS_BIN")
