@@ -25,9 +25,9 @@ extension AccountsCommand {
         ~/.pg_service.conf and ~/.postgresql/ (its home from the user database; root's under \
         pam_exec) and the system's pg_service.conf, and the default key file is that user's \
         ~/.config/accounts/postgresql.key. Ends itself after 5 seconds, or the --time-limit \
-        the PAM line sets (by SIGALRM, even when the caller ignored or blocked it). The audit detail keeps the first 255 bytes of each \
-        PAM item (service, remote host, terminal), a longer one cut between characters and \
-        marked with an ellipsis.
+        the PAM line sets, 1 to 300 (by SIGALRM, even when the caller ignored or blocked it). \
+        The audit detail keeps the first 255 bytes of each PAM item (service, remote host, \
+        terminal), a longer one cut between characters and marked with an ellipsis.
         """)
 
     @OptionGroup var global: GlobalOptions

@@ -2,9 +2,9 @@
 public enum Escaping {
   /// `text` with every character that could act on a terminal, or hide itself, made visible.
   ///
-  /// Each is written as `\u{…}`: controls (escape sequences, carriage returns, newlines), invisible
-  /// format characters (bidirectional overrides, zero-width spaces), line and paragraph separators,
-  /// unassigned, surrogate and private-use code points. Printable text is left as it is, so
+  /// Each is written as `\u{…}`: controls (escape sequences, carriage returns, newlines),
+  /// invisible format characters (bidirectional overrides, zero-width spaces), line and paragraph
+  /// separators, unassigned, surrogate and private-use code points. Printable text is left as it is, so
   /// applying it twice changes nothing.
   public static func visible(_ text: String) -> String {
     // Printable ASCII, the usual case, has nothing to escape.
