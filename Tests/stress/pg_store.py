@@ -23,8 +23,9 @@ from dataclasses import dataclass
 import totp
 from hosts import Host, HostProc, Hosts
 from pgserver import Server
-from runner import PASSWORD, RAW_SQLITE, Result, enable_args, mentions, read_key, user_add_args
-from sqlite_store import FACTOR_EVENTS, KEY_TEXT, step_after, whole_hash
+from runner import (PASSWORD, RAW_SQLITE, Result, enable_args, mentions, read_key, step_after,
+                    user_add_args)
+from sqlite_store import FACTOR_EVENTS, KEY_TEXT, whole_hash
 
 
 # What must never reach a person: a trace, Swift's crash text, an SQLSTATE, libpq's raw

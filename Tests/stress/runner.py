@@ -345,6 +345,63 @@ def code_barrier(procs: list[Started], timeout: float = 60) -> str:
     return f"{len(live)} read the password and wait for the code"
 
 
+def step_after(last: int | None) -> int:
+    """The step whose code to type: the first after `last`, at least the current one (within
+    the +-1 window as long as `prepare_step` ran less than 30 s ago)."""
+    return max((last if last is not None else -1) + 1, totp.current_step())
+
+
+def code_round(procs: list[Started], mode: str, secret: str,
+               last_before: int | None) -> tuple[int, str, list[Result]]:
+    """One round of a race on one TOTP code, once every process waits on its standard input:
+    the password and the code of the step after `last_before` fed at once ("password and code
+    at once"), or the password first and the code released once all have read it ("code
+    released at once"); then standard input closed. (the step typed, how the barriers went,
+    the results)."""
+    how = barrier(procs)
+    if mode == "password and code at once":
+        step = step_after(last_before)
+        for p in procs:
+            p.feed(f"{PASSWORD}\n{totp.code_for_step(secret, step)}\n")
+    else:
+        for p in procs:
+            p.feed(PASSWORD + "\n")
+        how += "; " + code_barrier(procs)
+        step = step_after(last_before)
+        for p in procs:
+            p.feed(totp.code_for_step(secret, step) + "\n")
+    for p in procs:
+        p.close_stdin()
+    return step, how, [p.wait() for p in procs]
+
+
+def judge_code_race(results: list[Result], welcome: str, where: str, answers, wrong: list[str],
+                    raw, label) -> list[int]:
+    """Judges the answers of a race on one TOTP code: exit 0 welcomed and authorized, exit 1
+    "already used", or exit 4 locked, none telling `raw(r)` (raw store errors) or "busy".
+    Counts the right answers of each kind in `answers`, adds what is wrong to `wrong` (named
+    `where` and `label(k)`, the count of winners first when it is not one); the winners'
+    indexes."""
+    winners = [k for k, r in enumerate(results) if r.code == 0]
+    for k, r in enumerate(results):
+        if r.code == 0:
+            ok = r.stdout.startswith(welcome) and AUTHORIZED in r.stderr
+            answers["exit 0"] += ok
+        elif r.code == 1:
+            ok = REPLAYED in r.stderr and WELCOME not in r.stdout
+            answers["exit 1 replayed"] += ok
+        elif r.code == 4:
+            ok = TOO_MANY in r.stderr
+            answers["exit 4 locked"] += ok
+        else:
+            ok = False
+        if not ok or raw(r) or mentions(r.text, ("busy",)):
+            wrong.append(f"{where} {label(k)}: {r.brief()}")
+    if len(winners) != 1:
+        wrong.insert(0, f"{where}: {len(winners)} exit 0")
+    return winners
+
+
 def kill_at(p: Started, delay: float, on_tick=None) -> Result:
     """Kills `p` with SIGKILL `delay` seconds after its start (calling `on_tick` meanwhile,
     which may return a new delay)."""

@@ -370,12 +370,6 @@ def prepare_step(db: str, name: str) -> bool:
     return False
 
 
-def step_after(last: int | None) -> int:
-    """The step whose code to type: the first after `last`, at least the current one (within
-    the +-1 window as long as `prepare_step` ran less than 30 s ago)."""
-    return max((last if last is not None else -1) + 1, totp.current_step())
-
-
 def clear_throttle(db: str, name: str) -> None:
     execute(db, "DELETE FROM login_throttle WHERE username_key = ?", (name,))
 

@@ -29,10 +29,11 @@ import statistics
 
 import totp
 from runner import (AUTHORIZED, KEY_LINE, KILL_ITERATIONS, PASSWORD, REPLAYED, Result, Started,
-                    enable_2fa, enable_args, enable_killed, enabled_ok, kill_at, login_args, run)
+                    enable_2fa, enable_args, enable_killed, enabled_ok, kill_at, login_args, run,
+                    step_after)
 from sqlite_store import (clear_throttle, events_since, factor_problems, inspect, last_event_id,
                           last_step, prepare_step, read_session_file, sessions, setup_accounts,
-                          step_after, token_hash)
+                          token_hash)
 
 
 FACTOR_KINDS = ("2fa enable", "login", "logout")
