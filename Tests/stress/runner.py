@@ -16,6 +16,7 @@ import platform
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -416,6 +417,32 @@ def kill_at(p: Started, delay: float, on_tick=None) -> Result:
     except ProcessLookupError:
         pass
     return p.wait()
+
+
+def kill_moment(rng, durations: list[float], near_end: float = 0.7) -> float:
+    """When to kill a command that takes `durations` (its runs so far): half the kills anywhere
+    in the run, half near its end (from `near_end` to 1.05 times its median), where it writes."""
+    typical = statistics.median(durations)
+    return rng.uniform(0, typical) if rng.random() < 0.5 else rng.uniform(
+        near_end * typical, 1.05 * typical)
+
+
+def kill_after(p: Started, delay: float, durations: list[float]) -> tuple[Result, bool]:
+    """Kills `p` with SIGKILL `delay` seconds after its start: (its result, whether the kill
+    landed mid-run); a run that ended before adds its time to `durations` (the kill moments
+    follow the machine's speed)."""
+    # The kill's moment is the randomness under test (any moment must leave the file whole),
+    # not a guess that the command got somewhere.
+    time.sleep(max(0.0, delay - (time.monotonic() - p.start)))
+    try:
+        os.kill(p.proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    r = p.wait()
+    was_killed = r.code == -signal.SIGKILL
+    if not was_killed:
+        durations.append(r.seconds)
+    return r, was_killed
 
 
 def enable_killed(box: Sandbox, db: str, name: str, state: pathlib.Path, delay: float,
