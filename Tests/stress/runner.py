@@ -322,7 +322,13 @@ def read_key(p: Started, timeout: float = 60) -> str | None:
 def enable_2fa(box: Sandbox, db: str, name: str, state: pathlib.Path,
                iterations: int = KILL_ITERATIONS) -> tuple[Result, str | None]:
     """`2fa enable` run to its end: the password, then the code of the key it shows."""
-    p = Started(box, enable_args(name), db, iterations, stdin_pipe=True, state=state)
+    return enable_to_the_end(Started(box, enable_args(name), db, iterations, stdin_pipe=True,
+                                     state=state))
+
+
+def enable_to_the_end(p: Started) -> tuple[Result, str | None]:
+    """`2fa enable` started with a stdin pipe, fed the password, then the code of the key it
+    shows: (its result, the key)."""
     p.feed(PASSWORD + "\n")
     secret = read_key(p)
     if secret:

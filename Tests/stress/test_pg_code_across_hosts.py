@@ -18,11 +18,11 @@ import re
 
 from hosts import HostProc
 from pg_store import (PgContext, new_database, pg_clear_throttle, pg_code, pg_enable_2fa,
-                      pg_events_since, pg_key_problems, pg_last_event, pg_last_step,
-                      pg_prepare_step, pg_problems, pg_sessions, pg_setup, pg_snapshot, raw_pg)
+                      pg_events_since, pg_last_event, pg_last_step, pg_prepare_step,
+                      pg_problems, pg_sessions, pg_setup, pg_snapshot, raw_pg)
 from runner import (AUTHORIZED, PASSWORD, RACERS, REPLAYED, Gate, code_round, enabled_ok,
                     judge_code_race, login_args)
-from sqlite_store import read_session_file, token_hash
+from sqlite_store import key_problems, read_session_file, token_hash
 
 
 def test_a_code_used_on_one_host_is_refused_on_the_others(pg: PgContext, knobs):
@@ -33,7 +33,7 @@ def test_a_code_used_on_one_host_is_refused_on_the_others(pg: PgContext, knobs):
     welcome = f"Welcome back Added {name}!"
     pg_setup(pg, uri, admin, "m", [name])
     r, secret = pg_enable_2fa(pg, admin, uri, name)
-    key_text, key_bad = pg_key_problems(hosts.key_file)
+    key_text, key_bad = key_problems(hosts.key_file)
     uri_host = re.search(r"^URI: otpauth://totp/accounts:[^?]*%40([^?]+)\?", r.stdout, re.M)
     assert (enabled_ok(r, name) and bool(secret) and key_text is not None and not key_bad
         and (not hosts.uts or (uri_host is not None and uri_host.group(1) == "host-00"))), (

@@ -28,11 +28,11 @@ from dataclasses import dataclass
 import totp
 from hosts import Host, HostProc
 from pg_store import (IMPORT_HASH, PgContext, new_database, pg_code, pg_enable_2fa,
-                      pg_events_since, pg_key_problems, pg_last_step, pg_problems, pg_sessions,
-                      pg_setup, pg_snapshot, raw_pg)
+                      pg_events_since, pg_last_step, pg_problems, pg_sessions, pg_setup,
+                      pg_snapshot, raw_pg)
 from runner import (KEY_LINE, PASSWORD, blocked_writing_stdout, enable_args, enabled_ok,
                     login_args, read_key, user_add_args)
-from sqlite_store import read_session_file, token_hash
+from sqlite_store import key_problems, read_session_file, token_hash
 
 
 PG_KILL_KINDS = ("login", "logout", "user add", "user import", "2fa enable")
@@ -81,7 +81,7 @@ def test_killed_clients_of_several_hosts_leave_the_store_whole(pg: PgContext, kn
     assert not (not enabled_ok(r, factor_pool[0]) or not secret), (
         ("setting up: `2fa enable`") + ': ' + (r.brief()))
     secrets[factor_pool[0]] = secret
-    key_before, _ = pg_key_problems(hosts.key_file)
+    key_before, _ = key_problems(hosts.key_file)
     for h in machines[:3]:
         hosts.run(h, login_args(account_of[h.name]), uri, PASSWORD + "\n")
 
@@ -257,7 +257,7 @@ def test_killed_clients_of_several_hosts_leave_the_store_whole(pg: PgContext, kn
 
         snap = pg_snapshot(server, db)
         problems_now = pg_problems(snap, import_rows)
-        key_text, key_bad = pg_key_problems(hosts.key_file)
+        key_text, key_bad = key_problems(hosts.key_file)
         if key_bad or key_text != key_before:
             problems_now.append(f"the shared key file changed or is damaged: {key_bad}")
         events = pg_events_since(snap, before)
