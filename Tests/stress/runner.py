@@ -287,6 +287,20 @@ def barrier(procs: list[Started], timeout: float = 60) -> str:
         f", {exited} exited early" if exited else "")
 
 
+def released_at_once(gate: Gate, procs: list[Started],
+                     lines: list[str]) -> tuple[list[Result], str]:
+    """Opens `gate` (all start at once), waits until every process waits on its standard input,
+    feeds each its line (one a process, in order), closes their standard input and waits for
+    them: (their results, how the barrier went)."""
+    gate.open()
+    how = barrier(procs)
+    for p, line in zip(procs, lines, strict=True):
+        p.feed(line + "\n")
+    for p in procs:
+        p.close_stdin()
+    return [p.wait() for p in procs], how
+
+
 def unread(p: Started) -> int:
     """Bytes fed to `p` that it has not read yet (FIONREAD on our end of its stdin pipe)."""
     if p.proc.stdin is None or p.proc.stdin.closed:
