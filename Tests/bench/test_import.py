@@ -16,7 +16,7 @@ import subprocess
 import time
 
 from . import importing, million
-from .timing import PASSWORD_LINE, Reaper, fail, fresh_copy, say, verdict
+from .timing import PASSWORD_LINE, Reaper, fail, fresh_copy, ratio_line, say, verdict
 
 IMPORT_RSS_TARGET_MIB = 128
 IMPORT_RATIO_TARGET = 3
@@ -176,8 +176,7 @@ class ImportUsers:
             f"each run:",
             t.row("accounts user import FILE --format csv", "import"),
             t.row("sqlite3 DB .mode csv '.import FILE imported'", "import-sqlite3"),
-            f"  ratio import/sqlite3: {ratio:.2f} (median), {least:.2f} (min)"
-            f"   target ≤ {IMPORT_RATIO_TARGET}: {verdict(ratio <= IMPORT_RATIO_TARGET)}",
+            ratio_line("import/sqlite3", ratio, least, IMPORT_RATIO_TARGET),
             t.row("sqlite3 .import into a copy of account (view)", "import-sqlite3-full"),
             f"  (the row the program writes: every column of account, key and timestamps "
             f"filled by a trigger; import/that: {full:.2f} (median), {full_least:.2f} (min))",
