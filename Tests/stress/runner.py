@@ -439,6 +439,22 @@ def kill_at(p: Started, delay: float, on_tick=None) -> Result:
     return p.wait()
 
 
+def show_typical_durations(durations: dict) -> None:
+    """Prints the median duration of each command (the kill moments are drawn from them)."""
+    print("      typical durations (s): "
+          + ", ".join(f"{k} {statistics.median(d):.3f}" for k, d in durations.items()),
+          flush=True)
+
+
+def kill_tally(runs: int, landed: int, committed: int, failures: list[str], shown: int = 3,
+               also: str = "") -> str:
+    """How the kills of one command went, for an assertion's message: its runs, the kills that
+    landed mid-run (before and after its write committed), `also`, the first `shown` failures."""
+    return (f"{runs} runs, {landed} killed mid-run ({landed - committed} before their write "
+            f"committed, {committed} after)" + also
+            + (f"; {len(failures)} bad: {failures[:shown]}" if failures else ""))
+
+
 def kill_moment(rng, durations: list[float], near_end: float = 0.7) -> float:
     """When to kill a command that takes `durations` (its runs so far): half the kills anywhere
     in the run, half near its end (from `near_end` to 1.05 times its median), where it writes."""

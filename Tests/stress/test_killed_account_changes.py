@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import collections
 import random
-import statistics
 from dataclasses import dataclass
 
 from runner import (KILL_ITERATIONS, OTHER_PASSWORD, PASSWORD, Result, Sandbox, Started,
-                    kill_after, kill_moment, login, passwd_stdin, run, user_add_args)
+                    kill_after, kill_moment, kill_tally, login, passwd_stdin, run,
+                    show_typical_durations, user_add_args)
 from sqlite_store import (Snapshot, events_since, hash_matches, inspect, last_event_id,
                           setup_accounts, whole_hash)
 
@@ -161,9 +161,7 @@ def test_killed_account_changes_are_stored_iff_logged(box, knobs):
     missing = [k for k, d in durations.items() if not d]
     assert not (missing), (
         ("measuring the commands") + ': ' + (f"no run of {missing} succeeded"))
-    print("      typical durations (s): "
-          + ", ".join(f"{k} {statistics.median(d):.3f}" for k, d in durations.items()),
-          flush=True)
+    show_typical_durations(durations)
 
     runs = {k: 0 for k in ACCOUNT_KINDS}
     landed = {k: 0 for k in ACCOUNT_KINDS}
@@ -232,10 +230,7 @@ def test_killed_account_changes_are_stored_iff_logged(box, knobs):
         assert (not failures[kind] and runs[kind] > 0), (
             (f"SIGKILL during `{kind}`: integrity, foreign keys, consistency, whole rows after "
             "every kill; the change is stored iff it is logged; next command works") + ': '
-            + (f"{runs[kind]} runs, {landed[kind]} killed mid-run "
-            f"({landed[kind] - committed_mid[kind]} before their write committed, "
-            f"{committed_mid[kind]} after)"
-            + (f"; {len(failures[kind])} bad: {failures[kind][:3]}" if failures[kind] else "")))
+            + kill_tally(runs[kind], landed[kind], committed_mid[kind], failures[kind]))
     assert (total > 0 and sum(landed.values()) * 4 >= total), (
         ("kills landed mid-run in at least a quarter of the runs") + ': '
         + (f"{sum(landed.values())} of {total} (seed {knobs.seed})"))

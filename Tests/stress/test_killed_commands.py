@@ -16,11 +16,11 @@ import collections
 import json
 import os
 import random
-import statistics
 from dataclasses import dataclass
 
 from runner import (ALREADY, FULL_NAME, INVALID, KILL_ITERATIONS, PASSWORD, WELCOME,
-                    WRONG_PASSWORD, Sandbox, Started, kill_after, kill_moment, login, run)
+                    WRONG_PASSWORD, Sandbox, Started, kill_after, kill_moment, kill_tally, login,
+                    run, show_typical_durations)
 from sqlite_store import audit_count, consistent, inspect
 
 
@@ -69,9 +69,7 @@ def measure_durations(box: Sandbox) -> dict[str, collections.deque]:
 def test_killed_commands_leave_a_consistent_file(box, knobs):
     rng = random.Random(knobs.seed)
     durations = measure_durations(box)
-    print("      typical durations (s): "
-          + ", ".join(f"{k} {statistics.median(v):.3f}" for k, v in durations.items()),
-          flush=True)
+    show_typical_durations(durations)
     db = box.db("killed")
     kinds = ("activate", "login", "login-wrong", "reset")
     runs = {k: 0 for k in kinds}
@@ -163,9 +161,7 @@ def test_killed_commands_leave_a_consistent_file(box, knobs):
             (f"SIGKILL during `{' '.join(victim(kind, 'alice').args[:1])}`"
             f"{' (wrong password)' if kind == 'login-wrong' else ''}: consistent after every kill,"
             " next command works") + ': '
-            + (f"{runs[kind]} runs, {landed[kind]} killed mid-run ({landed[kind] - committed[kind]}"
-            f" before their write committed, {committed[kind]} after)"
-            + (f"; {len(failures[kind])} bad: {failures[kind][:3]}" if failures[kind] else "")))
+            + kill_tally(runs[kind], landed[kind], committed[kind], failures[kind]))
     assert (total > 0 and sum(landed.values()) * 4 >= total), (
         ("kills landed mid-run in at least a quarter of the runs") + ': '
         + (f"{sum(landed.values())} of {total} (seed {knobs.seed}; {fresh_files} on a new file,"
