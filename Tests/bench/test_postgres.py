@@ -35,7 +35,7 @@ import time
 import pgserver
 
 from .timing import (DEFAULT_ITERATIONS, NPROC, PASSWORD_LINE, fail, load_average, ms,
-                     ratio_line, verdict)
+                     Rows, ratio_line, verdict)
 
 PG_DATABASE = "accounts_bench"
 PG_LOGIN_TARGET = 1.10
@@ -48,17 +48,14 @@ PSQL_SELECT = "SELECT state FROM accounts.activation"
 PG_VARIABLES = ("PGHOST", "PGPORT", "PGUSER", "PGDATABASE")
 
 
-class PostgresRows:
+class PostgresRows(Rows):
     """`login` on each store at the same PBKDF2 cost, `status` on PostgreSQL vs psql, many
     logins from concurrent clients on each store, and what naming a PostgreSQL store adds at
     start-up (libpq and the libraries it needs are opened only then)."""
 
     def __init__(self, bench, server: pgserver.Server) -> None:
         self.options = bench.options
-        self.work = bench.work / "postgres"
-        self.work.mkdir(mode=0o700)
-        self.binary = bench.binary
-        self.timer = bench.timer
+        super().__init__(bench, "postgres")
         self.server = server
         # Nothing of the caller's PostgreSQL settings: the bench's cluster only.
         self.base = {k: v for k, v in bench.env.items() if not k.startswith("PG")}
@@ -453,7 +450,4 @@ class PostgresRows:
 
 
 def test_postgres_beside_sqlite(bench, pg_server):
-    rows = PostgresRows(bench, pg_server)
-    rows.prepare()
-    rows.measure()
-    rows.report(bench.report)
+    PostgresRows(bench, pg_server).run(bench.report)

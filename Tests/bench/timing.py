@@ -109,6 +109,22 @@ def ratio_line(label: str, ratio: float, least: float, target: float, places: in
             f"   target ≤ {target}: {verdict(ratio <= target)}")
 
 
+class Rows:
+    """Rows of the report measured in a folder of their own under the bench's work folder, by
+    the bench's binary and timer: prepared, measured, then reported (`run`)."""
+
+    def __init__(self, bench, folder: str) -> None:
+        self.work = bench.work / folder
+        self.work.mkdir(mode=0o700)
+        self.binary = bench.binary
+        self.timer = bench.timer
+
+    def run(self, report) -> None:
+        self.prepare()
+        self.measure()
+        self.report(report)
+
+
 # Runs a command and writes its exit code, wall time (fork to exit) and peak RSS (KiB) as JSON to
 # a file; its standard output goes to a file or /dev/null. A small process of its own, as
 # Tests/e2e/conftest.py's REAPER: on Linux a child's ru_maxrss starts from its parent's
