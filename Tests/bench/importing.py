@@ -115,18 +115,26 @@ def write_multiline_csv(path: str, count: int, lines: int, password_hash: str) -
     return size
 
 
+def _quoted(quote: str, c: str) -> str | None:
+    """Where `c` stands in quoted text, `quote` being the closing quote awaited ("" outside
+    quotes): the closing quote awaited after it, or None when `c` is plain SQL (outside quotes
+    and opening none)."""
+    if quote:
+        return "" if c == quote else quote
+    if c in "'\"`":
+        return c
+    if c == "[":
+        return "]"
+    return None
+
+
 def _without_comments(sql: str) -> str:
     """`sql` with its `-- …` and `/* … */` comments (outside quotes) made a space."""
     out, i, quote = [], 0, ""
     while i < len(sql):
         c = sql[i]
-        if quote:
-            if c == quote:
-                quote = ""
-        elif c in "'\"`":
-            quote = c
-        elif c == "[":
-            quote = "]"
+        if (after := _quoted(quote, c)) is not None:
+            quote = after
         elif sql.startswith("--", i):
             end = sql.find("\n", i)
             i = len(sql) if end < 0 else end
@@ -150,13 +158,8 @@ def _definitions(create_sql: str) -> list[str]:
     parts, depth, quote, at = [], 0, "", start + 1
     for i in range(start + 1, len(create_sql)):
         c = create_sql[i]
-        if quote:
-            if c == quote:
-                quote = ""
-        elif c in "'\"`":
-            quote = c
-        elif c == "[":
-            quote = "]"
+        if (after := _quoted(quote, c)) is not None:
+            quote = after
         elif c == "(":
             depth += 1
         elif c == ")":

@@ -17,7 +17,8 @@ import json
 import time
 
 from . import million
-from .timing import PASSWORD, PASSWORD_LINE, Reaper, fail, fresh_copy, say, verdict
+from .timing import (PASSWORD, PASSWORD_LINE, Reaper, fail, fresh_copy, ratio_line, say,
+                     verdict)
 
 # The columns and order of `user list --json`, from the rows the program reads.
 LIST_KEYS = ["username", "fullName", "email", "owner", "disabled", "locked", "lockedUntil",
@@ -196,13 +197,11 @@ class BigStore:
             f"A store of {self.made}:",
             t.row(f"accounts login, store of {n} accounts", "login-many"),
             t.row("accounts login, store of 1 account", "login-one"),
-            f"  ratio {n}/1: {login_ratio:.3f} (median), {login_min:.3f} (min)"
-            f"   target ≤ {LOGIN_TARGET}: {verdict(login_ratio <= LOGIN_TARGET)}"
-            f"   (CPU time {t.cpu_ratio('login-many', 'login-one'):.3f})",
+            ratio_line(f"{n}/1", login_ratio, login_min, LOGIN_TARGET, 3)
+            + f"   (CPU time {t.cpu_ratio('login-many', 'login-one'):.3f})",
             t.row("accounts user list --json > /dev/null", "list"),
             t.row("sqlite3 -json DB 'SELECT … FROM account …'", "list-sqlite3"),
-            f"  ratio list/sqlite3: {list_ratio:.2f} (median), {list_min:.2f} (min)"
-            f"   target ≤ {LIST_TARGET}: {verdict(list_ratio <= LIST_TARGET)}",
+            ratio_line("list/sqlite3", list_ratio, list_min, LIST_TARGET),
             f"  peak RSS of user list --json: {peak:.1f} MiB (highest of "
             f"{len(self.reaper.rss['list'])} runs; sqlite3 {peak_mib('list-sqlite3'):.1f} MiB; "
             f"/bin/true {peak_mib('floor'):.1f} MiB, the reaper's own mark, which a "
@@ -210,9 +209,8 @@ class BigStore:
             f"   target ≤ {RSS_TARGET_MIB} MiB: {verdict(peak <= RSS_TARGET_MIB)}",
             t.row(f"accounts user add, store of {n}", "add-many"),
             t.row("accounts activate, copy of a Public store", "activate"),
-            f"  ratio user add/activate: {add_ratio:.3f} (median), {add_min:.3f} (min)"
-            f"   target ≤ {ADD_TARGET}: {verdict(add_ratio <= ADD_TARGET)}"
-            f"   (CPU time {t.cpu_ratio('add-many', 'activate'):.3f})",
+            ratio_line("user add/activate", add_ratio, add_min, ADD_TARGET, 3)
+            + f"   (CPU time {t.cpu_ratio('add-many', 'activate'):.3f})",
             t.row("accounts user add, store of a few accounts", "add-few"),
         ])
         report.markdown(50, [

@@ -9,7 +9,7 @@ import random
 import shutil
 import subprocess
 
-from .timing import fail, ms, require, verdict
+from .timing import fail, ms, ratio_line, require
 
 BLOCKED_PASSWORD = "the last line of the blocklist"  # passes every rule but the blocklist
 BLOCKED = b"Password is on the administrator's list of forbidden passwords!"
@@ -76,8 +76,7 @@ def test_activate_refused_by_a_blocklist_beside_grep(bench, alice):
         f"Password blocklist of {lines:,} lines, the password last:",
         timer.row("accounts activate (refused by the blocklist)", "refused"),
         timer.row("grep -Fx -- PASSWORD FILE", "grep"),
-        f"  ratio activate/grep: {ratio:.2f} (median), {least:.2f} (min)"
-        f"   target ≤ {BLOCKLIST_TARGET}: {verdict(ratio <= BLOCKLIST_TARGET)}",
+        ratio_line("activate/grep", ratio, least, BLOCKLIST_TARGET),
         timer.row("accounts activate, one-line blocklist", "refused-one-line"),
         f"  reading the {lines:,} lines: "
         f"{ms(timer.median('refused') - timer.median('refused-one-line'))} (median difference); "

@@ -16,24 +16,22 @@ import subprocess
 import time
 
 from . import importing, million
-from .timing import PASSWORD_LINE, Reaper, fail, fresh_copy, say, verdict
+from .timing import (PASSWORD_LINE, Reaper, Rows, fail, fresh_copy, ratio_line, say,
+                     verdict)
 
 IMPORT_RSS_TARGET_MIB = 128
 IMPORT_RATIO_TARGET = 3
 IMPORTED = re.compile(r"^Imported ([\d,]+) accounts? from ")
 
 
-class ImportUsers:
+class ImportUsers(Rows):
     """`accounts user import FILE --format csv` of many users into a freshly activated device
     vs the sqlite3 shell's `.import` of the same file."""
 
     def __init__(self, bench, password_hash: str) -> None:
         self.count = bench.options.import_count
         self.runs = bench.options.import_runs
-        self.work = bench.work / "import"
-        self.work.mkdir(mode=0o700)
-        self.binary = bench.binary
-        self.timer = bench.timer
+        super().__init__(bench, "import")
         self.password_hash = password_hash
         self.csv = self.work / "users.csv"
         # Activated once by the program; every run imports into a copy of it.
@@ -176,8 +174,7 @@ class ImportUsers:
             f"each run:",
             t.row("accounts user import FILE --format csv", "import"),
             t.row("sqlite3 DB .mode csv '.import FILE imported'", "import-sqlite3"),
-            f"  ratio import/sqlite3: {ratio:.2f} (median), {least:.2f} (min)"
-            f"   target ≤ {IMPORT_RATIO_TARGET}: {verdict(ratio <= IMPORT_RATIO_TARGET)}",
+            ratio_line("import/sqlite3", ratio, least, IMPORT_RATIO_TARGET),
             t.row("sqlite3 .import into a copy of account (view)", "import-sqlite3-full"),
             f"  (the row the program writes: every column of account, key and timestamps "
             f"filled by a trigger; import/that: {full:.2f} (median), {full_least:.2f} (min))",
@@ -203,7 +200,4 @@ class ImportUsers:
 
 
 def test_import_of_a_big_csv_beside_sqlite3(bench, alice):
-    rows = ImportUsers(bench, alice)
-    rows.prepare()
-    rows.measure()
-    rows.report(bench.report)
+    ImportUsers(bench, alice).run(bench.report)

@@ -12,22 +12,19 @@ import time
 
 from . import importing
 from .test_import import IMPORTED
-from .timing import PASSWORD_LINE, Reaper, fail, fresh_copy, ms, say, verdict
+from .timing import PASSWORD_LINE, Reaper, Rows, fail, fresh_copy, ms, say, verdict
 
 MEMORY_RATIO_TARGET = 1.0
 
 
-class ImportMemory:
+class ImportMemory(Rows):
     def __init__(self, bench, password_hash: str) -> None:
         o = bench.options
         self.users = o.memory_users
         self.records = max(1, o.memory_users // 200)
         self.lines = o.memory_lines
         self.runs = o.import_runs
-        self.work = bench.work / "import-memory"
-        self.work.mkdir(mode=0o700)
-        self.binary = bench.binary
-        self.timer = bench.timer
+        super().__init__(bench, "import-memory")
         self.password_hash = password_hash
         self.files = {"django": self.work / "users.json", "csv": self.work / "notes.csv"}
         self.sizes: dict[str, int] = {}
@@ -103,7 +100,4 @@ class ImportMemory:
 
 
 def test_import_memory_against_the_file_size(bench, alice):
-    rows = ImportMemory(bench, alice)
-    rows.prepare()
-    rows.measure()
-    rows.report(bench.report)
+    ImportMemory(bench, alice).run(bench.report)

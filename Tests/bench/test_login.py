@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import base64
 
-from .timing import PASSWORD, PASSWORD_LINE, fail, ms, require, verdict
+from .timing import PASSWORD, PASSWORD_LINE, fail, ms, ratio_line, require
 
 LOGIN_TARGET = 1.05
 
@@ -40,9 +40,8 @@ def test_login_beside_openssl_kdf(bench, alice):
         f"PBKDF2-HMAC-SHA256, {iterations:,} iterations (same password, salt, count):",
         timer.row("accounts login --password-stdin", "login"),
         timer.row("openssl kdf … PBKDF2", "openssl"),
-        f"  ratio login/openssl: {ratio:.3f} (median), {least:.3f} (min)"
-        f"   target ≤ {LOGIN_TARGET}: {verdict(ratio <= LOGIN_TARGET)}"
-        f"   (CPU time {timer.cpu_ratio('login', 'openssl'):.3f})",
+        ratio_line("login/openssl", ratio, least, LOGIN_TARGET, 3)
+        + f"   (CPU time {timer.cpu_ratio('login', 'openssl'):.3f})",
         f"  overhead of login beyond the KDF: "
         f"{ms(timer.median('login') - timer.median('openssl'))} (median)",
     ])

@@ -34,7 +34,8 @@ import time
 
 import pgserver
 
-from .timing import DEFAULT_ITERATIONS, NPROC, PASSWORD_LINE, fail, load_average, ms, verdict
+from .timing import (DEFAULT_ITERATIONS, NPROC, PASSWORD_LINE, fail, load_average, ms,
+                     Rows, ratio_line, verdict)
 
 PG_DATABASE = "accounts_bench"
 PG_LOGIN_TARGET = 1.10
@@ -47,17 +48,14 @@ PSQL_SELECT = "SELECT state FROM accounts.activation"
 PG_VARIABLES = ("PGHOST", "PGPORT", "PGUSER", "PGDATABASE")
 
 
-class PostgresRows:
+class PostgresRows(Rows):
     """`login` on each store at the same PBKDF2 cost, `status` on PostgreSQL vs psql, many
     logins from concurrent clients on each store, and what naming a PostgreSQL store adds at
     start-up (libpq and the libraries it needs are opened only then)."""
 
     def __init__(self, bench, server: pgserver.Server) -> None:
         self.options = bench.options
-        self.work = bench.work / "postgres"
-        self.work.mkdir(mode=0o700)
-        self.binary = bench.binary
-        self.timer = bench.timer
+        super().__init__(bench, "postgres")
         self.server = server
         # Nothing of the caller's PostgreSQL settings: the bench's cluster only.
         self.base = {k: v for k, v in bench.env.items() if not k.startswith("PG")}
@@ -332,9 +330,8 @@ class PostgresRows:
         ratio, least = t.ratios("pg-login", "pg-login-sqlite")
         pg_cpu, sqlite_cpu = self.login_cpu()
         lines += [
-            f"  ratio PostgreSQL/SQLite: {ratio:.3f} (median), {least:.3f} (min)"
-            f"   target ≤ {PG_LOGIN_TARGET}: {verdict(ratio <= PG_LOGIN_TARGET)}"
-            f"   (client CPU time {t.cpu_ratio('pg-login', 'pg-login-sqlite'):.3f}; the "
+            ratio_line("PostgreSQL/SQLite", ratio, least, PG_LOGIN_TARGET, 3)
+            + f"   (client CPU time {t.cpu_ratio('pg-login', 'pg-login-sqlite'):.3f}; the "
             f"server's CPU {ms(self.server_cpu['login'])} a login)",
             f"  CPU a login, the server's included: PostgreSQL {ms(pg_cpu)}, SQLite "
             f"{ms(sqlite_cpu)}: {pg_cpu / sqlite_cpu:.3f}×",
@@ -347,9 +344,8 @@ class PostgresRows:
         ]
         ratio, least = t.ratios("pg-status", "pg-psql")
         lines += [
-            f"  ratio status/psql: {ratio:.2f} (median), {least:.2f} (min)"
-            f"   target ≤ {PG_STATUS_TARGET}: {verdict(ratio <= PG_STATUS_TARGET)}"
-            f"   (the server's CPU for both: {ms(self.server_cpu['status+psql'])} a pair)",
+            ratio_line("status/psql", ratio, least, PG_STATUS_TARGET)
+            + f"   (the server's CPU for both: {ms(self.server_cpu['status+psql'])} a pair)",
             t.row(f"{self.psql_wrapper[0]} -Atc '…' (Debian's wrapper)", "pg-psql-wrapper"),
             t.row("accounts status, SQLite (for scale)", "pg-status-sqlite"),
             "",
@@ -454,7 +450,4 @@ class PostgresRows:
 
 
 def test_postgres_beside_sqlite(bench, pg_server):
-    rows = PostgresRows(bench, pg_server)
-    rows.prepare()
-    rows.measure()
-    rows.report(bench.report)
+    PostgresRows(bench, pg_server).run(bench.report)

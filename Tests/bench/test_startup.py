@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from .timing import fail, ms, shared_libraries, verdict
+from .timing import fail, ms, ratio_line, shared_libraries
 
 STATUS_TARGET = 1.5
 VERSION_TARGET = 1.3
@@ -48,11 +48,9 @@ def test_status_and_start_up_beside_sqlite3(bench, alice):
         "Reading the state:",
         timer.row("accounts status", "status"),
         timer.row("sqlite3 DB 'SELECT state FROM activation'", "sqlite3"),
-        f"  ratio status/sqlite3: {status_ratio:.2f} (median), {status_least:.2f} (min)"
-        f"   target ≤ {STATUS_TARGET}: {verdict(status_ratio <= STATUS_TARGET)}",
+        ratio_line("status/sqlite3", status_ratio, status_least, STATUS_TARGET),
         timer.row("accounts --version", "version"),
-        f"  ratio --version/sqlite3: {version_ratio:.2f} (median), {version_least:.2f} (min)"
-        f"   target ≤ {VERSION_TARGET}: {verdict(version_ratio <= VERSION_TARGET)}",
+        ratio_line("--version/sqlite3", version_ratio, version_least, VERSION_TARGET),
     ])
     floor, start, full = (timer.median(n) for n in ("true", "no-database", "status"))
     count, libraries = shared_libraries(binary)

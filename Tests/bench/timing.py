@@ -102,6 +102,29 @@ def verdict(met: bool) -> str:
     return "met" if met else "MISSED"
 
 
+def ratio_line(label: str, ratio: float, least: float, target: float, places: int = 2) -> str:
+    """One line of the plain report: a ratio of medians and of minimums (`Timer.ratios`), and
+    whether the median one is within its target (at most)."""
+    return (f"  ratio {label}: {ratio:.{places}f} (median), {least:.{places}f} (min)"
+            f"   target ≤ {target}: {verdict(ratio <= target)}")
+
+
+class Rows:
+    """Rows of the report measured in a folder of their own under the bench's work folder, by
+    the bench's binary and timer: prepared, measured, then reported (`run`)."""
+
+    def __init__(self, bench, folder: str) -> None:
+        self.work = bench.work / folder
+        self.work.mkdir(mode=0o700)
+        self.binary = bench.binary
+        self.timer = bench.timer
+
+    def run(self, report) -> None:
+        self.prepare()
+        self.measure()
+        self.report(report)
+
+
 # Runs a command and writes its exit code, wall time (fork to exit) and peak RSS (KiB) as JSON to
 # a file; its standard output goes to a file or /dev/null. A small process of its own, as
 # Tests/e2e/conftest.py's REAPER: on Linux a child's ru_maxrss starts from its parent's

@@ -286,6 +286,23 @@ def answer_secret(child, prompt, text):
     child.sendline(text)
 
 
+def ctrl_c_at_secret(child, prompt):
+    """Waits for a password prompt with echo off, then presses Ctrl-C."""
+    child.expect_exact(prompt)
+    assert child.waitnoecho(timeout=5)
+    child.sendintr()
+
+
+def changed_env(env: dict, changes: dict) -> dict:
+    """`env` with `changes` made in place: a value set, None removes the variable."""
+    for key, value in changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
 def finish(child, timeout=15) -> int:
     """Waits for the spawned process to end and returns its exit status."""
     child.expect(pexpect.EOF, timeout=timeout)
@@ -392,12 +409,7 @@ class Device:
             env["ACCOUNTS_DATABASE"] = str(self.db)
         if fast:
             env["ACCOUNTS_PBKDF2_ITERATIONS"] = FAST_ITERATIONS
-        for key, value in extra.items():
-            if value is None:
-                env.pop(key, None)
-            else:
-                env[key] = value
-        return env
+        return changed_env(env, extra)
 
     def run(self, *args, input=None, fast=True, env=None, cwd=None, umask=None,
             timeout=60) -> Result:

@@ -28,7 +28,8 @@ import pyotp
 import pytest
 
 from conftest import (BIN, BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, CLUSTER, NEW_PASSWORD,
-                      PASSWORD, USERNAME, WRONG_PASSWORD, Device, Result, cpu_seconds)
+                      PASSWORD, USERNAME, WRONG_PASSWORD, Device, Result, changed_env,
+                      cpu_seconds)
 from test_second_factor import enabled, steady, wrong_code
 from totp import code_for_step
 
@@ -55,13 +56,7 @@ DIGITS_PASSWORD = "purple elephants dance 482913"
 
 def pam_env(user=USERNAME, **changes) -> dict:
     """The environment pam_exec gives the program, with `changes` (None removes a variable)."""
-    env = dict(PAM_ENV, PAM_USER=user)
-    for key, value in changes.items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-    return env
+    return changed_env(dict(PAM_ENV, PAM_USER=user), changes)
 
 
 def pam_auth(device, password=PASSWORD, user=USERNAME, ending=b"", env=None, args=None,

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import (BIN, BOB, BOB_PASSWORD, FILL, FULL_NAME, INVALID, MATCH, NEW_PASSWORD,
                       PASSWORD, PERSONAL, SHORT, TOO_MANY, USERNAME, WRONG_PASSWORD, answer,
-                      answer_secret, finish, screen)
+                      answer_secret, ctrl_c_at_secret, finish, screen)
 
 CHANGED = "Password changed for alice.\n"
 SAME = "New password must differ from the current one!"
@@ -292,9 +292,7 @@ def test_at_terminal_ctrl_c_exits_130(activated):
     child = activated.spawn("passwd")
     answer(child, "User name: ", USERNAME)
     answer_secret(child, "Current password: ", PASSWORD)
-    child.expect_exact("New password: ")
-    assert child.waitnoecho(timeout=5)
-    child.sendintr()
+    ctrl_c_at_secret(child, "New password: ")
     assert finish(child) == 130
     assert activated.login().code == 0
     assert "password_changed" not in kinds(activated)

@@ -6,7 +6,8 @@ import pexpect
 import pytest
 
 from conftest import (BIN, EMAIL, FULL_NAME, INPUT_ENDED, INVALID, PASSWORD, TOO_MANY, USERNAME,
-                      WRONG_PASSWORD, answer, answer_secret, finish, pty_echo, screen)
+                      WRONG_PASSWORD, answer, answer_secret, ctrl_c_at_secret, finish, pty_echo,
+                      screen)
 
 # The front end: the same code on either store, so these run once, in the sqlite run.
 pytestmark = pytest.mark.front_end
@@ -177,9 +178,7 @@ def test_ctrl_c_at_password_exits_130(activated):
     """Ctrl-C at the login Password prompt ends the process with exit status 130."""
     child = activated.spawn("login")
     answer(child, "User name: ", USERNAME)
-    child.expect_exact("Password: ")
-    assert child.waitnoecho(timeout=5)
-    child.sendintr()
+    ctrl_c_at_secret(child, "Password: ")
     assert finish(child) == 130
     assert INVALID not in screen(child)
     assert [e["event"] for e in activated.events()] == ["activation"]
@@ -192,9 +191,7 @@ def test_ctrl_c_during_activation_stores_nothing(device):
     answer(child, "Full name: ", FULL_NAME)
     answer(child, "E-mail address: ", EMAIL)
     answer_secret(child, "Password: ", PASSWORD)
-    child.expect_exact("Password again: ")
-    assert child.waitnoecho(timeout=5)
-    child.sendintr()
+    ctrl_c_at_secret(child, "Password again: ")
     assert finish(child) == 130
     device.assert_nothing_stored()
 

@@ -8,7 +8,8 @@ import pytest
 from conftest import (BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, EMAIL, EMAIL_RULE, FILL,
                       FULL_NAME, INPUT_ENDED, INVALID, MATCH, NEW_PASSWORD, NOT_ACTIVATED,
                       PERSONAL, SHORT, TOO_MANY, USERNAME, USERNAME_RULE,
-                      WRONG_PASSWORD, answer, answer_secret, finish, form, screen, store_execute)
+                      WRONG_PASSWORD, answer, answer_secret, ctrl_c_at_secret, finish, form, screen,
+                      store_execute)
 
 NO_SUCH = 5
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -699,9 +700,7 @@ def test_passwd_at_terminal_ctrl_c(activated):
     activated.add_user()
     child = activated.spawn("user", "passwd", BOB)
     answer_secret(child, "New password: ", NEW_PASSWORD)
-    child.expect_exact("New password again: ")
-    assert child.waitnoecho(timeout=5)
-    child.sendintr()
+    ctrl_c_at_secret(child, "New password again: ")
     assert finish(child) == 130
     assert activated.login(BOB, BOB_PASSWORD).code == 0
     assert "password_set" not in kinds(activated)

@@ -13,18 +13,16 @@ import base64
 import collections
 import hashlib
 import json
-import os
-import pathlib
 import random
 import re
-import stat
 from dataclasses import dataclass
 
 import totp
 from hosts import Host, HostProc, Hosts
 from pgserver import Server
-from runner import PASSWORD, RAW_SQLITE, Result, enable_args, mentions, read_key, user_add_args
-from sqlite_store import FACTOR_EVENTS, KEY_TEXT, step_after, whole_hash
+from runner import (PASSWORD, RAW_SQLITE, Result, enable_args, enable_to_the_end, mentions,
+                    step_after, user_add_args)
+from sqlite_store import FACTOR_EVENTS, whole_hash
 
 
 # What must never reach a person: a trace, Swift's crash text, an SQLSTATE, libpq's raw
@@ -259,20 +257,6 @@ def pg_sessions(snap: dict | None) -> dict[bytes, tuple[int, str | None, bool]]:
             for s in snap["sessions"]}
 
 
-def pg_key_problems(path: pathlib.Path) -> tuple[str | None, list[str]]:
-    """The shared key file: absent, or a regular file of mode 0600, 64 hex digits and a newline."""
-    if not os.path.lexists(path):
-        return None, []
-    info = os.lstat(path)
-    if not stat.S_ISREG(info.st_mode):
-        return "", [f"key file is not a regular file (mode {info.st_mode:o})"]
-    problems = [] if info.st_mode & 0o777 == 0o600 else [f"key file mode {info.st_mode & 0o777:o}"]
-    text = path.read_text(errors="replace")
-    if info.st_size != 65 or not KEY_TEXT.fullmatch(text):
-        problems.append(f"key file not whole: {info.st_size} bytes")
-    return text, problems
-
-
 def raw_pg(r: Result) -> list[str]:
     return mentions(r.text, RAW_PG + RAW_SQLITE)
 
@@ -293,13 +277,7 @@ def pg_setup(pg: PgContext, uri: str, admin: Host, label: str, names: list[str],
 
 def pg_enable_2fa(pg: PgContext, host: Host, uri: str, name: str) -> tuple[Result, str | None]:
     """`2fa enable` run to its end on `host`: the password, then the code of the key it shows."""
-    p = HostProc(pg.hosts, host, enable_args(name), uri, stdin_pipe=True)
-    p.feed(PASSWORD + "\n")
-    secret = read_key(p)
-    if secret:
-        p.feed(totp.code_now(secret) + "\n")
-    p.close_stdin()
-    return p.wait(), secret
+    return enable_to_the_end(HostProc(pg.hosts, host, enable_args(name), uri, stdin_pipe=True))
 
 
 def pg_code(pg: PgContext, db: str, name: str, secret: str) -> tuple[int, str]:

@@ -16,6 +16,7 @@ import platform
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -286,6 +287,20 @@ def barrier(procs: list[Started], timeout: float = 60) -> str:
         f", {exited} exited early" if exited else "")
 
 
+def released_at_once(gate: Gate, procs: list[Started],
+                     lines: list[str]) -> tuple[list[Result], str]:
+    """Opens `gate` (all start at once), waits until every process waits on its standard input,
+    feeds each its line (one a process, in order), closes their standard input and waits for
+    them: (their results, how the barrier went)."""
+    gate.open()
+    how = barrier(procs)
+    for p, line in zip(procs, lines, strict=True):
+        p.feed(line + "\n")
+    for p in procs:
+        p.close_stdin()
+    return [p.wait() for p in procs], how
+
+
 def unread(p: Started) -> int:
     """Bytes fed to `p` that it has not read yet (FIONREAD on our end of its stdin pipe)."""
     if p.proc.stdin is None or p.proc.stdin.closed:
@@ -321,7 +336,13 @@ def read_key(p: Started, timeout: float = 60) -> str | None:
 def enable_2fa(box: Sandbox, db: str, name: str, state: pathlib.Path,
                iterations: int = KILL_ITERATIONS) -> tuple[Result, str | None]:
     """`2fa enable` run to its end: the password, then the code of the key it shows."""
-    p = Started(box, enable_args(name), db, iterations, stdin_pipe=True, state=state)
+    return enable_to_the_end(Started(box, enable_args(name), db, iterations, stdin_pipe=True,
+                                     state=state))
+
+
+def enable_to_the_end(p: Started) -> tuple[Result, str | None]:
+    """`2fa enable` started with a stdin pipe, fed the password, then the code of the key it
+    shows: (its result, the key)."""
     p.feed(PASSWORD + "\n")
     secret = read_key(p)
     if secret:
@@ -345,6 +366,63 @@ def code_barrier(procs: list[Started], timeout: float = 60) -> str:
     return f"{len(live)} read the password and wait for the code"
 
 
+def step_after(last: int | None) -> int:
+    """The step whose code to type: the first after `last`, at least the current one (within
+    the +-1 window as long as `prepare_step` ran less than 30 s ago)."""
+    return max((last if last is not None else -1) + 1, totp.current_step())
+
+
+def code_round(procs: list[Started], mode: str, secret: str,
+               last_before: int | None) -> tuple[int, str, list[Result]]:
+    """One round of a race on one TOTP code, once every process waits on its standard input:
+    the password and the code of the step after `last_before` fed at once ("password and code
+    at once"), or the password first and the code released once all have read it ("code
+    released at once"); then standard input closed. (the step typed, how the barriers went,
+    the results)."""
+    how = barrier(procs)
+    if mode == "password and code at once":
+        step = step_after(last_before)
+        for p in procs:
+            p.feed(f"{PASSWORD}\n{totp.code_for_step(secret, step)}\n")
+    else:
+        for p in procs:
+            p.feed(PASSWORD + "\n")
+        how += "; " + code_barrier(procs)
+        step = step_after(last_before)
+        for p in procs:
+            p.feed(totp.code_for_step(secret, step) + "\n")
+    for p in procs:
+        p.close_stdin()
+    return step, how, [p.wait() for p in procs]
+
+
+def judge_code_race(results: list[Result], welcome: str, where: str, answers, wrong: list[str],
+                    raw, label) -> list[int]:
+    """Judges the answers of a race on one TOTP code: exit 0 welcomed and authorized, exit 1
+    "already used", or exit 4 locked, none telling `raw(r)` (raw store errors) or "busy".
+    Counts the right answers of each kind in `answers`, adds what is wrong to `wrong` (named
+    `where` and `label(k)`, the count of winners first when it is not one); the winners'
+    indexes."""
+    winners = [k for k, r in enumerate(results) if r.code == 0]
+    for k, r in enumerate(results):
+        if r.code == 0:
+            ok = r.stdout.startswith(welcome) and AUTHORIZED in r.stderr
+            answers["exit 0"] += ok
+        elif r.code == 1:
+            ok = REPLAYED in r.stderr and WELCOME not in r.stdout
+            answers["exit 1 replayed"] += ok
+        elif r.code == 4:
+            ok = TOO_MANY in r.stderr
+            answers["exit 4 locked"] += ok
+        else:
+            ok = False
+        if not ok or raw(r) or mentions(r.text, ("busy",)):
+            wrong.append(f"{where} {label(k)}: {r.brief()}")
+    if len(winners) != 1:
+        wrong.insert(0, f"{where}: {len(winners)} exit 0")
+    return winners
+
+
 def kill_at(p: Started, delay: float, on_tick=None) -> Result:
     """Kills `p` with SIGKILL `delay` seconds after its start (calling `on_tick` meanwhile,
     which may return a new delay)."""
@@ -359,6 +437,48 @@ def kill_at(p: Started, delay: float, on_tick=None) -> Result:
     except ProcessLookupError:
         pass
     return p.wait()
+
+
+def show_typical_durations(durations: dict) -> None:
+    """Prints the median duration of each command (the kill moments are drawn from them)."""
+    print("      typical durations (s): "
+          + ", ".join(f"{k} {statistics.median(d):.3f}" for k, d in durations.items()),
+          flush=True)
+
+
+def kill_tally(runs: int, landed: int, committed: int, failures: list[str], shown: int = 3,
+               also: str = "") -> str:
+    """How the kills of one command went, for an assertion's message: its runs, the kills that
+    landed mid-run (before and after its write committed), `also`, the first `shown` failures."""
+    return (f"{runs} runs, {landed} killed mid-run ({landed - committed} before their write "
+            f"committed, {committed} after)" + also
+            + (f"; {len(failures)} bad: {failures[:shown]}" if failures else ""))
+
+
+def kill_moment(rng, durations: list[float], near_end: float = 0.7) -> float:
+    """When to kill a command that takes `durations` (its runs so far): half the kills anywhere
+    in the run, half near its end (from `near_end` to 1.05 times its median), where it writes."""
+    typical = statistics.median(durations)
+    return rng.uniform(0, typical) if rng.random() < 0.5 else rng.uniform(
+        near_end * typical, 1.05 * typical)
+
+
+def kill_after(p: Started, delay: float, durations: list[float]) -> tuple[Result, bool]:
+    """Kills `p` with SIGKILL `delay` seconds after its start: (its result, whether the kill
+    landed mid-run); a run that ended before adds its time to `durations` (the kill moments
+    follow the machine's speed)."""
+    # The kill's moment is the randomness under test (any moment must leave the file whole),
+    # not a guess that the command got somewhere.
+    time.sleep(max(0.0, delay - (time.monotonic() - p.start)))
+    try:
+        os.kill(p.proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    r = p.wait()
+    was_killed = r.code == -signal.SIGKILL
+    if not was_killed:
+        durations.append(r.seconds)
+    return r, was_killed
 
 
 def enable_killed(box: Sandbox, db: str, name: str, state: pathlib.Path, delay: float,

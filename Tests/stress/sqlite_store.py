@@ -370,12 +370,6 @@ def prepare_step(db: str, name: str) -> bool:
     return False
 
 
-def step_after(last: int | None) -> int:
-    """The step whose code to type: the first after `last`, at least the current one (within
-    the +-1 window as long as `prepare_step` ran less than 30 s ago)."""
-    return max((last if last is not None else -1) + 1, totp.current_step())
-
-
 def clear_throttle(db: str, name: str) -> None:
     execute(db, "DELETE FROM login_throttle WHERE username_key = ?", (name,))
 
@@ -431,14 +425,18 @@ def key_file_problems(db: str) -> tuple[str | None, list[str]]:
     """(the key file's text or None, why it is not whole and private): created atomically,
     so whenever it exists it is a regular file of mode 0600 holding 64 lowercase hex
     characters and a newline (65 bytes)."""
-    path = db + ".key"
+    return key_problems(pathlib.Path(db + ".key"))
+
+
+def key_problems(path: pathlib.Path) -> tuple[str | None, list[str]]:
+    """A key file: absent, or a regular file of mode 0600, 64 hex digits and a newline."""
     if not os.path.lexists(path):
         return None, []
     info = os.lstat(path)
     if not stat.S_ISREG(info.st_mode):
         return "", [f"key file is not a regular file (mode {info.st_mode:o})"]
     problems = [] if info.st_mode & 0o777 == 0o600 else [f"key file mode {info.st_mode & 0o777:o}"]
-    text = pathlib.Path(path).read_text(errors="replace")
+    text = path.read_text(errors="replace")
     if info.st_size != 65 or not KEY_TEXT.fullmatch(text):
         problems.append(f"key file not whole: {info.st_size} bytes")
     return text, problems

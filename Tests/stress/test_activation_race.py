@@ -15,7 +15,7 @@ import subprocess
 
 import runner
 from runner import (ALREADY, PASSWORD, RACE_ITERATIONS, RACERS, Gate, Result, Sandbox,
-                    Started, activate, barrier, mentions, run)
+                    Started, activate, mentions, released_at_once, run)
 from sqlite_store import consistent
 
 
@@ -30,13 +30,8 @@ def activation_race(box: Sandbox, db: str) -> tuple[list[str], list[str], list[s
                 db, RACE_ITERATIONS, stdin_pipe=True, gate=gate)
         for name in names
     ]
-    gate.open()  # all open the file at once ...
-    how = barrier(procs)
-    for p in procs:  # ... and, once all wait for their password, get it at once
-        p.feed(PASSWORD + "\n")
-    for p in procs:
-        p.close_stdin()
-    results = [p.wait() for p in procs]
+    # All open the file at once and, once all wait for their password, get it at once.
+    results, how = released_at_once(gate, procs, [PASSWORD] * len(procs))
     return judge_race(box, db, names, results) + (how,)
 
 

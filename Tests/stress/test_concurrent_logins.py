@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from runner import (INVALID, LOGIN_ITERATIONS, PASSWORD, RAW_SQLITE, TOO_MANY, WELCOME,
-                    WRONG_PASSWORD, Gate, Started, activate, barrier, mentions)
+                    WRONG_PASSWORD, Gate, Started, activate, mentions, released_at_once)
 from sqlite_store import consistent, scalar
 
 
@@ -30,13 +30,7 @@ def test_concurrent_logins_each_get_their_answer_and_lose_no_write(box, knobs):
     gate = Gate()
     procs = [Started(box, ["login", "--username", name, "--password-stdin"], db,
                      LOGIN_ITERATIONS, stdin_pipe=True, gate=gate) for name, _, _ in plan]
-    gate.open()
-    how = barrier(procs)
-    for p, (_, password, _) in zip(procs, plan):
-        p.feed(password + "\n")
-    for p in procs:
-        p.close_stdin()
-    results = [p.wait() for p in procs]
+    results, how = released_at_once(gate, procs, [password for _, password, _ in plan])
     wrong = []
     for (name, _, right), r in zip(plan, results):
         if right:

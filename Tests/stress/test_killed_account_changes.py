@@ -14,15 +14,12 @@ randomness: any moment must leave the store whole.
 from __future__ import annotations
 
 import collections
-import os
 import random
-import signal
-import statistics
-import time
 from dataclasses import dataclass
 
 from runner import (KILL_ITERATIONS, OTHER_PASSWORD, PASSWORD, Result, Sandbox, Started,
-                    login, passwd_stdin, run, user_add_args)
+                    kill_after, kill_moment, kill_tally, login, passwd_stdin, run,
+                    show_typical_durations, user_add_args)
 from sqlite_store import (Snapshot, events_since, hash_matches, inspect, last_event_id,
                           setup_accounts, whole_hash)
 
@@ -164,9 +161,7 @@ def test_killed_account_changes_are_stored_iff_logged(box, knobs):
     missing = [k for k, d in durations.items() if not d]
     assert not (missing), (
         ("measuring the commands") + ': ' + (f"no run of {missing} succeeded"))
-    print("      typical durations (s): "
-          + ", ".join(f"{k} {statistics.median(d):.3f}" for k, d in durations.items()),
-          flush=True)
+    show_typical_durations(durations)
 
     runs = {k: 0 for k in ACCOUNT_KINDS}
     landed = {k: 0 for k in ACCOUNT_KINDS}
@@ -198,22 +193,10 @@ def test_killed_account_changes_are_stored_iff_logged(box, knobs):
             name = rng.choice(others)
         v = account_victim(kind, name, passwords, full_names)
         last = last_event_id(db)
-        typical = statistics.median(durations[kind])
-        delay = rng.uniform(0, typical) if rng.random() < 0.5 else rng.uniform(
-            0.7 * typical, 1.05 * typical)
+        delay = kill_moment(rng, durations[kind])
         p = start_account_victim(box, db, v)
-        # The kill's moment is the randomness under test (any moment must leave the file
-        # whole), not a guess that the command got somewhere.
-        time.sleep(max(0.0, delay - (time.monotonic() - p.start)))
-        try:
-            os.kill(p.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        r = p.wait()
+        r, was_killed = kill_after(p, delay, durations[kind])
         runs[kind] += 1
-        was_killed = r.code == -signal.SIGKILL
-        if not was_killed:
-            durations[kind].append(r.seconds)
         where = (f"run {n} `{' '.join(v.args[:3])}` killed at {delay * 1000:.1f} ms "
                  f"({'mid-run' if was_killed else 'after exit'})")
         after = inspect(db)
@@ -247,10 +230,7 @@ def test_killed_account_changes_are_stored_iff_logged(box, knobs):
         assert (not failures[kind] and runs[kind] > 0), (
             (f"SIGKILL during `{kind}`: integrity, foreign keys, consistency, whole rows after "
             "every kill; the change is stored iff it is logged; next command works") + ': '
-            + (f"{runs[kind]} runs, {landed[kind]} killed mid-run "
-            f"({landed[kind] - committed_mid[kind]} before their write committed, "
-            f"{committed_mid[kind]} after)"
-            + (f"; {len(failures[kind])} bad: {failures[kind][:3]}" if failures[kind] else "")))
+            + kill_tally(runs[kind], landed[kind], committed_mid[kind], failures[kind]))
     assert (total > 0 and sum(landed.values()) * 4 >= total), (
         ("kills landed mid-run in at least a quarter of the runs") + ': '
         + (f"{sum(landed.values())} of {total} (seed {knobs.seed})"))

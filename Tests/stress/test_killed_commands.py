@@ -16,13 +16,11 @@ import collections
 import json
 import os
 import random
-import signal
-import statistics
-import time
 from dataclasses import dataclass
 
 from runner import (ALREADY, FULL_NAME, INVALID, KILL_ITERATIONS, PASSWORD, WELCOME,
-                    WRONG_PASSWORD, Sandbox, Started, login, run)
+                    WRONG_PASSWORD, Sandbox, Started, kill_after, kill_moment, kill_tally, login,
+                    run, show_typical_durations)
 from sqlite_store import audit_count, consistent, inspect
 
 
@@ -71,9 +69,7 @@ def measure_durations(box: Sandbox) -> dict[str, collections.deque]:
 def test_killed_commands_leave_a_consistent_file(box, knobs):
     rng = random.Random(knobs.seed)
     durations = measure_durations(box)
-    print("      typical durations (s): "
-          + ", ".join(f"{k} {statistics.median(v):.3f}" for k, v in durations.items()),
-          flush=True)
+    show_typical_durations(durations)
     db = box.db("killed")
     kinds = ("activate", "login", "login-wrong", "reset")
     runs = {k: 0 for k in kinds}
@@ -103,24 +99,10 @@ def test_killed_commands_leave_a_consistent_file(box, knobs):
         v = victim(kind, username)
         events_before = audit_count(db)
         # Half the kills anywhere in the run, half near its end, where SQLite writes.
-        typical = statistics.median(durations[kind])
-        if rng.random() < 0.5:
-            delay = rng.uniform(0, typical)
-        else:
-            delay = rng.uniform(0.7 * typical, 1.05 * typical)
+        delay = kill_moment(rng, durations[kind])
         p = start_victim(box, db, v)
-        # The kill's moment is the randomness under test (any moment must leave the file
-        # whole), not a guess that the command got somewhere.
-        time.sleep(max(0.0, delay - (time.monotonic() - p.start)))
-        try:
-            os.kill(p.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        r = p.wait()
+        r, was_killed = kill_after(p, delay, durations[kind])
         runs[kind] += 1
-        was_killed = r.code == -signal.SIGKILL
-        if not was_killed:
-            durations[kind].append(r.seconds)
         landed[kind] += was_killed
         committed[kind] += was_killed and audit_count(db) > events_before
 
@@ -179,9 +161,7 @@ def test_killed_commands_leave_a_consistent_file(box, knobs):
             (f"SIGKILL during `{' '.join(victim(kind, 'alice').args[:1])}`"
             f"{' (wrong password)' if kind == 'login-wrong' else ''}: consistent after every kill,"
             " next command works") + ': '
-            + (f"{runs[kind]} runs, {landed[kind]} killed mid-run ({landed[kind] - committed[kind]}"
-            f" before their write committed, {committed[kind]} after)"
-            + (f"; {len(failures[kind])} bad: {failures[kind][:3]}" if failures[kind] else "")))
+            + kill_tally(runs[kind], landed[kind], committed[kind], failures[kind]))
     assert (total > 0 and sum(landed.values()) * 4 >= total), (
         ("kills landed mid-run in at least a quarter of the runs") + ': '
         + (f"{sum(landed.values())} of {total} (seed {knobs.seed}; {fresh_files} on a new file,"

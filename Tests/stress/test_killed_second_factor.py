@@ -29,10 +29,11 @@ import statistics
 
 import totp
 from runner import (AUTHORIZED, KEY_LINE, KILL_ITERATIONS, PASSWORD, REPLAYED, Result, Started,
-                    enable_2fa, enable_args, enable_killed, enabled_ok, kill_at, login_args, run)
+                    enable_2fa, enable_args, enable_killed, enabled_ok, kill_at, kill_tally,
+                    login_args, run, show_typical_durations, step_after)
 from sqlite_store import (clear_throttle, events_since, factor_problems, inspect, last_event_id,
                           last_step, prepare_step, read_session_file, sessions, setup_accounts,
-                          step_after, token_hash)
+                          token_hash)
 
 
 FACTOR_KINDS = ("2fa enable", "login", "logout")
@@ -100,9 +101,7 @@ def test_killed_second_factor_and_session_commands_keep_the_store_whole(box, kno
     assert not (missing), (
         ("measuring the commands") + ': ' + (f"no run of {missing} succeeded: "
                 f"last {r.brief()}"))
-    print("      typical durations (s): "
-          + ", ".join(f"{k} {statistics.median(d):.3f}" for k, d in durations.items()),
-          flush=True)
+    show_typical_durations(durations)
 
     runs = {k: 0 for k in FACTOR_KINDS}
     landed = {k: 0 for k in FACTOR_KINDS}
@@ -311,11 +310,9 @@ def test_killed_second_factor_and_session_commands_keep_the_store_whole(box, kno
             (f"SIGKILL during {what[kind]}: integrity, foreign keys, v2/v3 rules; 2FA on iff 10 "
             "recovery codes iff last logged second_factor_* is enabled; key file 0600, 65 bytes "
             "whenever 2FA is on; session file absent or whole; stored iff logged; " + again[kind]) + ': '
-            + (f"{runs[kind]} runs, {landed[kind]} killed mid-run "
-            f"({landed[kind] - committed_mid[kind]} before their write committed, "
-            f"{committed_mid[kind]} after)"
-            + (f"; {orphans} left a session row without its file" if kind == "logout" else "")
-            + (f"; {len(failures[kind])} bad: {failures[kind][:3]}" if failures[kind] else "")))
+            + kill_tally(runs[kind], landed[kind], committed_mid[kind], failures[kind],
+                         also=(f"; {orphans} left a session row without its file"
+                               if kind == "logout" else "")))
     assert (total > 0 and sum(landed.values()) * 4 >= total and sum(committed_mid.values()) > 0), (
         ("kills landed mid-run in at least a quarter of the runs, and after a commit at least once") + ': '
         + (f"{sum(landed.values())} of {total}, {sum(committed_mid.values())} after the commit "

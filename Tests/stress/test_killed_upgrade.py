@@ -21,14 +21,13 @@ import os
 import pathlib
 import random
 import shutil
-import signal
 import sqlite3
-import statistics
 import time
 
 import pytest
 
-from runner import PASSWORD, Gate, Sandbox, Started, login, wait_until
+from runner import (PASSWORD, Gate, Sandbox, Started, kill_after, kill_moment, login,
+                    wait_until)
 from sqlite_store import MIGRATIONS, V3_TABLES, events_since, v3_problems
 
 
@@ -378,20 +377,8 @@ def test_a_killed_upgrade_leaves_a_whole_file(box, enlarged, knobs):
             delay = time.monotonic() - p.start
         else:
             # Half the kills anywhere in the run, half near its end, where the upgrade commits.
-            # The moment is the randomness under test (any moment must leave a whole file),
-            # not a guess that the command got somewhere.
-            typical = statistics.median(durations[kind])
-            delay = rng.uniform(0, typical) if rng.random() < 0.5 else rng.uniform(
-                0.75 * typical, 1.05 * typical)
-            time.sleep(max(0.0, delay - (time.monotonic() - p.start)))
-        try:
-            os.kill(p.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        r = p.wait()
-        was_killed = r.code == -signal.SIGKILL
-        if not was_killed:
-            durations[kind].append(r.seconds)  # the kill moments follow the machine's speed
+            delay = kill_moment(rng, durations[kind], 0.75)
+        r, was_killed = kill_after(p, delay, durations[kind])
         state, bad = upgrade_state(db, expected, 1 if kind == "login" else 0)
         outcomes[f"{state}{'' if was_killed else ' (ended before the kill)'}"] += 1
         logins = len(events_since(db, expected["audit_max_id"])) if state in (

@@ -18,7 +18,7 @@ import re
 from hosts import HostProc
 from pg_store import (PgContext, new_database, pg_activate_args, pg_events_since, pg_last_event,
                       pg_problems, pg_snapshot, pg_state, raw_pg)
-from runner import ALREADY, PASSWORD, RACERS, Gate, barrier, login_args
+from runner import ALREADY, PASSWORD, RACERS, Gate, login_args, released_at_once
 
 
 PG_RACE_ITERATIONS = 20_000  # the activation race: the 12 hashes overlap before the write
@@ -47,13 +47,7 @@ def test_one_of_twelve_hosts_activates_the_store(pg: PgContext):
         procs = [HostProc(hosts, hosts.host(f"host-{i + 1:02d}"), pg_activate_args(name), uri,
                           PG_RACE_ITERATIONS, stdin_pipe=True, gate=gate)
                  for i, name in enumerate(names)]
-        gate.open()
-        how = barrier(procs)
-        for p in procs:
-            p.feed(PASSWORD + "\n")
-        for p in procs:
-            p.close_stdin()
-        results = [p.wait() for p in procs]
+        results, how = released_at_once(gate, procs, [PASSWORD] * len(procs))
         hows.add(how)
         winners = [names[k] for k, r in enumerate(results) if r.code == 0]
         for k, r in enumerate(results):

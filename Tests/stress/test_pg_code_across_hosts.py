@@ -16,14 +16,13 @@ from __future__ import annotations
 import collections
 import re
 
-import totp
 from hosts import HostProc
 from pg_store import (PgContext, new_database, pg_clear_throttle, pg_code, pg_enable_2fa,
-                      pg_events_since, pg_key_problems, pg_last_event, pg_last_step,
-                      pg_prepare_step, pg_problems, pg_sessions, pg_setup, pg_snapshot, raw_pg)
-from runner import (AUTHORIZED, PASSWORD, RACERS, REPLAYED, TOO_MANY, WELCOME, Gate, barrier,
-                    code_barrier, enabled_ok, login_args, mentions)
-from sqlite_store import read_session_file, step_after, token_hash
+                      pg_events_since, pg_last_event, pg_last_step, pg_prepare_step,
+                      pg_problems, pg_sessions, pg_setup, pg_snapshot, raw_pg)
+from runner import (AUTHORIZED, PASSWORD, RACERS, REPLAYED, Gate, code_round, enabled_ok,
+                    judge_code_race, login_args)
+from sqlite_store import key_problems, read_session_file, token_hash
 
 
 def test_a_code_used_on_one_host_is_refused_on_the_others(pg: PgContext, knobs):
@@ -34,7 +33,7 @@ def test_a_code_used_on_one_host_is_refused_on_the_others(pg: PgContext, knobs):
     welcome = f"Welcome back Added {name}!"
     pg_setup(pg, uri, admin, "m", [name])
     r, secret = pg_enable_2fa(pg, admin, uri, name)
-    key_text, key_bad = pg_key_problems(hosts.key_file)
+    key_text, key_bad = key_problems(hosts.key_file)
     uri_host = re.search(r"^URI: otpauth://totp/accounts:[^?]*%40([^?]+)\?", r.stdout, re.M)
     assert (enabled_ok(r, name) and bool(secret) and key_text is not None and not key_bad
         and (not hosts.uts or (uri_host is not None and uri_host.group(1) == "host-00"))), (
@@ -95,40 +94,11 @@ def test_a_code_used_on_one_host_is_refused_on_the_others(pg: PgContext, knobs):
         procs = [HostProc(hosts, h, login_args(name), uri, stdin_pipe=True, gate=gate)
                  for h in racers]
         gate.open()
-        how = barrier(procs)
-        step = step_after(last_before)
-        if mode == "password and code at once":
-            for p in procs:
-                p.feed(f"{PASSWORD}\n{totp.code_for_step(secret, step)}\n")
-        else:
-            for p in procs:
-                p.feed(PASSWORD + "\n")
-            how += "; " + code_barrier(procs)
-            step = step_after(last_before)
-            for p in procs:
-                p.feed(totp.code_for_step(secret, step) + "\n")
+        step, how, results = code_round(procs, mode, secret, last_before)
         hows.add(f"{mode}: {how}")
-        for p in procs:
-            p.close_stdin()
-        results = [p.wait() for p in procs]
         where = f"round {n + 1} ({mode}, step {step})"
-        winners = [k for k, r in enumerate(results) if r.code == 0]
-        for k, r in enumerate(results):
-            if r.code == 0:
-                ok = r.stdout.startswith(welcome) and AUTHORIZED in r.stderr
-                answers["exit 0"] += ok
-            elif r.code == 1:
-                ok = REPLAYED in r.stderr and WELCOME not in r.stdout
-                answers["exit 1 replayed"] += ok
-            elif r.code == 4:
-                ok = TOO_MANY in r.stderr
-                answers["exit 4 locked"] += ok
-            else:
-                ok = False
-            if not ok or raw_pg(r) or mentions(r.text, ("busy",)):
-                wrong.append(f"{where} host-{k + 1:02d}: {r.brief()}")
-        if len(winners) != 1:
-            wrong.insert(0, f"{where}: {len(winners)} exit 0")
+        winners = judge_code_race(results, welcome, where, answers, wrong, raw_pg,
+                                  lambda k: f"host-{k + 1:02d}")
         snap = pg_snapshot(server, db)
         problems = pg_problems(snap)
         now_step = pg_last_step(server, db, name)

@@ -28,11 +28,11 @@ from dataclasses import dataclass
 import totp
 from hosts import Host, HostProc
 from pg_store import (IMPORT_HASH, PgContext, new_database, pg_code, pg_enable_2fa,
-                      pg_events_since, pg_key_problems, pg_last_step, pg_problems, pg_sessions,
-                      pg_setup, pg_snapshot, raw_pg)
+                      pg_events_since, pg_last_step, pg_problems, pg_sessions, pg_setup,
+                      pg_snapshot, raw_pg)
 from runner import (KEY_LINE, PASSWORD, blocked_writing_stdout, enable_args, enabled_ok,
-                    login_args, read_key, user_add_args)
-from sqlite_store import read_session_file, token_hash
+                    kill_tally, login_args, read_key, show_typical_durations, user_add_args)
+from sqlite_store import key_problems, read_session_file, token_hash
 
 
 PG_KILL_KINDS = ("login", "logout", "user add", "user import", "2fa enable")
@@ -81,7 +81,7 @@ def test_killed_clients_of_several_hosts_leave_the_store_whole(pg: PgContext, kn
     assert not (not enabled_ok(r, factor_pool[0]) or not secret), (
         ("setting up: `2fa enable`") + ': ' + (r.brief()))
     secrets[factor_pool[0]] = secret
-    key_before, _ = pg_key_problems(hosts.key_file)
+    key_before, _ = key_problems(hosts.key_file)
     for h in machines[:3]:
         hosts.run(h, login_args(account_of[h.name]), uri, PASSWORD + "\n")
 
@@ -119,8 +119,7 @@ def test_killed_clients_of_several_hosts_leave_the_store_whole(pg: PgContext, kn
     missing = [k for k, d in durations.items() if not d]
     assert not (missing or not tails), (
         ("measuring the commands") + ': ' + (f"no run of {missing} succeeded: last {r.brief()}"))
-    print("      typical durations (s): "
-          + ", ".join(f"{k} {statistics.median(d):.3f}" for k, d in durations.items()), flush=True)
+    show_typical_durations(durations)
 
     runs = collections.Counter()
     landed = collections.Counter()
@@ -257,7 +256,7 @@ def test_killed_clients_of_several_hosts_leave_the_store_whole(pg: PgContext, kn
 
         snap = pg_snapshot(server, db)
         problems_now = pg_problems(snap, import_rows)
-        key_text, key_bad = pg_key_problems(hosts.key_file)
+        key_text, key_bad = key_problems(hosts.key_file)
         if key_bad or key_text != key_before:
             problems_now.append(f"the shared key file changed or is damaged: {key_bad}")
         events = pg_events_since(snap, before)
@@ -373,9 +372,7 @@ def test_killed_clients_of_several_hosts_leave_the_store_whole(pg: PgContext, kn
         assert (not failures[kind] and runs[kind] > 0), (
             (f"SIGKILL during `{kind}` on one of 6 hosts (1-3 clients of different hosts at "
             "once): stored iff logged, and the same command run again answers as it should") + ': '
-            + (f"{runs[kind]} runs, {landed[kind]} killed mid-run ({landed[kind] - committed[kind]} "
-            f"before their write committed, {committed[kind]} after)"
-            + (f"; {len(failures[kind])} bad: {failures[kind][:2]}" if failures[kind] else "")))
+            + kill_tally(runs[kind], landed[kind], committed[kind], failures[kind], 2))
     assert (not general and total > 0), (
         ("after every round of kills and after the next commands the store is whole: Public "
         "keeps no account, Activated names its owner; no orphan session, second factor or "

@@ -17,7 +17,8 @@ import collections
 from hosts import HostProc
 from pg_store import (PgContext, new_database, pg_events_since, pg_last_event, pg_problems,
                       pg_setup, pg_snapshot, raw_pg)
-from runner import INVALID, PASSWORD, TOO_MANY, WRONG_PASSWORD, Gate, barrier, login_args
+from runner import (INVALID, PASSWORD, TOO_MANY, WRONG_PASSWORD, Gate, login_args,
+                    released_at_once)
 
 
 def test_failed_logins_from_several_hosts_add_up_to_one_lockout(pg: PgContext):
@@ -76,13 +77,7 @@ def test_failed_logins_from_several_hosts_add_up_to_one_lockout(pg: PgContext):
     gate = Gate()
     procs = [HostProc(hosts, three[k % 3], login_args(name) + ["--no-session"], uri,
                       stdin_pipe=True, gate=gate) for k in range(12)]
-    gate.open()
-    how = barrier(procs)
-    for p in procs:
-        p.feed(WRONG_PASSWORD + "\n")
-    for p in procs:
-        p.close_stdin()
-    results = [p.wait() for p in procs]
+    results, how = released_at_once(gate, procs, [WRONG_PASSWORD] * len(procs))
     snap = pg_snapshot(server, db)
     codes = collections.Counter(r.code for r in results)
     bad = [r.brief() for r in results if not (

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import collections
 
-import totp
-from runner import (AUTHORIZED, PASSWORD, RACE_ITERATIONS, RACERS, RAW_SQLITE, REPLAYED,
-                    TOO_MANY, WELCOME, Gate, Started, barrier, code_barrier, enable_2fa,
-                    enabled_ok, login_args, mentions)
+from runner import (RACE_ITERATIONS, RACERS, RAW_SQLITE, REPLAYED, Gate, Started, code_round,
+                    enable_2fa, enabled_ok, judge_code_race, login_args, mentions)
 from sqlite_store import (clear_throttle, events_since, inspect, last_event_id, last_step,
                           now_text, prepare_step, read_session_file, scalar, sessions,
-                          setup_accounts, step_after, token_hash)
+                          setup_accounts, token_hash)
 
 
 def test_one_totp_code_raced_by_twelve_logins_admits_one(box, knobs):
@@ -54,41 +52,12 @@ def test_one_totp_code_raced_by_twelve_logins_admits_one(box, knobs):
         procs = [Started(box, login_args(name), db, RACE_ITERATIONS, stdin_pipe=True, gate=gate,
                          state=state) for state in states]
         gate.open()
-        how = barrier(procs)
-        if mode == "password and code at once":
-            step = step_after(last_before)
-            for p in procs:
-                p.feed(f"{PASSWORD}\n{totp.code_for_step(secret, step)}\n")
-        else:
-            for p in procs:
-                p.feed(PASSWORD + "\n")
-            how += "; " + code_barrier(procs)
-            step = step_after(last_before)
-            for p in procs:
-                p.feed(totp.code_for_step(secret, step) + "\n")
+        step, how, results = code_round(procs, mode, secret, last_before)
         hows.add(f"{mode}: {how}")
-        for p in procs:
-            p.close_stdin()
-        results = [p.wait() for p in procs]
         where = f"round {n + 1} ({mode}, step {step})"
 
-        winners = [k for k, r in enumerate(results) if r.code == 0]
-        for k, r in enumerate(results):
-            if r.code == 0:
-                ok = r.stdout.startswith(welcome) and AUTHORIZED in r.stderr
-                answers["exit 0"] += 1
-            elif r.code == 1:
-                ok = REPLAYED in r.stderr and WELCOME not in r.stdout
-                answers["exit 1 replayed"] += ok
-            elif r.code == 4:
-                ok = TOO_MANY in r.stderr
-                answers["exit 4 locked"] += ok
-            else:
-                ok = False
-            if not ok or mentions(r.text, RAW_SQLITE + ("busy",)):
-                wrong.append(f"{where} login {k}: {r.brief()}")
-        if len(winners) != 1:
-            wrong.insert(0, f"{where}: {len(winners)} exit 0")
+        winners = judge_code_race(results, welcome, where, answers, wrong,
+                                  lambda r: mentions(r.text, RAW_SQLITE), lambda k: f"login {k}")
 
         problems = list(inspect(db).problems)
         now_step = last_step(db, name)

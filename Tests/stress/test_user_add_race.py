@@ -7,7 +7,7 @@ exactly one is added, 11 exit 1 "User name NAME is already taken!" (no raw SQLit
 from __future__ import annotations
 
 from runner import PASSWORD, RACE_ITERATIONS, RACERS, RAW_SQLITE, Gate, Result, Sandbox, \
-    Started, barrier, mentions, user_add_args
+    Started, mentions, released_at_once, user_add_args
 from sqlite_store import events_since, inspect, last_event_id, setup_accounts
 
 
@@ -18,13 +18,7 @@ def add_race(box: Sandbox, db: str, names: list[str]) -> tuple[list[Result], str
     gate = Gate()
     procs = [Started(box, user_add_args(name, f"Racer {i}"), db, RACE_ITERATIONS,
                      stdin_pipe=True, gate=gate) for i, name in enumerate(names)]
-    gate.open()
-    how = barrier(procs)
-    for p in procs:
-        p.feed(PASSWORD + "\n")
-    for p in procs:
-        p.close_stdin()
-    return [p.wait() for p in procs], how
+    return released_at_once(gate, procs, [PASSWORD] * len(procs))
 
 
 def test_user_add_race_with_distinct_names_adds_every_one(box):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from runner import (FULL_NAME, LOGIN_ITERATIONS, PASSWORD, RAW_SQLITE, WELCOME, Started,
+from runner import (FULL_NAME, LOGIN_ITERATIONS, PASSWORD, RAW_SQLITE, WELCOME, Result, Started,
                     activate, mentions, run, wait_until, waiting_for_lock)
 from sqlite_store import consistent
 
@@ -38,6 +38,18 @@ def waits_for(p: Started) -> None:
                "the command waits for the lock")
 
 
+def waits_while_held(started: Started, con: sqlite3.Connection) -> tuple[bool, Result]:
+    """Feeds `started` the password, waits until it sleeps in its lock wait, then releases the
+    lock `con` holds: (whether it was still running then, its result)."""
+    started.feed(PASSWORD + "\n")
+    started.close_stdin()
+    waits_for(started)
+    still_running = started.proc.poll() is None
+    con.execute("ROLLBACK")
+    con.close()
+    return still_running, started.wait()
+
+
 def activated(box, db: str) -> None:
     setup = activate(box, db, "alice", LOGIN_ITERATIONS)
     assert setup.code == 0, f"setting up: {setup.brief()}"
@@ -49,13 +61,7 @@ def test_a_login_waits_for_a_held_lock_then_succeeds(box):
     con = hold(db, "EXCLUSIVE")
     started = Started(box, ["login", "--username", "alice", "--password-stdin"], db,
                       LOGIN_ITERATIONS, stdin_pipe=True)
-    started.feed(PASSWORD + "\n")
-    started.close_stdin()
-    waits_for(started)
-    still_running = started.proc.poll() is None
-    con.execute("ROLLBACK")
-    con.close()
-    r = started.wait()
+    still_running, r = waits_while_held(started, con)
     assert still_running and r.code == 0 and r.stdout.startswith(WELCOME), (
         "lock held (BEGIN EXCLUSIVE): login waits for it, then succeeds: "
         + ("" if still_running else "it finished while the lock was held; ") + r.brief())
@@ -68,13 +74,7 @@ def test_activate_waits_for_a_new_empty_file_held_then_succeeds(box):
     started = Started(box, ["activate", "--username", "alice", "--full-name", FULL_NAME,
                             "--email", "alice@example.org", "--password-stdin"], fresh,
                       LOGIN_ITERATIONS, stdin_pipe=True)
-    started.feed(PASSWORD + "\n")
-    started.close_stdin()
-    waits_for(started)
-    still_running = started.proc.poll() is None
-    con.execute("ROLLBACK")
-    con.close()
-    r = started.wait()
+    still_running, r = waits_while_held(started, con)
     assert still_running and r.code == 0, (
         "new empty file held (BEGIN IMMEDIATE): activate waits for it, then "
         "succeeds: " + ("" if still_running else "it finished while the lock was held; ")
