@@ -424,19 +424,22 @@ def judge_code_race(results: list[Result], welcome: str, where: str, answers, wr
 
 
 def kill_at(p: Started, delay: float, on_tick=None) -> Result:
-    """Kills `p` with SIGKILL `delay` seconds after its start (calling `on_tick` meanwhile,
-    which may return a new delay)."""
-    while (left := p.start + delay - time.monotonic()) > 0 and p.proc.poll() is None:
-        if on_tick is not None:
+    """Kills `p` with SIGKILL `delay` seconds after its start. The kill's moment is the
+    randomness under test (any moment must leave the store whole), so a timer fires it while
+    this waits for the process to end. With `on_tick`, which watches the program's output and
+    may return a new delay, its output is polled (in 1 ms steps) until the moment instead."""
+    if on_tick is not None:
+        while (left := p.start + delay - time.monotonic()) > 0 and p.proc.poll() is None:
             delay = on_tick() or delay
-        # The kill's moment is the randomness under test (any moment must leave the store
-        # whole): polling in 1 ms steps only keeps to it.
-        time.sleep(max(0.0, min(0.001, left)))
+            time.sleep(max(0.0, min(0.001, left)))  # polls the output; the moment ends it
+    # Popen.send_signal does nothing once the process has been reaped.
+    timer = threading.Timer(max(0.0, p.start + delay - time.monotonic()),
+                            p.proc.send_signal, (signal.SIGKILL,))
+    timer.start()
     try:
-        os.kill(p.proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    return p.wait()
+        return p.wait()
+    finally:
+        timer.cancel()
 
 
 def show_typical_durations(durations: dict) -> None:
@@ -467,14 +470,7 @@ def kill_after(p: Started, delay: float, durations: list[float]) -> tuple[Result
     """Kills `p` with SIGKILL `delay` seconds after its start: (its result, whether the kill
     landed mid-run); a run that ended before adds its time to `durations` (the kill moments
     follow the machine's speed)."""
-    # The kill's moment is the randomness under test (any moment must leave the file whole),
-    # not a guess that the command got somewhere.
-    time.sleep(max(0.0, delay - (time.monotonic() - p.start)))
-    try:
-        os.kill(p.proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    r = p.wait()
+    r = kill_at(p, delay)
     was_killed = r.code == -signal.SIGKILL
     if not was_killed:
         durations.append(r.seconds)
