@@ -232,6 +232,7 @@ def django_project(tmp_path, django_template):
     shutil.copytree(django_template, folder)
     return DjangoProject(folder, folder / "db.sqlite3")
 
+
 def other_device(tmp_path, owner="owen"):
     """A second device, activated by a different owner."""
     root = tmp_path / "other"
