@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import pathlib
+import secrets
 import signal
 import socket
 import subprocess
@@ -25,7 +26,7 @@ import time
 import pexpect
 import pytest
 
-from conftest import BIN, FAST_ITERATIONS, Result
+from conftest import BIN, FAST_ITERATIONS, FULL_NAME, PASSWORD, USERNAME, Result, form
 from pgserver import Server, clean_environment
 
 # The contract's sentences (spec/issue13-cli.md).
@@ -348,3 +349,52 @@ def pgdb(pg):
 def client(tmp_path, pg, pgdb) -> Client:
     """A client whose store is `pgdb`, named through the socket as ACCOUNTS_DATABASE."""
     return Client(tmp_path / "client", pg.uri(pgdb))
+
+
+# What the PostgreSQL test files share: the contract's first sentences, activating and logging in
+# through a client, what psql sees of the accounts, and a role with a SCRAM password.
+
+WELCOME = f"Welcome back {FULL_NAME}!"
+ACTIVATED = f"Device activated for {USERNAME}.\n"
+TABLES = ["account", "activation", "audit_event", "audit_kind", "login_throttle",
+          "recovery_code", "schema_migration", "second_factor", "session"]
+
+
+def activate(client, *args, env=None):
+    result = client.run(*args, "activate", input=form(), env=env)
+    assert (result.code, result.stdout, result.stderr) == (0, ACTIVATED, ""), result
+    return result
+
+
+def login(client, *args, env=None, username=USERNAME, password=PASSWORD):
+    return client.run(*args, "login", input=f"{username}\n{password}\n", env=env)
+
+
+def assert_welcome(result, stderr=""):
+    assert (result.code, result.stderr) == (0, stderr), result
+    assert result.out_lines[0] == WELCOME, result
+
+
+def stored_accounts(cluster, database):
+    """(username, owner?) of every account in the PostgreSQL store, by psql."""
+    return cluster.psql("SELECT a.username, a.id = v.owner_id FROM accounts.account a, "
+                        "accounts.activation v ORDER BY a.id", database).split()
+
+
+def status_lines(location, state="Activated"):
+    return f"State: {state}\nDatabase: {location}\n"
+
+
+@pytest.fixture
+def scram_role(pg):
+    """A login role with a SCRAM password, owning a new database: (role, password, database).
+    The password has characters a URI must percent-encode, and a random part to search for."""
+    needle = secrets.token_hex(6)
+    password = f"Pw/{needle}@%x"
+    role = pg.create_role("acct", password=password)
+    assert pg.value(f"SELECT rolpassword LIKE 'SCRAM-SHA-256$%' FROM pg_authid WHERE rolname = "
+                    f"'{role}'") == "t"
+    database = pg.create_database(owner=role)
+    yield role, password, database, needle
+    pg.drop_database(database)
+    pg.drop_role(role)
