@@ -13,7 +13,8 @@ the figures. Each store activated by the program with the same PBKDF2 cost:
           logins/s over all the rounds together, PostgreSQL vs SQLite.
           Target: ≥ 0.9×, at the default cost (1,200,000 iterations: what users get, most of
           the time PBKDF2); and, for scale, the same at 1,000 iterations (the least the program
-          takes), where the stores' own work is most of the time.
+          takes), where the stores' own work is most of the time. (Measured and reported by
+          concurrent_logins.py.)
   and what naming a PostgreSQL store adds at start-up (libpq and its libraries are opened only
           then): `status` on a PostgreSQL URI whose server is absent (libpq loaded, the
           connection refused at once) vs `status` on a missing SQLite file, and for `status` on
@@ -24,31 +25,25 @@ from __future__ import annotations
 
 import os
 import re
-import resource
 import shutil
 import sqlite3
 import statistics
-import subprocess
-import threading
-import time
 
 import pgserver
 
-from .timing import (DEFAULT_ITERATIONS, NPROC, PASSWORD_LINE, fail, load_average, ms,
-                     Rows, ratio_line, verdict)
+from .concurrent_logins import CHEAP_ITERATIONS, ConcurrentLogins
+from .timing import PASSWORD_LINE, fail, load_average, ms, Rows, ratio_line
 
 PG_DATABASE = "accounts_bench"
 PG_LOGIN_TARGET = 1.10
 PG_STATUS_TARGET = 1.5
-THROUGHPUT_TARGET = 0.9
-CHEAP_ITERATIONS = 1000  # the least ACCOUNTS_PBKDF2_ITERATIONS takes: the stores' own cost
 PSQL_SELECT = "SELECT state FROM accounts.activation"
 # What `Scripts/postgres env DIR` exports, taken from the server's environment: `accounts` and
 # psql connect over the Unix socket in DIR/socket.
 PG_VARIABLES = ("PGHOST", "PGPORT", "PGUSER", "PGDATABASE")
 
 
-class PostgresRows(Rows):
+class PostgresRows(ConcurrentLogins, Rows):
     """`login` on each store at the same PBKDF2 cost, `status` on PostgreSQL vs psql, many
     logins from concurrent clients on each store, and what naming a PostgreSQL store adds at
     start-up (libpq and the libraries it needs are opened only then)."""
@@ -94,9 +89,6 @@ class PostgresRows(Rows):
 
     def login_argv(self, username: str) -> list[str]:
         return [self.binary, "login", "--username", username, "--password-stdin"]
-
-    def client_names(self, cost: str) -> list[str]:
-        return [f"bench_{cost}_{i}" for i in range(1, self.options.clients + 1)]
 
     # Before the measurements
 
@@ -219,91 +211,15 @@ class PostgresRows(Rows):
             self.timer.run("pg-psql-wrapper", self.psql_wrapper, env=self.env["psql"])
         self.server.wait_for_clients_gone()
         self.server_cpu["status+psql"] = (self.server.server_cpu() - server_before) / o.fast_runs
-        # The concurrent logins: the stores alternate, the first store of a round alternates
-        # (A B B A A B B A …).
-        for cost in ("default", "cheap"):
-            for round_ in range(o.concurrent_rounds):
-                stores = ("postgres", "sqlite") if round_ % 2 == 0 else ("sqlite", "postgres")
-                for store in stores:
-                    self.burst(store, cost)
-
-    def burst(self, store: str, cost: str) -> None:
-        """`--concurrent-logins` logins from `--clients` clients at once, each its own process
-        after the last (a client: its own account and session file), until the count is
-        reached; the time from the first start to the last exit."""
-        iterations = self.options.iterations if cost == "default" else CHEAP_ITERATIONS
-        name = f"burst-{store}-{cost}"
-        clients = [(self.login_argv(username), self.store_env(store, iterations, f"{cost}-{i}"))
-                   for i, username in enumerate(self.client_names(cost), start=1)]
-        taken = iter(range(self.options.concurrent_logins))
-        lock = threading.Lock()
-        failures: list[str] = []
-
-        def client(argv: list[str], env: dict[str, str]) -> None:
-            while True:
-                with lock:
-                    if next(taken, None) is None or failures:
-                        return
-                proc = subprocess.run(argv, input=PASSWORD_LINE, capture_output=True, env=env)
-                if proc.returncode != 0 or b"Welcome back" not in proc.stdout:
-                    with lock:
-                        failures.append(f"exit {proc.returncode}: "
-                                        f"{proc.stderr.decode(errors='replace').strip()[:300]}")
-                    return
-
-        threads = [threading.Thread(target=client, args=c) for c in clients]
-        server_before = self.server.server_cpu() if store == "postgres" else 0.0
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        elapsed = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if failures:
-            fail(f"a concurrent login on {store} failed: {failures[0]}")
-        self.timer.times.setdefault(name, []).append(elapsed)
-        self.timer.cpu.setdefault(name, []).append(
-            (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime))
-        if store == "postgres":
-            self.server.wait_for_clients_gone()
-            self.server_cpu.setdefault(name, 0.0)
-            self.server_cpu[name] += self.server.server_cpu() - server_before
+        self.bursts()
 
     # The figures
-
-    def throughput(self, name: str) -> tuple[float, float]:
-        """Logins per second: of all the rounds together (every login over their summed time:
-        with the stores in the order A B B A …, a steady drift of the machine's speed weighs on
-        both alike, as it does not on a median of rounds of half a minute or more each), and
-        of the best round."""
-        n = self.options.concurrent_logins
-        times = self.timer.times[name]
-        return n * len(times) / sum(times), n / min(times)
 
     def login_cpu(self) -> tuple[float, float]:
         """Median CPU of one login, PostgreSQL (the client's and the server's) and SQLite."""
         t = self.timer
         return (statistics.median(t.cpu["pg-login"]) + self.server_cpu["login"],
                 statistics.median(t.cpu["pg-login-sqlite"]))
-
-    def burst_cpu(self, cost: str) -> tuple[float, float]:
-        """CPU of one login in the concurrent rounds (all rounds), PostgreSQL (the clients'
-        and the server's) and SQLite."""
-        t = self.timer
-        n = self.options.concurrent_logins
-        pg, sqlite = f"burst-postgres-{cost}", f"burst-sqlite-{cost}"
-        return ((sum(t.cpu[pg]) + self.server_cpu[pg]) / (n * len(t.cpu[pg])),
-                sum(t.cpu[sqlite]) / (n * len(t.cpu[sqlite])))
-
-    def cpu_estimate(self, cost: str) -> float:
-        pg_cpu, sqlite_cpu = self.burst_cpu(cost)
-        return sqlite_cpu / pg_cpu
-
-    def throughput_ratio(self, cost: str) -> tuple[float, float]:
-        pg, sqlite = (self.throughput(f"burst-{s}-{cost}") for s in ("postgres", "sqlite"))
-        return pg[0] / sqlite[0], pg[1] / sqlite[1]
 
     def setting_line(self) -> str:
         s = self.settings
@@ -367,32 +283,7 @@ class PostgresRows(Rows):
                  if obj not in self.loader["sqlite"]["objects"]]
         lines += [f"  only with PostgreSQL ({len(extra)}): "
                   + ", ".join(os.path.basename(obj) for obj in extra), ""]
-        n, c = o.concurrent_logins, o.clients
-        for cost, label in (("default", f"{it} iterations (the default cost)"
-                             if o.iterations == DEFAULT_ITERATIONS else f"{it} iterations"),
-                            ("cheap", f"{CHEAP_ITERATIONS:,} iterations (the least: the "
-                                      f"stores' own cost)")):
-            lines.append(f"{n} logins from {c} concurrent clients, {label}, rounds on each "
-                         f"store: {o.concurrent_rounds}")
-            for store in ("postgres", "sqlite"):
-                name = f"burst-{store}-{cost}"
-                overall, best = self.throughput(name)
-                cpu = sum(t.cpu[name]) / (n * len(t.cpu[name]))
-                server = (f", the server's {ms(self.server_cpu[name] / n / len(t.times[name]))}"
-                          if store == "postgres" else "")
-                lines.append(f"  {store:<10} {overall:7.2f} logins/s (all rounds; median round "
-                             f"{ms(t.median(name))}), best {best:7.2f}/s; CPU a login: clients "
-                             f"{ms(cpu)}{server}")
-            ratio, best = self.throughput_ratio(cost)
-            judged = ("   target ≥ 0.9: " + verdict(ratio >= THROUGHPUT_TARGET)
-                      if cost == "default" else "   (no target: for scale)")
-            lines.append(f"  throughput PostgreSQL/SQLite: {ratio:.3f} (all rounds), "
-                         f"{best:.3f} (best)" + judged)
-            pg_cpu, sqlite_cpu = self.burst_cpu(cost)
-            lines.append(f"  CPU a login, clients and server: PostgreSQL {ms(pg_cpu)}, SQLite "
-                         f"{ms(sqlite_cpu)}; where the CPUs are the limit ({c} clients on "
-                         f"{NPROC} CPUs, PBKDF2 at its cost), the throughput ratio this bounds: "
-                         f"{sqlite_cpu / pg_cpu:.3f}")
+        lines += self.concurrent_lines()
         report.section(80, lines)
         report.markdown(80, self.markdown_rows())
         report.note(80, self.setting_line() + ".")
@@ -405,11 +296,6 @@ class PostgresRows(Rows):
         t, o = self.timer, self.options
         it = f"{o.iterations:,}"
 
-        def rate(name: str) -> str:
-            overall, best = self.throughput(name)
-            return f"{overall:.2f} logins/s | {best:.2f} logins/s"
-
-        n, c = o.concurrent_logins, o.clients
         sq, pg = self.loader["sqlite"], self.loader["postgres"]
         return [
             f"| `accounts login` on PostgreSQL ({it} PBKDF2 iterations) | {t.cells('pg-login')} "
@@ -433,20 +319,7 @@ class PostgresRows(Rows):
             f"| `accounts status`, no SQLite file (start-up, {len(sq['objects'])} shared "
             f"objects, {sq['final_relocations']:,} relocations) | {t.cells('pg-no-file')} "
             f"| 1 | |",
-            f"| {n} logins from {c} concurrent clients on PostgreSQL ({it} iterations; "
-            f"median column: all rounds together, min column: the best round) "
-            f"| {rate('burst-postgres-default')} "
-            f"| {self.throughput_ratio('default')[0]:.3f}× SQLite (ratio of CPU a login "
-            f"{self.cpu_estimate('default'):.3f}×) | ≥ {THROUGHPUT_TARGET}× |",
-            f"| {n} logins from {c} concurrent clients on SQLite (same) "
-            f"| {rate('burst-sqlite-default')} | 1 | |",
-            f"| {n} logins from {c} concurrent clients on PostgreSQL ({CHEAP_ITERATIONS:,} "
-            f"iterations: the stores' own cost) | {rate('burst-postgres-cheap')} "
-            f"| {self.throughput_ratio('cheap')[0]:.3f}× SQLite (ratio of CPU a login "
-            f"{self.cpu_estimate('cheap'):.3f}×) | |",
-            f"| {n} logins from {c} concurrent clients on SQLite ({CHEAP_ITERATIONS:,} "
-            f"iterations) | {rate('burst-sqlite-cheap')} | 1 | |",
-        ]
+        ] + self.concurrent_markdown()
 
 
 def test_postgres_beside_sqlite(bench, pg_server):

@@ -127,7 +127,7 @@ class Rows:
 
 # Runs a command and writes its exit code, wall time (fork to exit) and peak RSS (KiB) as JSON to
 # a file; its standard output goes to a file or /dev/null. A small process of its own, as
-# Tests/e2e/conftest.py's REAPER: on Linux a child's ru_maxrss starts from its parent's
+# Tests/e2e/timing.py's REAPER: on Linux a child's ru_maxrss starts from its parent's
 # high-water mark when it execs, and the bench's (pytest's) is far above what `accounts` uses.
 REAPER = r"""
 import json, os, subprocess, sys, threading, time

@@ -1,0 +1,66 @@
+"""What the end-to-end tests share as plain values: the binary under test and the store it is
+given (ACCOUNTS_BIN, ACCOUNTS_TEST_BACKEND), the sample accounts, the sentences the program
+prints, and the OS user `nobody` for the cases root's permissions would not stop."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import tempfile
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+BIN = os.environ.get("ACCOUNTS_BIN") or str(REPO / ".build" / "release" / "accounts")
+
+BACKEND = os.environ.get("ACCOUNTS_TEST_BACKEND", "sqlite")
+assert BACKEND in ("sqlite", "postgresql"), \
+    f"ACCOUNTS_TEST_BACKEND must be sqlite or postgresql, not {BACKEND!r}"
+POSTGRESQL = BACKEND == "postgresql"
+
+FAST_ITERATIONS = "1000"
+DEFAULT_ITERATIONS = 1_200_000
+
+USERNAME = "alice"
+FULL_NAME = "Alice Liddell"
+EMAIL = "alice@example.org"
+PASSWORD = "correct horse battery staple"
+WRONG_PASSWORD = "incorrect donkey battery staple"
+
+INVALID = "Invalid user name or password!"
+TOO_MANY = "Too many failed attempts"
+NOT_ACTIVATED = "This device is not activated yet. Run `accounts activate` to activate it."
+INPUT_ENDED = "Input ended before all fields were given; nothing was stored."
+
+# A second account, and the sentences of the form every account command shares.
+BOB = "bob"
+BOB_FULL_NAME = "Bob Builder"
+BOB_EMAIL = "bob@example.org"
+BOB_PASSWORD = "can we fix it yes we can"
+NEW_PASSWORD = "tangerine submarine orchestra 93"
+FILL = "Please fill all fields!"
+MATCH = "Passwords must match!"
+SHORT = "Password must be at least 15 characters!"
+PERSONAL = "Password must not be your user name, full name or e-mail address!"
+USERNAME_RULE = "User name must be 1 to 64 letters, digits, '.', '_' or '-'!"
+EMAIL_RULE = "E-mail address must look like name@example.org, with no spaces!"
+
+
+AS_ROOT = os.geteuid() == 0
+# A second OS user: as root, permissions do not stop root, so such cases run as `nobody`.
+NOBODY_UID = 65534
+NOBODY = ["setpriv", f"--reuid={NOBODY_UID}", f"--regid={NOBODY_UID}", "--clear-groups"] \
+    if AS_ROOT else []
+_NOBODY_BIN = []
+
+
+def nobody_binary():
+    """A copy of the binary that `nobody` can run, whatever the checkout's permissions."""
+    if not _NOBODY_BIN:
+        folder = tempfile.mkdtemp(prefix="accounts-bin-", dir="/tmp")
+        os.chmod(folder, 0o755)
+        copy = os.path.join(folder, "accounts")
+        shutil.copy2(BIN, copy)
+        os.chmod(copy, 0o755)
+        _NOBODY_BIN.append(copy)
+    return _NOBODY_BIN[0]
+
