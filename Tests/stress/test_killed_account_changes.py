@@ -17,9 +17,9 @@ import collections
 import random
 from dataclasses import dataclass
 
-from runner import (KILL_ITERATIONS, OTHER_PASSWORD, PASSWORD, Result, Sandbox, Started,
-                    kill_after, kill_moment, kill_tally, login, passwd_stdin, run,
-                    show_typical_durations, user_add_args)
+from kills import kill_after, kill_moment, kill_tally, show_typical_durations
+from runner import (KILL_ITERATIONS, OTHER_PASSWORD, PASSWORD, Result, Sandbox, Started, login,
+                    passwd_stdin, run, user_add_args)
 from sqlite_store import (Snapshot, events_since, hash_matches, inspect, last_event_id,
                           setup_accounts, whole_hash)
 

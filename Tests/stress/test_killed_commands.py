@@ -18,9 +18,9 @@ import os
 import random
 from dataclasses import dataclass
 
+from kills import kill_after, kill_moment, kill_tally, show_typical_durations
 from runner import (ALREADY, FULL_NAME, INVALID, KILL_ITERATIONS, PASSWORD, WELCOME,
-                    WRONG_PASSWORD, Sandbox, Started, kill_after, kill_moment, kill_tally, login,
-                    run, show_typical_durations)
+                    WRONG_PASSWORD, Sandbox, Started, login, run)
 from sqlite_store import audit_count, consistent, inspect
 
 

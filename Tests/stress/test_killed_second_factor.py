@@ -28,12 +28,12 @@ import signal
 import statistics
 
 import totp
+from kills import enable_killed, kill_at, kill_tally, show_typical_durations
 from runner import (AUTHORIZED, KEY_LINE, KILL_ITERATIONS, PASSWORD, REPLAYED, Result, Started,
-                    enable_2fa, enable_args, enable_killed, enabled_ok, kill_at, kill_tally,
-                    login_args, run, show_typical_durations, step_after)
+                    enable_2fa, enable_args, enabled_ok, login_args, run, step_after)
+from client_files import read_session_file, token_hash
 from sqlite_store import (clear_throttle, events_since, factor_problems, inspect, last_event_id,
-                          last_step, prepare_step, read_session_file, sessions, setup_accounts,
-                          token_hash)
+                          last_step, prepare_step, sessions, setup_accounts)
 
 
 FACTOR_KINDS = ("2fa enable", "login", "logout")

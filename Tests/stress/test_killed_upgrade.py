@@ -26,8 +26,8 @@ import time
 
 import pytest
 
-from runner import (PASSWORD, Gate, Sandbox, Started, kill_after, kill_moment, login,
-                    wait_until)
+from kills import kill_after, kill_moment
+from runner import PASSWORD, Gate, Sandbox, Started, login, wait_until
 from sqlite_store import MIGRATIONS, V3_TABLES, events_since, v3_problems
 
 

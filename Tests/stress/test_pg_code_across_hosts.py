@@ -22,7 +22,7 @@ from pg_store import (PgContext, new_database, pg_clear_throttle, pg_code, pg_en
                       pg_problems, pg_sessions, pg_setup, pg_snapshot, raw_pg)
 from runner import (AUTHORIZED, PASSWORD, RACERS, REPLAYED, Gate, code_round, enabled_ok,
                     judge_code_race, login_args)
-from sqlite_store import key_problems, read_session_file, token_hash
+from client_files import key_problems, read_session_file, token_hash
 
 
 def test_a_code_used_on_one_host_is_refused_on_the_others(pg: PgContext, knobs):

@@ -30,9 +30,10 @@ from hosts import Host, HostProc
 from pg_store import (IMPORT_HASH, PgContext, new_database, pg_code, pg_enable_2fa,
                       pg_events_since, pg_last_step, pg_problems, pg_sessions, pg_setup,
                       pg_snapshot, raw_pg)
+from kills import kill_tally, show_typical_durations
 from runner import (KEY_LINE, PASSWORD, blocked_writing_stdout, enable_args, enabled_ok,
-                    kill_tally, login_args, read_key, show_typical_durations, user_add_args)
-from sqlite_store import key_problems, read_session_file, token_hash
+                    login_args, read_key, user_add_args)
+from client_files import key_problems, read_session_file, token_hash
 
 
 PG_KILL_KINDS = ("login", "logout", "user add", "user import", "2fa enable")

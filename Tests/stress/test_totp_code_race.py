@@ -17,9 +17,9 @@ import collections
 
 from runner import (RACE_ITERATIONS, RACERS, RAW_SQLITE, REPLAYED, Gate, Started, code_round,
                     enable_2fa, enabled_ok, judge_code_race, login_args, mentions)
+from client_files import read_session_file, token_hash
 from sqlite_store import (clear_throttle, events_since, inspect, last_event_id, last_step,
-                          now_text, prepare_step, read_session_file, scalar, sessions,
-                          setup_accounts, token_hash)
+                          now_text, prepare_step, scalar, sessions, setup_accounts)
 
 
 def test_one_totp_code_raced_by_twelve_logins_admits_one(box, knobs):
