@@ -12,7 +12,7 @@ from conftest import (BIN, BOB, BOB_PASSWORD, NEW_PASSWORD, PASSWORD, USERNAME, 
                       Result)
 from pamhelp import (GUESS, INVALID_DETAIL, WHERE, events, failures, pam_auth, pam_env, sessions,
                      silent, totp)
-from test_second_factor import enabled, steady, wrong_code
+from secondfactor import enabled, steady, wrong_code
 from totp import code_for_step
 
 # The front end PAM reaches: pam_exec's environment, input, time limit and items, and what

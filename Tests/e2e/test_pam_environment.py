@@ -16,7 +16,7 @@ import pytest
 from conftest import BIN, CLUSTER, NEW_PASSWORD, PASSWORD, USERNAME, WRONG_PASSWORD, Device
 from pamhelp import (INVALID_DETAIL, WHERE, events, failures, iterations, pam_auth, pam_env,
                      sessions, silent, totp)
-from test_second_factor import enabled
+from secondfactor import enabled
 
 # The front end PAM reaches: pam_exec's environment, input, time limit and items, and what
 # pam-auth answers. The store behind it is asked what login asks (the same repository calls,

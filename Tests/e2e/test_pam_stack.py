@@ -20,7 +20,7 @@ import pytest
 
 from conftest import BIN, BOB, BOB_PASSWORD, PASSWORD, USERNAME, WRONG_PASSWORD, Result
 from pamhelp import GUESS, INVALID_DETAIL, events, totp
-from test_second_factor import enabled
+from secondfactor import enabled
 
 # The front end PAM reaches: pam_exec's environment, input, time limit and items, and what
 # pam-auth answers. The store behind it is asked what login asks (the same repository calls,

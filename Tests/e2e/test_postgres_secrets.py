@@ -19,7 +19,7 @@ from pgcluster import (ACTIVATED, NEWER, WARNING, WELCOME, Client, activate, ass
                        assert_welcome, at_tcp, cannot_connect, dump_accounts_schema, login,
                        status_lines)
 from pgcluster import client, pg, pgdb, scram_role  # noqa: F401
-from test_second_factor import enable
+from secondfactor import enable
 
 # These tests name their stores themselves (PostgreSQL databases of their own, SQLite files),
 # whatever ACCOUNTS_TEST_BACKEND says: they run once, in the postgresql run.

@@ -27,7 +27,7 @@ from pgcluster import (LOST_SUFFIX, NEWER, WARNING, Client, assert_one_sentence,
                        assert_clean, csv_of, dump_accounts_schema, freeze_while_writing,
                        lost_prefix, normal_sqlite, pg,
                        pg_table, pgdb, sequence_next)
-from test_second_factor import enable, recovered, rewind
+from secondfactor import enable, recovered, rewind
 
 # These tests name their stores themselves (PostgreSQL databases of their own, SQLite files),
 # whatever ACCOUNTS_TEST_BACKEND says: they run once, in the postgresql run.
