@@ -17,8 +17,8 @@ from totp import code_for_step
 
 # The front end PAM reaches: pam_exec's environment, input, time limit and items, and what
 # pam-auth answers. The store behind it is asked what login asks (the same repository calls,
-# run on both stores by test_login.py and test_sessions.py), so these run once, in the sqlite
-# run.
+# run on both stores by test_login.py and the test_session_*.py files), so these run once,
+# in the sqlite run.
 pytestmark = pytest.mark.front_end
 
 # An account without TOTP whose password ends in six digits: the whole string is its password.

@@ -20,8 +20,8 @@ from secondfactor import enabled
 
 # The front end PAM reaches: pam_exec's environment, input, time limit and items, and what
 # pam-auth answers. The store behind it is asked what login asks (the same repository calls,
-# run on both stores by test_login.py and test_sessions.py), so these run once, in the sqlite
-# run, but for the tests about PostgreSQL itself (libpq's files), which run there.
+# run on both stores by test_login.py and the test_session_*.py files), so these run once,
+# in the sqlite run, but for the tests about PostgreSQL itself (libpq's files), which run there.
 pytestmark = pytest.mark.front_end
 
 

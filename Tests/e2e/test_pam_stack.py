@@ -24,8 +24,8 @@ from secondfactor import enabled
 
 # The front end PAM reaches: pam_exec's environment, input, time limit and items, and what
 # pam-auth answers. The store behind it is asked what login asks (the same repository calls,
-# run on both stores by test_login.py and test_sessions.py), so these run once, in the sqlite
-# run.
+# run on both stores by test_login.py and the test_session_*.py files), so these run once,
+# in the sqlite run.
 pytestmark = pytest.mark.front_end
 
 # Timings use the release build when there is one, as test_timing.py does.

@@ -1,0 +1,222 @@
+"""`accounts store copy --from SRC --to DST`: the rich SQLite store is copied to a new
+PostgreSQL database and back to a new SQLite file, and everything is compared: every row of every
+table of the original and the round-tripped file (sqlite3, sqlite_sequence included), and
+PostgreSQL's tables (psql) against the original, times, booleans and blobs normalised; the
+sessions alone stay behind. Then the copies are used: TOTP with the same key file, a session file
+pointed at the copy that is no login there, the imported hash, the lock, ids that continue after
+the source's. PostgreSQL to PostgreSQL, SQLite to SQLite, and the Copied line without the
+password."""
+
+import secrets
+import urllib.parse
+
+import pyotp
+import pytest
+
+from conftest import BOB, BOB_FULL_NAME, FULL_NAME, INVALID, PASSWORD, TOO_MANY, USERNAME
+from copyhelp import (AUTHORIZED, DAVE, DAVE_PASSWORD, DOMAIN, ERIN, ERIN_NEW,  # noqa: F401
+                      ERIN_PASSWORD, FRANK, FRANK_PASSWORD, IVAN, IVAN_PASSWORD, MUST_CHOOSE,
+                      TABLES, copied_line, copy, counts_of, login, rich, small_sqlite,
+                      sqlite_everything, sqlite_rows, sqlite_table, views, welcome_of)
+from pgcluster import (Client, WARNING, dump_accounts_schema, pg, pg_table, pgdb,  # noqa: F401
+                       sequence_next)
+from secondfactor import recovered
+
+
+# These tests name their stores themselves (PostgreSQL databases of their own, SQLite files),
+# whatever ACCOUNTS_TEST_BACKEND says: they run once, in the postgresql run.
+pytestmark = pytest.mark.postgresql_only
+
+
+def test_round_trip_sqlite_postgresql_sqlite(pg, pgdb, rich, tmp_path):
+    """SQLite → PostgreSQL → SQLite: one line each way with the counts; the round-tripped file
+    holds exactly the original's rows in every table (sqlite_sequence and migrations too) but
+    the sessions, of which there are none; PostgreSQL's tables hold the original's rows (times,
+    booleans and blobs normalised), no session, and its sequences continue after the source's;
+    the binary shows the same log, accounts and second factors on all three, and no live
+    session on the copies."""
+    before = sqlite_everything(rich.db)
+    uri = pg.uri(pgdb)
+    tool_client = Client(tmp_path / "tool")
+    counts = counts_of(rich.db)
+    result = copy(tool_client, str(rich.db), uri)
+    assert (result.code, result.stdout, result.stderr) == (
+        0, copied_line(rich.db, uri, counts), ""), result
+    back = tmp_path / "back" / "accounts.sqlite3"
+    result = copy(tool_client, uri, str(back))
+    assert (result.code, result.stdout, result.stderr) == (
+        0, copied_line(uri, back, counts), ""), result
+    assert sqlite_everything(rich.db) == before, "the copy changed its source"
+
+    # The round trip: every row of every table, the sessions aside.
+    after = sqlite_everything(back)
+    assert sorted(after) == sorted(before)
+    assert before["session"] and after["session"] == []
+    for table in before:
+        if table != "session":
+            assert after[table] == before[table], table
+
+    # PostgreSQL against the original.
+    assert set(TABLES) <= set(pg.tables(pgdb)), pg.tables(pgdb)
+    for table in TABLES:
+        types, rows = pg_table(pg, pgdb, table)
+        if table == "session":
+            assert rows == [], rows
+        else:
+            assert rows == sqlite_table(rich.db, table, types), table
+    sequences = dict(sqlite_rows(rich.db, "SELECT name, seq FROM sqlite_sequence"))
+    assert sequence_next(pg, pgdb, "audit_event") == sequences["audit_event"] + 1
+    assert sequence_next(pg, pgdb, "session") == sequences["session"] + 1
+    (max_id,) = sqlite_rows(rich.db, "SELECT max(id) FROM account")[0]
+    assert sequence_next(pg, pgdb, "account") >= max_id + 1
+
+    # What the binary shows is the same on all three, but the sessions.
+    original = views(rich.admin)
+    assert original["session list --json"] != ""
+    original["session list --json"] = ""
+    assert views(Client(tmp_path / "on-pg", uri)) == original
+    assert views(Client(tmp_path / "on-back", str(back))) == original
+    assert sqlite_everything(rich.db) == before
+
+
+def test_postgresql_to_postgresql(pg, pgdb, rich, tmp_path):
+    """PostgreSQL → another PostgreSQL database: every table and sequence the same."""
+    tool_client = Client(tmp_path / "tool")
+    uri = pg.uri(pgdb)
+    assert copy(tool_client, str(rich.db), uri).code == 0
+    other = pg.create_database()
+    try:
+        target = pg.uri(other)
+        result = copy(tool_client, uri, target)
+        assert (result.code, result.stdout, result.stderr) == (
+            0, copied_line(uri, target, counts_of(rich.db)), ""), result
+        source = dump_accounts_schema(pg, pgdb)
+        copied = dump_accounts_schema(pg, other)
+        source.pop("schema_migration", None)
+        copied.pop("schema_migration", None)
+        assert copied == source
+    finally:
+        pg.drop_database(other)
+
+
+def test_the_copies_work(pg, pgdb, rich, tmp_path):
+    """On the PostgreSQL copy (with the original's key file as ACCOUNTS_KEY_FILE): alice logs in
+    with a TOTP code, her used recovery code stays used; bob's session file pointed at the copy
+    is no login there (sessions are not copied); frank's bcrypt hash logs in and is replaced by PBKDF2; dave stays disabled,
+    erin must choose a password, mallory is locked; a new account, event and session get the
+    ids after the source's. On the SQLite round trip, a recovery code leaves 8."""
+    tool_client = Client(tmp_path / "tool")
+    uri = pg.uri(pgdb)
+    assert copy(tool_client, str(rich.db), uri).code == 0
+    back = tmp_path / "back" / "accounts.sqlite3"
+    assert copy(tool_client, uri, str(back)).code == 0
+    sequences = dict(sqlite_rows(rich.db, "SELECT name, seq FROM sqlite_sequence"))
+    (max_id,) = sqlite_rows(rich.db, "SELECT max(id) FROM account")[0]
+
+    on_pg = Client(tmp_path / "pg-admin", uri)
+    key_env = on_pg.env(ACCOUNTS_KEY_FILE=str(rich.key))
+
+    # Ids continue after the source's: account, audit event, session (carol's deleted one is
+    # not reused).
+    result = on_pg.run("user", "add", "--username", IVAN, "--full-name", "Ivan Example",
+                       "--email", f"{IVAN}@{DOMAIN}", "--password-stdin",
+                       input=IVAN_PASSWORD + "\n")
+    assert result.code == 0, result
+    assert pg.value(f"SELECT id FROM accounts.account WHERE username_key = '{IVAN}'",
+                    pgdb) == str(max_id + 1)
+    assert pg.value("SELECT max(id) FROM accounts.audit_event", pgdb) == str(
+        sequences["audit_event"] + 1)
+    ivan = Client(tmp_path / "pg-ivan", uri)
+    welcome_of(login(ivan, IVAN, IVAN_PASSWORD), "Ivan Example")
+    assert pg.value("SELECT max(id) FROM accounts.session", pgdb) == str(
+        sequences["session"] + 1)
+
+    # TOTP with the same key file.
+    pg.psql("UPDATE accounts.second_factor SET last_step = last_step - 10 WHERE account_id = "
+            f"(SELECT id FROM accounts.account WHERE username_key = '{USERNAME}')", pgdb)
+    alice = Client(tmp_path / "pg-alice", uri)
+    result = alice.run("login", input=f"{USERNAME}\n{PASSWORD}\n"
+                       f"{pyotp.TOTP(rich.alice_key).now()}\n", env=key_env)
+    assert (result.code, result.stderr) == (0, AUTHORIZED + "\n"), result
+    assert result.out_lines[0] == f"Welcome back {FULL_NAME}!"
+    result = alice.run("login", input=f"{USERNAME}\n{PASSWORD}\n{rich.alice_codes[0]}\n",
+                       env=key_env)
+    assert (result.code, result.stdout) == (1, ""), result
+    assert result.err_lines[-1] == "Invalid verification code!", result
+
+    # bob's session token was not copied: his session file, pointed at the copy, is no login
+    # there, while it still is one on the original.
+    session_file = rich.bob_client.session_file
+    lines = session_file.read_text().splitlines()
+    assert lines[1] == f"database {rich.db}", lines
+    result = rich.bob_client.run("whoami")
+    assert (result.code, result.out_lines[0]) == (0, f"Logged in as {BOB} ({BOB_FULL_NAME} Jr)."), \
+        result
+    bob = Client(tmp_path / "pg-bob", uri)
+    (bob.state / "accounts").mkdir(mode=0o700)
+    bob.session_file.write_text("\n".join([lines[0], f"database {uri}", *lines[2:]]) + "\n")
+    bob.session_file.chmod(0o600)
+    result = bob.run("whoami")
+    assert (result.code, result.stdout, result.stderr) == (1, "", "Not logged in.\n"), result
+
+    # The imported bcrypt hash logs in and becomes PBKDF2; the others keep their state.
+    frank = Client(tmp_path / "pg-frank", uri)
+    welcome_of(login(frank, FRANK, FRANK_PASSWORD, args=("--no-session",)), FRANK)
+    assert pg.value(f"SELECT password_hash LIKE 'pbkdf2_sha256$%' FROM accounts.account WHERE "
+                    f"username_key = '{FRANK}'", pgdb) == "t"
+    result = login(on_pg, DAVE, DAVE_PASSWORD, args=("--no-session",))
+    assert (result.code, result.stdout, result.stderr) == (1, "", INVALID + "\n"), result
+    result = on_pg.run("login", "--no-session",
+                       input=f"{ERIN}\n{ERIN_PASSWORD}\n{ERIN_NEW}\n{ERIN_NEW}\n")
+    assert (result.code, result.stderr) == (0, MUST_CHOOSE + "\n"), result
+    result = login(on_pg, "mallory", "guessing a password here")
+    assert result.code == 4 and TOO_MANY in result.stderr, result
+
+    # The SQLite round trip: a recovery code works without the key file, 8 left.
+    on_back = Client(tmp_path / "back-alice", str(back))
+    recovered(login(on_back, USERNAME, PASSWORD, rich.alice_codes[1]), 8)
+
+
+def test_copy_shows_locations_without_the_password(pg, scram_role_db, tmp_path):
+    """--to a URI with a password: the Copied line shows it without the password; the password
+    is in no output (a warning line on stderr, as for --database, is allowed)."""
+    role, password, database = scram_role_db
+    source = small_sqlite(tmp_path / "src")
+    quoted = urllib.parse.quote(password, safe="")
+    uri = f"postgresql://{role}:{quoted}@127.0.0.1:{pg.port}/{database}?sslmode=disable"
+    shown = f"postgresql://{role}@127.0.0.1:{pg.port}/{database}?sslmode=disable"
+    result = copy(Client(tmp_path / "tool"), source.database, uri)
+    assert (result.code, result.stdout) == (
+        0, copied_line(source.database, shown, counts_of(source.database))), result
+    assert result.stderr in ("", WARNING + "\n"), result
+    assert password not in result.stdout + result.stderr
+    assert quoted not in result.stdout + result.stderr
+    back = tmp_path / "back.sqlite3"
+    result = copy(Client(tmp_path / "tool2"), uri, str(back))
+    assert (result.code, result.stdout) == (
+        0, copied_line(shown, back, counts_of(source.database))), result
+    assert password not in result.stdout + result.stderr
+
+
+@pytest.fixture
+def scram_role_db(pg):
+    password = f"Copy/{secrets.token_hex(6)}@x"
+    role = pg.create_role("copier", password=password)
+    database = pg.create_database(owner=role)
+    yield role, password, database
+    pg.drop_database(database)
+    pg.drop_role(role)
+
+
+def test_sqlite_to_sqlite(rich, tmp_path):
+    """SQLite → a new SQLite file: every row of every table the same (sequences too), but the
+    sessions, which are not copied."""
+    target = tmp_path / "copy" / "accounts.sqlite3"
+    result = copy(Client(tmp_path / "tool"), str(rich.db), str(target))
+    assert (result.code, result.stdout, result.stderr) == (
+        0, copied_line(rich.db, target, counts_of(rich.db)), ""), result
+    copied, original = sqlite_everything(target), sqlite_everything(rich.db)
+    assert original["session"] and copied["session"] == []
+    copied.pop("session")
+    original.pop("session")
+    assert copied == original
