@@ -137,8 +137,10 @@ def pg(pg_server, box, knobs) -> PgContext:
 @pytest.fixture
 def own_pg(binary, box, knobs):
     """A cluster of this test's own (a test that stops its server must not stop its
-    neighbours')."""
-    server = Server.start(prefix="accounts-stress-pg-")
+    neighbours'), durable (fsync and synchronous commits on): an immediate stop is a crash to
+    the server, and without them it loses commits it had acknowledged, even ones made before
+    the round began, which the test would take for the program's fault."""
+    server = Server.start(durable=True, prefix="accounts-stress-pg-")
     try:
         hosts = Hosts(box, server)
         print(f"hosts: {hosts.mode}")
