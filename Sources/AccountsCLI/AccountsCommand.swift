@@ -32,7 +32,7 @@ struct AccountsCommand: ParsableCommand {
     version: version,
     subcommands: [
       Activate.self, Login.self, Logout.self, Whoami.self, Passwd.self, TwoFactor.self,
-      Verify.self, PamAuth.self, Status.self,
+      Verify.self, PamAuth.self, PamHelper.self, Status.self,
     ],
     groupedSubcommands: [
       CommandGroup(
@@ -76,10 +76,10 @@ struct AccountsCommand: ParsableCommand {
   /// Parses, runs, and turns every failure into one sentence and a documented exit code.
   static func main() {
     accounts_process_harden()
-    // pam-auth runs as root with an environment that is partly its caller's: it keeps only the
+    // pam-auth and pam-helper run as root with an environment that is partly its caller's: it keeps only the
     // PAM items, before anything (a library opened at first use) can read the rest.
     if CommandLine.argc > 1, let first = CommandLine.unsafeArgv[1],
-      strcmp(first, PamAuth.commandName) == 0
+      strcmp(first, PamAuth.commandName) == 0 || strcmp(first, PamHelper.commandName) == 0
     {
       accounts_pam_environment_reset()
     }

@@ -35,4 +35,30 @@ extension Messages {
     "--time-limit takes a whole number of seconds from \(range.lowerBound) to "
       + "\(range.upperBound)."
   }
+
+  /// The module's account stage: a disabled or expired account.
+  public static let pamAccountExpired =
+    "Your account has expired or been disabled; please contact your administrator."
+  /// The module's account stage: in none of the groups the service line allows.
+  public static let pamNotInAllowedGroups = "Your account may not log in to this service."
+  /// `pam-helper` run with neither the module's socket nor a database.
+  public static let pamHelperNeedsDatabase =
+    "pam-helper needs --database PATH (the environment's database is never used)."
+  /// `pam-helper --database` with a relative path.
+  public static let pamHelperDatabaseRelative =
+    "pam-helper needs --database as an absolute path or a postgresql:// URI: a relative one "
+    + "would depend on the caller's working folder."
+  /// `pam-helper --allow-groups` with a name no group can have.
+  public static func pamHelperGroupName(_ name: String) -> String {
+    "--allow-groups takes group names separated by commas; \"\(Escaping.visible(name))\" is "
+      + "not one."
+  }
+  /// `pam-helper` with a stage it does not know.
+  public static func pamHelperStage(_ stage: String) -> String {
+    "pam-helper takes a stage: auth, account, password, open-session or close-session, not "
+      + "\"\(Escaping.visible(stage))\"."
+  }
+  /// `pam-helper` without PAM_USER.
+  public static let pamHelperUserMissing =
+    "PAM_USER is not set: pam-helper is run by pam_accounts.so for a user."
 }

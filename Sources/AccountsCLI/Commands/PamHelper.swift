@@ -1,0 +1,105 @@
+import AccountsCore
+import ArgumentParser
+import CPam
+import Foundation
+
+extension AccountsCommand {
+  /// `accounts pam-helper STAGE`: the program `pam_accounts.so` runs for each management group.
+  struct PamHelper: ParsableCommand {
+    /// The subcommand's name.
+    static let commandName = "pam-helper"
+
+    static let configuration = CommandConfiguration(
+      commandName: commandName,
+      abstract: "The checks behind the PAM module pam_accounts.so, which runs this command.",
+      discussion: """
+        STAGE is auth, account, password, open-session or close-session. Standard input and \
+        output are the module's socket, spoken in the line protocol README describes: the \
+        helper asks the PAM conversation's questions through the module and ends with \
+        RESULT and the verdict. The user and where the login comes from are PAM_USER, \
+        PAM_SERVICE, PAM_RHOST and PAM_TTY, which the module sets from PAM's items; every \
+        other variable is dropped first, as pam-auth does. The time limit counts the helper's \
+        own work, not the time the person takes to answer.
+        """)
+
+    @Argument(help: "auth, account, password, open-session or close-session.")
+    var stage: String
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(
+      name: .customLong("key-file"),
+      help: ArgumentHelp(
+        "The key file TOTP secrets are sealed with (as for pam-auth).", valueName: "path"))
+    var keyFile: String?
+
+    @Option(
+      name: .customLong("time-limit"),
+      help: ArgumentHelp(
+        "The seconds of work the stage may take, 1 to 300 (default: 5).", valueName: "seconds"))
+    var timeLimit: UInt32 = PamAuthFlow.defaultTimeLimit
+
+    @Option(
+      name: .customLong("allow-groups"),
+      help: ArgumentHelp(
+        "The account stage allows only accounts in one of these groups.",
+        valueName: "group,group"))
+    var allowGroups: String?
+
+    @Flag(
+      name: .customLong("expired-only"),
+      help: "The password stage changes only a password that must change.")
+    var expiredOnly = false
+
+    mutating func run() throws {
+      accounts_pam_environment_reset()
+      accounts_pam_time_limit(timeLimit)
+      let channel = PamChannel()
+      guard let request = request(channel), let stage = PamStage(rawValue: stage) else {
+        channel.finish(.systemError)
+        throw SilentExit(status: .usage)
+      }
+      let context = try CommandContext.make(
+        database: global.database, variable: { _ in nil }, console: TerminalConsole(),
+        bulk: StandardOutputBuffer(), busyTimeout: 2, keyFile: keyFile)
+      let verdict = PamModuleFlow.run(
+        context.environment, stage: stage, request: request, conversation: channel)
+      channel.finish(verdict)
+    }
+
+    /// The request from PAM's items and the options; nil (the reason logged) when the module's
+    /// line or call is unusable.
+    func request(_ channel: PamChannel) -> PamModuleRequest? {
+      let database = global.database ?? ""
+      let groups = (allowGroups ?? "").split(separator: ",", omittingEmptySubsequences: true)
+        .map(String.init)
+      let problem: String? =
+        if database.isEmpty {
+          Messages.pamHelperNeedsDatabase
+        } else if !PamAuthFlow.acceptsLocation(database) {
+          Messages.pamHelperDatabaseRelative
+        } else if !PamAuthFlow.timeLimits.contains(timeLimit) {
+          Messages.pamTimeLimitRange(PamAuthFlow.timeLimits)
+        } else if let bad = groups.first(where: { !GroupRules.isValidName($0) }) {
+          Messages.pamHelperGroupName(bad)
+        } else if PamStage(rawValue: stage) == nil {
+          Messages.pamHelperStage(stage)
+        } else {
+          nil
+        }
+      if let problem {
+        channel.log(problem)
+        StandardStreams.error(problem)
+        return nil
+      }
+      guard let user = PamAuth.variable("PAM_USER"), !user.isEmpty else {
+        channel.log(Messages.pamHelperUserMissing)
+        return nil
+      }
+      return PamModuleRequest(
+        username: user, service: PamAuth.variable("PAM_SERVICE"),
+        remoteHost: PamAuth.variable("PAM_RHOST"), tty: PamAuth.variable("PAM_TTY"),
+        allowedGroups: groups, expiredOnly: expiredOnly, callerIsRoot: getuid() == 0)
+    }
+  }
+}

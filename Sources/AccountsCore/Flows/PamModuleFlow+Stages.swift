@@ -1,0 +1,111 @@
+import AccountsCrypto
+import Foundation
+
+extension PamModuleFlow {
+  // MARK: - account
+
+  /// May the account log in now: unknown (another module's user), disabled or expired, in
+  /// none of the allowed groups, or due a new password, in that order.
+  static func checkAccount(
+    _ env: AccountsEnvironment, request: PamModuleRequest, conversation: any PamConversation
+  ) throws(AccountsError) -> PamVerdict {
+    guard let (_, account, groups) = try namedAccount(env, username: request.username) else {
+      return .userUnknown
+    }
+    if account.isDisabled || account.isExpired(at: env.now()) {
+      conversation.error(Messages.pamAccountExpired)
+      return .accountExpired
+    }
+    if !request.allowedGroups.isEmpty, Set(groups).isDisjoint(with: request.allowedGroups) {
+      conversation.error(Messages.pamNotInAllowedGroups)
+      return .permissionDenied
+    }
+    if account.mustChangePassword {
+      conversation.error(Messages.mustChangePassword)
+      return .newPasswordRequired
+    }
+    return .success
+  }
+
+  // MARK: - password
+
+  /// A new password through PAM, with `accounts passwd`'s policy: the current password (and
+  /// the code, unless the program has just authenticated the person for this forced change)
+  /// checked as a login checks them; root sets another user's without them.
+  static func changePassword(
+    _ env: AccountsEnvironment, request: PamModuleRequest, conversation: any PamConversation
+  ) throws(AccountsError) -> PamVerdict {
+    guard let (store, account, _) = try namedAccount(env, username: request.username) else {
+      return .userUnknown
+    }
+    if request.expiredOnly && !account.mustChangePassword { return .success }
+    let reader = FieldReader(console: env.console, stage: .passwordChange)
+    if request.callerIsRoot && !request.expiredOnly {
+      try setByRoot(env, store: store, account: account, reader: reader)
+      conversation.info(Messages.passwordChanged(account.username))
+      return .success
+    }
+    let authenticator = Authenticator(env: env, store: store)
+    let answer = conversation.oldPassword(prompt: Messages.currentPasswordPrompt + ": ")
+    let verified = try authenticator.check(
+      username: request.username,
+      password: try acceptablePassword(answer, username: request.username), exactName: true)
+    let proof = request.expiredOnly ? nil : try secondFactor(verified, authenticator: authenticator)
+    let newPassword = try reader.newPassword(
+      for: verified.account, current: verified.password, blocklist: env.blocklist)
+    try authenticator.changePassword(verified, to: newPassword, proof: proof)
+    conversation.info(Messages.passwordChanged(account.username))
+    return .success
+  }
+
+  /// Root's change of another user's password (`passwd NAME`): the new one typed twice, the
+  /// policy's rules, every session ended, the tally cleared, as `accounts user passwd`.
+  static func setByRoot(
+    _ env: AccountsEnvironment, store: any AccountRepository, account: Account,
+    reader: FieldReader
+  ) throws(AccountsError) {
+    try env.blocklist?.checkReadable()
+    let password = try reader.newPassword(for: account, current: nil, blocklist: env.blocklist)
+    let hash = try hashing { () throws(CryptoError) in try env.hasher.hash(password: password) }
+    let changed = try store.write { writer throws(AccountsError) -> Bool in
+      let now = env.now()
+      guard var current = try writer.account(key: account.usernameKey), current.id == account.id
+      else { return false }
+      current.passwordHash = hash.description
+      current.mustChangePassword = false
+      current.updatedAt = now
+      current.passwordChangedAt = now
+      try writer.update(current)
+      _ = try writer.endSessions(accountID: current.id, keeping: nil)
+      try writer.setTally(nil, key: current.usernameKey, at: now)
+      try writer.append(
+        AuditRecord(
+          .passwordSet, at: now, username: current.username, usernameKey: current.usernameKey,
+          detail: env.origin))
+      return true
+    }
+    guard changed else { throw .invalidCredentials }
+  }
+
+  // MARK: - session
+
+  /// The OS login or logout of an account in the audit log, with where it came from; nothing
+  /// for a name that is not an account (another module's user).
+  static func recordSession(
+    _ env: AccountsEnvironment, request: PamModuleRequest, opened: Bool
+  ) throws(AccountsError) -> PamVerdict {
+    guard let (store, account, _) = try namedAccount(env, username: request.username) else {
+      return .userUnknown
+    }
+    let recorded = try store.write { writer throws(AccountsError) -> Bool in
+      guard let current = try writer.account(key: account.usernameKey), current.id == account.id
+      else { return false }
+      try writer.append(
+        AuditRecord(
+          opened ? .pamSessionOpened : .pamSessionClosed, at: env.now(),
+          username: current.username, usernameKey: current.usernameKey, detail: env.origin))
+      return true
+    }
+    return recorded ? .success : .userUnknown
+  }
+}

@@ -1,0 +1,54 @@
+"""What the tests of pam_accounts.so with the real program share: the module built for the
+release program, service files for a device's store, and the answers a person types.
+
+- `module() -> Path`: pam_accounts.so whose helper is the program under test (`BIN`).
+- `options(device, *extra, timeout=300) -> list[str]`: the module's options for the device's
+  store (`database=`, for PostgreSQL `key_file=`), a timeout no busy machine reaches (the tests
+  of the limit set theirs), and `extra`.
+- `lines(device, auth=(), account=(), password=(), session=(), timeout=300) -> list[str]`: one
+  line per group whose options are given (a tuple of extra options, or None for none of that
+  group), the module `required`.
+- `service(device, **groups)`: `scratch_service(lines(device, **groups))`.
+- `events(device) -> list[(event, user, detail)]`.
+- `typed(*pairs)`: the (prompt, answer) pairs, for `pammodule.pamtester(answers=...)`.
+"""
+
+import os
+
+from conftest import BIN
+from pammodule import build_module, scratch_service
+
+PASSWORD_PROMPT = "Password: "
+CODE_PROMPT = "Verification code: "
+ITEMS = {"rhost": "198.51.100.7", "tty": "pts/3"}
+
+
+def module():
+    return build_module(os.path.abspath(BIN))
+
+
+def options(device, *extra, timeout=300) -> list:
+    store = device.pam_store_args()
+    found = [f"database={store[1]}"]
+    if "--key-file" in store:
+        found.append(f"key_file={store[store.index('--key-file') + 1]}")
+    return [*found, f"timeout={timeout}", *extra]
+
+
+def lines(device, auth=(), account=None, password=None, session=None, timeout=300) -> list:
+    groups = {"auth": auth, "account": account, "password": password, "session": session}
+    return [" ".join([group, "required", str(module()), *options(device, *extra,
+                                                                  timeout=timeout)])
+            for group, extra in groups.items() if extra is not None]
+
+
+def service(device, **groups):
+    return scratch_service(lines(device, **groups))
+
+
+def events(device) -> list:
+    return [(e["event"], e["user"], e["detail"]) for e in device.events()]
+
+
+def where(service_name) -> str:
+    return f"pam service={service_name} rhost={ITEMS['rhost']} tty={ITEMS['tty']}"
