@@ -107,8 +107,12 @@ enum FileSystem {
   }
 
   /// True when this process may write `path` (false on a read-only file system too).
+  ///
+  /// Judged by the effective user, who opens the file: under a set-user-ID program (`su` and
+  /// `passwd` run pam_accounts.so's helper as root for another real user) `access` would ask
+  /// about the real one.
   static func isWritable(_ path: String) -> Bool {
-    access(path, W_OK) == 0
+    faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0
   }
 
   /// An SQLite URI that opens `path` read-only as immutable: no locks, no -wal or -shm files.

@@ -96,6 +96,14 @@ struct PamModuleFlowTests {
     #expect(conversation.requests == ["AUTHTOK Password: ", "AUTHTOK Password: "])
   }
 
+  /// Under use_first_pass the module answers the second question with the same token: it is
+  /// not checked, nor counted, twice.
+  @Test func authStackedTwiceCountedOnce() throws {
+    let stacked = PamAnswer.stacked(Array("another module's password".utf8))
+    #expect(run(.auth, [stacked, stacked]).0 == .authenticationError)
+    #expect(try failures() == 1)
+  }
+
   /// A wrong typed password is not asked again.
   @Test func authTypedWrongNotAskedAgain() throws {
     let (verdict, conversation) = run(.auth, [typed("not the password at all")])

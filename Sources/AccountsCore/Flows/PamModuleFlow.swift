@@ -118,21 +118,23 @@ public enum PamModuleFlow {
     let store = try env.activatedStore()
     let authenticator = Authenticator(env: env, store: store)
     let username = request.username
-    var answer = conversation.password(prompt: Messages.passwordPrompt + ": ")
-    var verified: Authenticator.Verified?
-    while verified == nil {
-      let password = try acceptablePassword(answer, username: username)
-      do {
-        verified = try authenticator.check(
-          username: username, password: password, exactName: true)
-      } catch {
-        // A token an earlier module had (try_first_pass) is not this account's password: the
-        // person is asked once; with use_first_pass the module answers that there is none.
-        guard case .invalidCredentials = error, case .stacked = answer else { throw error }
-        answer = conversation.password(prompt: Messages.passwordPrompt + ": ")
-      }
+    let verified: Authenticator.Verified
+    let answer = conversation.password(prompt: Messages.passwordPrompt + ": ")
+    do {
+      verified = try authenticator.check(
+        username: username, password: try acceptablePassword(answer, username: username),
+        exactName: true)
+    } catch {
+      // A token an earlier module had (try_first_pass) is not this account's password: the
+      // person is asked once. Under use_first_pass the module answers with the same token
+      // again, which is not checked (nor counted) twice.
+      guard case .invalidCredentials = error, case .stacked = answer else { throw error }
+      let typed = conversation.password(prompt: Messages.passwordPrompt + ": ")
+      guard case .typed = typed else { throw .invalidCredentials }
+      verified = try authenticator.check(
+        username: username, password: try acceptablePassword(typed, username: username),
+        exactName: true)
     }
-    guard let verified else { throw .invalidCredentials }
     let proof = try secondFactor(verified, authenticator: authenticator)
     _ = try authenticator.logIn(
       verified, completion: LoginCompletion(proof: proof, origin: env.origin))
