@@ -1,7 +1,9 @@
 -- The schema `accounts` works with: the picture of the database after every migration
--- (Sources/AccountsStore/Schema.swift: "v1" to "v4"). A test compares it with a migrated file.
+-- (Sources/AccountsStore/Schema.swift: "v1" to "v5"). A test compares it with a migrated file.
 
 -- Every account of an activated device. Which one owns the device, the activation row says.
+-- `expires_at`: from when it cannot log in (NULL: never). Migration "v5" added it with ALTER
+-- TABLE, and SQLite keeps the table's text as that statement left it.
 CREATE TABLE account (
   id INTEGER PRIMARY KEY,
   username TEXT NOT NULL CHECK (length(username) BETWEEN 1 AND 64),
@@ -20,7 +22,7 @@ CREATE TABLE account (
   updated_at TEXT NOT NULL,
   password_changed_at TEXT NOT NULL,
   last_login_at TEXT
-) STRICT;
+, expires_at TEXT) STRICT;
 
 -- The device's state: one row. Activated if and only if it names its owner, an account.
 CREATE TABLE activation (
@@ -112,6 +114,25 @@ CREATE TABLE recovery_code (
   PRIMARY KEY (account_id, code_hash)
 ) STRICT, WITHOUT ROWID;
 
+-- A named set of accounts. Names follow Linux's rules (Debian's NAME_REGEX,
+-- ^[a-z_][a-z0-9_-]*$, 1 to 32 characters), so that each can become a Linux group.
+CREATE TABLE account_group (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE CHECK (
+    length(name) BETWEEN 1 AND 32 AND substr(name, 1, 1) GLOB '[a-z_]'
+    AND name NOT GLOB '*[^a-z0-9_-]*'),
+  created_at TEXT NOT NULL
+) STRICT;
+
+-- Which accounts belong to which groups; a membership goes with its account or its group.
+CREATE TABLE group_member (
+  account_id INTEGER NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+  group_id INTEGER NOT NULL REFERENCES account_group (id) ON DELETE CASCADE,
+  PRIMARY KEY (account_id, group_id)
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX group_member_by_group ON group_member (group_id, account_id);
+
 INSERT INTO audit_kind (name) VALUES
   ('activation'),
   ('login_success'),
@@ -135,4 +156,10 @@ INSERT INTO audit_kind (name) VALUES
   ('recovery_codes_made'),
   ('recovery_code_used'),
   ('accounts_imported'),
-  ('accounts_exported');
+  ('accounts_exported'),
+  ('group_added'),
+  ('group_removed'),
+  ('group_member_added'),
+  ('group_member_removed'),
+  ('pam_session_opened'),
+  ('pam_session_closed');

@@ -13,7 +13,7 @@ public enum ExitStatus: Int32, Sendable {
   case storage = 3
   /// The user name is locked after too many failed logins.
   case locked = 4
-  /// An administrator command named an account that does not exist.
+  /// An administrator command named an account, session or group that does not exist.
   case noSuchAccount = 5
   /// Interrupted by Ctrl-C (SIGINT).
   case interrupted = 130
@@ -163,6 +163,14 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case copyTargetNotEmpty(location: String, accounts: Int, events: Int)
   /// `store copy` with the same store on both sides.
   case copyToItself(String)
+  /// A group name that breaks Linux's naming rules.
+  case invalidGroupName(String)
+  /// `group add` of a name a group already has.
+  case groupNameTaken(String)
+  /// An administrator command named a group that does not exist.
+  case noSuchGroup(String)
+  /// `user edit --remove-group` of a group the account is not in.
+  case notInGroup(username: String, group: String)
 
   /// The exit code this error ends the process with.
   public var exitStatus: ExitStatus {
@@ -171,13 +179,14 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       .inputEnded, .declined, .confirmationRequired, .noDatabase, .usernameTaken,
       .ownerCannotBeRemoved, .lastAccount, .notLoggedIn, .invalidVerificationCode,
       .replayedVerificationCode, .clockOff, .secondFactorAlreadyOn, .secondFactorNotOn,
-      .importRefused, .exportFileExists, .copyTargetNotEmpty:
+      .importRefused, .exportFileExists, .copyTargetNotEmpty, .invalidGroupName,
+      .groupNameTaken, .notInGroup:
       return .refused
     case .invalidSetting, .importFormatUnknown, .importNeedsEmailDomain, .copyToItself,
       .importInvalid, .importFileUnreadable:
       return .usage
     case .locked: return .locked
-    case .noSuchAccount, .noSuchSession: return .noSuchAccount
+    case .noSuchAccount, .noSuchSession, .noSuchGroup: return .noSuchAccount
     case .passwordCheckerUnavailable, .qrEncoderUnavailable, .blocklistUnreadable, .storage,
       .crypto, .clientFile:
       return .storage
@@ -249,6 +258,10 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .copyTargetNotEmpty(let location, let accounts, let events):
       return Messages.copyTargetNotEmpty(location, accounts: accounts, events: events)
     case .copyToItself(let location): return Messages.copyToItself(location)
+    case .invalidGroupName(let name): return Messages.invalidGroupName(name)
+    case .groupNameTaken(let name): return Messages.groupNameTaken(name)
+    case .noSuchGroup(let name): return Messages.noSuchGroup(name)
+    case .notInGroup(let username, let group): return Messages.notInGroup(username, group: group)
     }
   }
 }

@@ -196,6 +196,8 @@ public enum Messages {
   }
   /// The audit log's word for a login refused because the account is disabled.
   public static let detailDisabled = "account disabled"
+  /// The audit log's word for a login refused because the account has expired.
+  public static let detailExpired = "account expired"
   /// The audit log's word for an administrator's password that must be changed.
   public static let detailMustChange = "must change at next login"
   /// The audit log's word for a password changed because a login required it.

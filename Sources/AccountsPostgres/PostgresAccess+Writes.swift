@@ -25,6 +25,7 @@ extension PostgresAccess {
 
   func makePublic(at date: Date) throws(AccountsError) -> Int {
     let deleted = try query("DELETE FROM accounts.account").changed
+    try query("DELETE FROM accounts.account_group")
     try query(
       """
       UPDATE accounts.activation SET state = 'Public', owner_id = NULL,
@@ -34,6 +35,7 @@ extension PostgresAccess {
     try query("DELETE FROM accounts.login_throttle")
     // As in SQLite, the next owner is account 1 again (no account is left to collide with).
     try query("SELECT setval('accounts.account_id_seq', 1, false)")
+    try query("SELECT setval('accounts.account_group_id_seq', 1, false)")
     return deleted
   }
 
@@ -58,10 +60,11 @@ extension PostgresAccess {
     let rows = try query(
       """
       INSERT INTO accounts.account (id, username, username_key, full_name, email, password_hash,
-        must_change_password, disabled_at, created_at, updated_at, password_changed_at)
+        must_change_password, disabled_at, created_at, updated_at, password_changed_at,
+        expires_at)
       SELECT coalesce($1::bigint, nextval('accounts.account_id_seq')),
         $2, $3, $4, $5, $6, $7::boolean, $8::timestamptz, $9::timestamptz, $9::timestamptz,
-        $9::timestamptz
+        $9::timestamptz, $10::timestamptz
       WHERE NOT EXISTS (SELECT 1 FROM accounts.account WHERE username_key = $3)
       ON CONFLICT (username_key) DO NOTHING
       RETURNING id
@@ -69,7 +72,7 @@ extension PostgresAccess {
       [
         id.map { PGValue($0) } ?? .null, .text(new.username), .text(new.usernameKey),
         .text(new.fullName), .text(new.email), .text(new.passwordHash),
-        PGValue(new.mustChangePassword), disabledAt, .text(now),
+        PGValue(new.mustChangePassword), disabledAt, .text(now), PGValue(new.expiresAt),
       ], prepared: true)
     guard rows.count == 1 else { return nil }
     let stored = try single(Int64.self, rows)
@@ -78,7 +81,8 @@ extension PostgresAccess {
       id: stored, username: new.username, usernameKey: new.usernameKey, fullName: new.fullName,
       email: new.email, passwordHash: new.passwordHash, isOwner: false,
       mustChangePassword: new.mustChangePassword, disabledAt: new.disabled ? time : nil,
-      createdAt: time, updatedAt: time, passwordChangedAt: time, lastLoginAt: nil)
+      createdAt: time, updatedAt: time, passwordChangedAt: time, lastLoginAt: nil,
+      expiresAt: new.expiresAt.flatMap { Timestamp.date(from: Timestamp.string(from: $0)) })
   }
 
   func update(_ account: Account) throws(AccountsError) {
@@ -88,7 +92,8 @@ extension PostgresAccess {
       UPDATE accounts.account SET username = $2, username_key = $3, full_name = $4, email = $5,
         password_hash = $6, must_change_password = $7::boolean, disabled_at = $8::timestamptz,
         created_at = $9::timestamptz, updated_at = $10::timestamptz,
-        password_changed_at = $11::timestamptz, last_login_at = $12::timestamptz
+        password_changed_at = $11::timestamptz, last_login_at = $12::timestamptz,
+        expires_at = $13::timestamptz
       WHERE id = $1 AND NOT EXISTS (
         SELECT 1 FROM accounts.account WHERE username_key = $3 AND id <> $1)
       """,
@@ -98,6 +103,7 @@ extension PostgresAccess {
         PGValue(account.mustChangePassword), PGValue(account.disabledAt),
         PGValue(account.createdAt), PGValue(account.updatedAt),
         PGValue(account.passwordChangedAt), PGValue(account.lastLoginAt),
+        PGValue(account.expiresAt),
       ])
     guard rows.changed == 0 else { return }
     let exists = try query(
@@ -316,6 +322,7 @@ extension PostgresAccess {
       SELECT setval(pg_get_serial_sequence('accounts.' || t, 'id'), greatest(m, 1), m > 0)
       FROM (VALUES
         ('account', (SELECT coalesce(max(id), 0) FROM accounts.account)),
+        ('account_group', (SELECT coalesce(max(id), 0) FROM accounts.account_group)),
         ('audit_event', greatest($1::bigint, (SELECT coalesce(max(id), 0)
                                              FROM accounts.audit_event))),
         ('session', greatest($2::bigint, (SELECT coalesce(max(id), 0) FROM accounts.session)))

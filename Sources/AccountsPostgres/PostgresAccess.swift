@@ -18,9 +18,10 @@ struct PostgresAccess: AccountWriter {
     a.must_change_password, accounts.stamp(a.disabled_at), accounts.stamp(a.created_at),
     accounts.stamp(a.updated_at), accounts.stamp(a.password_changed_at),
     accounts.stamp(a.last_login_at),
-    a.id IS NOT DISTINCT FROM (SELECT owner_id FROM accounts.activation WHERE id = 1)
+    a.id IS NOT DISTINCT FROM (SELECT owner_id FROM accounts.activation WHERE id = 1),
+    accounts.stamp(a.expires_at)
     """
-  static let accountColumnCount = 13
+  static let accountColumnCount = 14
 
   /// The columns `session(_:_:)` reads.
   static let sessionColumns = """
@@ -78,7 +79,8 @@ struct PostgresAccess: AccountWriter {
         createdAt: try rows.decode(Date.self, row, 8),
         updatedAt: try rows.decode(Date.self, row, 9),
         passwordChangedAt: try rows.decode(Date.self, row, 10),
-        lastLoginAt: try rows.decode(Date?.self, row, 11))
+        lastLoginAt: try rows.decode(Date?.self, row, 11),
+        expiresAt: try rows.decode(Date?.self, row, 13))
     }
   }
 
@@ -181,15 +183,21 @@ struct PostgresAccess: AccountWriter {
     let first = Self.accountColumnCount
     try forEach(
       """
-      SELECT \(Self.accountColumns), t.failures, t.lockouts, accounts.stamp(t.locked_until)
+      SELECT \(Self.accountColumns), t.failures, t.lockouts, accounts.stamp(t.locked_until),
+        (SELECT string_agg(g.name, ',' ORDER BY g.name) FROM accounts.group_member AS m
+         JOIN accounts.account_group AS g ON g.id = m.group_id WHERE m.account_id = a.id)
       FROM accounts.account AS a LEFT JOIN accounts.login_throttle AS t USING (username_key)
       ORDER BY a.username_key
       """
     ) { rows, row throws(AccountsError) in
-      let tally = try decoded { () throws(PGUnreadableValue) in
-        try Self.tally(rows, row, first)
+      let (tally, groups) = try decoded { () throws(PGUnreadableValue) in
+        (try Self.tally(rows, row, first), try rows.decode(String?.self, row, first + 3))
       }
-      try body(AccountListing(account: account(rows, row), tally: tally))
+      // Group names hold no comma (their rules), so the list splits back exactly.
+      try body(
+        AccountListing(
+          account: account(rows, row), tally: tally,
+          groups: groups.map { $0.split(separator: ",").map(String.init) } ?? []))
     }
   }
 

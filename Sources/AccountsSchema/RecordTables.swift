@@ -9,6 +9,8 @@ extension StoreRecordKind {
     switch self {
     case .activation: return "activation"
     case .account: return "account"
+    case .group: return "account_group"
+    case .groupMember: return "group_member"
     case .loginThrottle: return "login_throttle"
     case .auditEvent: return "audit_event"
     case .session: return "session"
@@ -25,8 +27,10 @@ extension StoreRecordKind {
       return [
         "id", "username", "username_key", "full_name", "email", "password_hash",
         "must_change_password", "disabled_at", "created_at", "updated_at",
-        "password_changed_at", "last_login_at",
+        "password_changed_at", "last_login_at", "expires_at",
       ]
+    case .group: return ["id", "name", "created_at"]
+    case .groupMember: return ["account_id", "group_id"]
     case .loginThrottle:
       return ["username_key", "failures", "lockouts", "locked_until", "updated_at"]
     case .auditEvent: return ["id", "occurred_at", "kind", "username", "username_key", "detail"]
@@ -47,6 +51,7 @@ extension StoreRecordKind {
     case .loginThrottle: return "username_key"
     case .secondFactor: return "account_id"
     case .recoveryCode: return "account_id, code_hash"
+    case .groupMember: return "account_id, group_id"
     default: return "id"
     }
   }

@@ -14,9 +14,10 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
   static let selection = """
     account.id, account.username, account.username_key, account.full_name, account.email,
     account.password_hash, account.must_change_password, account.disabled_at,
-    account.created_at, account.updated_at, account.password_changed_at, account.last_login_at
+    account.created_at, account.updated_at, account.password_changed_at, account.last_login_at,
+    account.expires_at
     """
-  static let columnCount = 12
+  static let columnCount = 13
 
   var id: Int64?
   var username: String
@@ -30,6 +31,7 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
   var updatedAt: String
   var passwordChangedAt: String
   var lastLoginAt: String?
+  var expiresAt: String?
 
   init(row: Row) {
     id = row[0]
@@ -44,6 +46,7 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     updatedAt = row[9]
     passwordChangedAt = row[10]
     lastLoginAt = row[11]
+    expiresAt = row[12]
   }
 
   init(_ new: NewAccount, at date: Date) {
@@ -60,6 +63,7 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     updatedAt = now
     passwordChangedAt = now
     lastLoginAt = nil
+    expiresAt = new.expiresAt.map(Timestamp.string(from:))
   }
 
   init(_ account: Account) {
@@ -75,6 +79,7 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     updatedAt = Timestamp.string(from: account.updatedAt)
     passwordChangedAt = Timestamp.string(from: account.passwordChangedAt)
     lastLoginAt = account.lastLoginAt.map(Timestamp.string(from:))
+    expiresAt = account.expiresAt.map(Timestamp.string(from:))
   }
 
   func encode(to container: inout PersistenceContainer) {
@@ -90,6 +95,7 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     container["updated_at"] = updatedAt
     container["password_changed_at"] = passwordChangedAt
     container["last_login_at"] = lastLoginAt
+    container["expires_at"] = expiresAt
   }
 
   mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -103,7 +109,8 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
       createdAt: Timestamp.date(from: createdAt) ?? .distantPast,
       updatedAt: Timestamp.date(from: updatedAt) ?? .distantPast,
       passwordChangedAt: Timestamp.date(from: passwordChangedAt) ?? .distantPast,
-      lastLoginAt: lastLoginAt.flatMap(Timestamp.date))
+      lastLoginAt: lastLoginAt.flatMap(Timestamp.date),
+      expiresAt: expiresAt.flatMap(Timestamp.date))
   }
 }
 

@@ -113,7 +113,11 @@ extension SQLiteReading {
       let rows = try Row.fetchCursor(
         db,
         sql: """
-          SELECT \(AccountRecord.selection), t.failures, t.lockouts, t.locked_until
+          SELECT \(AccountRecord.selection), t.failures, t.lockouts, t.locked_until,
+                 (SELECT group_concat(name, ',') FROM (
+                    SELECT g.name FROM group_member AS m
+                    JOIN account_group AS g ON g.id = m.group_id
+                    WHERE m.account_id = account.id ORDER BY g.name))
           FROM account LEFT JOIN login_throttle AS t USING (username_key)
           ORDER BY account.username_key
           """)
@@ -124,10 +128,12 @@ extension SQLiteReading {
         let tally = ThrottleState(
           failures: row[first] ?? 0, lockouts: row[first + 1] ?? 0,
           lockedUntil: lockedUntil.flatMap(Timestamp.date))
-        try SQLiteStore.passingThrough { () throws(AccountsError) in
-          try body(
-            AccountListing(account: record.account(isOwner: record.id == owner), tally: tally))
-        }
+        // Group names hold no comma (their rules), so the list splits back exactly.
+        let groups: String? = row[first + 3]
+        let listing = AccountListing(
+          account: record.account(isOwner: record.id == owner), tally: tally,
+          groups: groups.map { $0.split(separator: ",").map(String.init) } ?? [])
+        try SQLiteStore.passingThrough { () throws(AccountsError) in try body(listing) }
       }
     }
   }

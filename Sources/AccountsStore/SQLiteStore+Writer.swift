@@ -27,6 +27,7 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
   func makePublic(at date: Date) throws(AccountsError) -> Int {
     try statement(path) {
       let deleted = try AccountRecord.deleteAll(db)
+      try db.execute(sql: "DELETE FROM account_group")
       try ActivationRecord(state: .publicState, ownerID: nil, at: date).update(db)
       try ThrottleRecord.deleteAll(db)
       return deleted
@@ -42,8 +43,8 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
         sql: """
           INSERT INTO account (username, username_key, full_name, email, password_hash,
                                must_change_password, disabled_at, created_at, updated_at,
-                               password_changed_at, last_login_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                               password_changed_at, last_login_at, expires_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
           """)
     }
     let handle = prepared.sqliteStatement
@@ -52,7 +53,7 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
     let texts: [(Int32, String?)] = [
       (1, record.username), (2, record.usernameKey), (3, record.fullName), (4, record.email),
       (5, record.passwordHash), (7, record.disabledAt), (8, record.createdAt),
-      (9, record.updatedAt), (10, record.passwordChangedAt),
+      (9, record.updatedAt), (10, record.passwordChangedAt), (11, record.expiresAt),
     ]
     for (index, text) in texts {
       if let text { bindText(handle, index, text) }

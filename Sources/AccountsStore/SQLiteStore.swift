@@ -57,6 +57,7 @@ public final class SQLiteStore: Sendable {
     ("v2", { db in try db.execute(sql: schemaV2) }),
     ("v3", { db in try db.execute(sql: schemaV3) }),
     ("v4", { db in try db.execute(sql: schemaV4) }),
+    ("v5", { db in try db.execute(sql: schemaV5) }),
   ]
 
   /// The identifiers of the migrations this build knows, in order.

@@ -254,3 +254,33 @@ let schemaV4 = """
 
   INSERT INTO audit_kind (name) VALUES ('accounts_imported'), ('accounts_exported');
   """
+
+/// The SQL of migration "v5" (groups and account expiry); never edit it once shipped.
+let schemaV5 = """
+  -- Migration "v5": groups of accounts, and accounts that expire. A new nullable column and new
+  -- tables: every row of v4 stays as it is. A membership goes with its account or its group.
+  ALTER TABLE account ADD COLUMN expires_at TEXT;
+
+  -- A named set of accounts. Names follow Linux's rules (Debian's NAME_REGEX,
+  -- ^[a-z_][a-z0-9_-]*$, 1 to 32 characters), so that each can become a Linux group.
+  CREATE TABLE account_group (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE CHECK (
+      length(name) BETWEEN 1 AND 32 AND substr(name, 1, 1) GLOB '[a-z_]'
+      AND name NOT GLOB '*[^a-z0-9_-]*'),
+    created_at TEXT NOT NULL
+  ) STRICT;
+
+  -- Which accounts belong to which groups.
+  CREATE TABLE group_member (
+    account_id INTEGER NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+    group_id INTEGER NOT NULL REFERENCES account_group (id) ON DELETE CASCADE,
+    PRIMARY KEY (account_id, group_id)
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE INDEX group_member_by_group ON group_member (group_id, account_id);
+
+  INSERT INTO audit_kind (name) VALUES
+    ('group_added'), ('group_removed'), ('group_member_added'), ('group_member_removed'),
+    ('pam_session_opened'), ('pam_session_closed');
+  """

@@ -50,7 +50,7 @@ struct SchemaTests {
     let reference = try DatabaseQueue()
     try reference.write { try $0.execute(sql: schemaFile) }
     let expected = try reference.read(picture)
-    #expect(created.count == 13 + AuditEventKind.known.count)
+    #expect(created.count == 16 + AuditEventKind.known.count)
     #expect(created == expected)
   }
 
@@ -64,7 +64,7 @@ struct SchemaTests {
       try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
     }
     #expect(recorded == SQLiteStore.knownMigrations)
-    #expect(recorded == ["v1", "v2", "v3", "v4"])
+    #expect(recorded == ["v1", "v2", "v3", "v4", "v5"])
   }
 
   /// Every table is STRICT: a wrong type is refused, not converted.
@@ -76,11 +76,13 @@ struct SchemaTests {
     let strict = try DatabaseQueue(path: path).read {
       try Row.fetchAll($0, sql: "PRAGMA table_list").filter { row in
         let name: String = row["name"]
-        return ["account", "activation", "login_throttle", "audit_event", "audit_kind"]
-          .contains(name)
+        return [
+          "account", "activation", "login_throttle", "audit_event", "audit_kind",
+          "account_group", "group_member",
+        ].contains(name)
       }.map { row -> Int in row["strict"] }
     }
-    #expect(strict == [1, 1, 1, 1, 1])
+    #expect(strict == [1, 1, 1, 1, 1, 1, 1])
   }
 }
 

@@ -38,11 +38,13 @@ public struct NewAccount: Equatable, Sendable {
   public var mustChangePassword: Bool
   /// True for an account stored disabled (an import of an inactive user).
   public var disabled: Bool
+  /// From when the account cannot log in; nil when it never expires.
+  public var expiresAt: Date?
 
   /// Creates a new account.
   public init(
     username: String, usernameKey: String, fullName: String, email: String, passwordHash: String,
-    mustChangePassword: Bool = false, disabled: Bool = false
+    mustChangePassword: Bool = false, disabled: Bool = false, expiresAt: Date? = nil
   ) {
     self.username = username
     self.usernameKey = usernameKey
@@ -51,6 +53,7 @@ public struct NewAccount: Equatable, Sendable {
     self.passwordHash = passwordHash
     self.mustChangePassword = mustChangePassword
     self.disabled = disabled
+    self.expiresAt = expiresAt
   }
 }
 
@@ -83,12 +86,15 @@ public struct Account: Equatable, Sendable {
   public var passwordChangedAt: Date
   /// When the account last logged in successfully, if ever.
   public var lastLoginAt: Date?
+  /// From when the account cannot log in (as a disabled one cannot); nil when it never expires.
+  public var expiresAt: Date?
 
   /// Creates an account value.
   public init(
     id: Int64, username: String, usernameKey: String, fullName: String, email: String,
     passwordHash: String, isOwner: Bool, mustChangePassword: Bool, disabledAt: Date?,
-    createdAt: Date, updatedAt: Date, passwordChangedAt: Date, lastLoginAt: Date?
+    createdAt: Date, updatedAt: Date, passwordChangedAt: Date, lastLoginAt: Date?,
+    expiresAt: Date? = nil
   ) {
     self.id = id
     self.username = username
@@ -103,10 +109,18 @@ public struct Account: Equatable, Sendable {
     self.updatedAt = updatedAt
     self.passwordChangedAt = passwordChangedAt
     self.lastLoginAt = lastLoginAt
+    self.expiresAt = expiresAt
   }
 
-  /// True when the account may log in.
+  /// True when the account was disabled (it cannot log in).
   public var isDisabled: Bool { disabledAt != nil }
+
+  /// True when the account has expired at `now`: from its expiry moment on (`expiresAt <= now`)
+  /// it cannot log in, as a disabled one cannot.
+  public func isExpired(at now: Date) -> Bool {
+    guard let expiresAt else { return false }
+    return expiresAt <= now
+  }
 
   /// True when `name` is the stored user name byte for byte (not merely the same key, nor
   /// canonically equivalent Unicode, which Swift's `==` would accept).
@@ -121,11 +135,14 @@ public struct AccountListing: Equatable, Sendable {
   public var account: Account
   /// Its user name's tally.
   public var tally: ThrottleState
+  /// The names of the groups it belongs to, sorted.
+  public var groups: [String]
 
   /// Creates a listing.
-  public init(account: Account, tally: ThrottleState) {
+  public init(account: Account, tally: ThrottleState, groups: [String] = []) {
     self.account = account
     self.tally = tally
+    self.groups = groups
   }
 }
 

@@ -84,6 +84,17 @@ public protocol AccountReader {
   /// The keys (`SealingKey.id`) the stored secrets are sealed under.
   func secondFactorKeyIDs() throws(AccountsError) -> Set<String>
 
+  // MARK: Groups
+
+  /// The names of the groups the account belongs to, sorted (bytewise).
+  func groups(accountID: Int64) throws(AccountsError) -> [String]
+  /// The group named exactly `name`, if any.
+  func group(named name: String) throws(AccountsError) -> AccountGroup?
+  /// Every group with its member count, in name order, one at a time.
+  func forEachGroup(_ body: (GroupListing) throws(AccountsError) -> Void) throws(AccountsError)
+  /// The user names of the group's members, in user-name-key order.
+  func members(groupID: Int64) throws(AccountsError) -> [String]
+
   // MARK: Copying a whole store
 
   /// How many rows `table` holds.
@@ -100,7 +111,7 @@ public protocol AccountWriter: AccountReader {
   /// Stores the device's first account and makes it the owner of an Activated device; the
   /// device is Public (`activate`, which the flows call, has checked).
   func storeActivation(owner: NewAccount, at date: Date) throws(AccountsError) -> Account
-  /// Deletes every account and every tally, and makes the device Public; returns how many
+  /// Deletes every account, group and tally, and makes the device Public; returns how many
   /// accounts were deleted.
   func makePublic(at date: Date) throws(AccountsError) -> Int
   /// Stores one more account on an Activated device.
@@ -112,7 +123,7 @@ public protocol AccountWriter: AccountReader {
   ///
   /// Throws `.usernameTaken` when a new user name's key is already used.
   func update(_ account: Account) throws(AccountsError)
-  /// Deletes the account (never the owner: the store refuses that too).
+  /// Deletes the account with its memberships (never the owner: the store refuses that too).
   func delete(_ account: Account) throws(AccountsError)
   /// Makes `account` the device's owner.
   func moveOwnership(to account: Account, at date: Date) throws(AccountsError)
@@ -150,6 +161,19 @@ public protocol AccountWriter: AccountReader {
   /// Marks the unused recovery code with hash `hash` used; false when there is none.
   func useRecoveryCode(accountID: Int64, hash: [UInt8], at date: Date) throws(AccountsError)
     -> Bool
+
+  // MARK: Groups
+
+  /// Stores a new group.
+  ///
+  /// Throws `.groupNameTaken` when a group of that name exists.
+  func insertGroup(named name: String, at date: Date) throws(AccountsError) -> AccountGroup
+  /// Deletes the group and its memberships (never an account).
+  func deleteGroup(id: Int64) throws(AccountsError)
+  /// Makes the account a member of the group; false (nothing written) when it already is.
+  func addMember(accountID: Int64, groupID: Int64) throws(AccountsError) -> Bool
+  /// Ends the account's membership of the group; false when it was not a member.
+  func removeMember(accountID: Int64, groupID: Int64) throws(AccountsError) -> Bool
 
   // MARK: Copying a whole store
 

@@ -58,6 +58,18 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
   public static let accountsImported = Self(rawValue: "accounts_imported")
   /// An administrator exported every account with its hash.
   public static let accountsExported = Self(rawValue: "accounts_exported")
+  /// An administrator added a group.
+  public static let groupAdded = Self(rawValue: "group_added")
+  /// An administrator removed a group (its memberships went with it).
+  public static let groupRemoved = Self(rawValue: "group_removed")
+  /// An account joined a group (the detail names the group).
+  public static let groupMemberAdded = Self(rawValue: "group_member_added")
+  /// An account left a group (the detail names the group).
+  public static let groupMemberRemoved = Self(rawValue: "group_member_removed")
+  /// The PAM module opened a session for an account.
+  public static let pamSessionOpened = Self(rawValue: "pam_session_opened")
+  /// The PAM module closed a session of an account.
+  public static let pamSessionClosed = Self(rawValue: "pam_session_closed")
 
   /// Every kind this build writes, in the order README lists them.
   public static let known: [AuditEventKind] = [
@@ -65,7 +77,8 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
     .accountEdited, .accountDisabled, .accountEnabled, .accountRemoved, .passwordChanged,
     .passwordSet, .ownershipMoved, .logout, .sessionRevoked, .secondFactorEnabled,
     .secondFactorDisabled, .secondFactorReset, .recoveryCodesMade, .recoveryCodeUsed,
-    .accountsImported, .accountsExported,
+    .accountsImported, .accountsExported, .groupAdded, .groupRemoved, .groupMemberAdded,
+    .groupMemberRemoved, .pamSessionOpened, .pamSessionClosed,
   ]
 
   /// Orders by name.

@@ -10,6 +10,10 @@ public enum StoreRecordKind: CaseIterable, Sendable {
   case activation
   /// Accounts.
   case account
+  /// Groups of accounts.
+  case group
+  /// Which accounts belong to which groups.
+  case groupMember
   /// Failed-login tallies, by user name key.
   case loginThrottle
   /// The audit log.
@@ -43,7 +47,10 @@ public enum StoreRecordKind: CaseIterable, Sendable {
     case .account:
       return [
         .integer, .text, .text, .text, .text, .text, .boolean, .time, .time, .time, .time, .time,
+        .time,
       ]
+    case .group: return [.integer, .text, .time]
+    case .groupMember: return [.integer, .integer]
     case .loginThrottle: return [.text, .integer, .integer, .time, .time]
     case .auditEvent: return [.integer, .time, .text, .text, .text, .text]
     case .session:

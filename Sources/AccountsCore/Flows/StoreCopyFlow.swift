@@ -40,7 +40,9 @@ public enum StoreCopyFlow {
       try to.write { writer throws(AccountsError) in
         let accounts = try writer.rowCount(.account)
         let events = try writer.rowCount(.auditEvent)
-        let others = try writer.rowCount(.loginThrottle) + writer.rowCount(.session)
+        let others =
+          try writer.rowCount(.loginThrottle) + writer.rowCount(.session)
+          + writer.rowCount(.group)
         guard accounts == 0, events == 0, others == 0,
           try writer.deviceStatus().state == .publicState
         else {
