@@ -80,7 +80,7 @@ extension AccountsCommand {
           Messages.pamHelperDatabaseRelative
         } else if !PamAuthFlow.timeLimits.contains(timeLimit) {
           Messages.pamTimeLimitRange(PamAuthFlow.timeLimits)
-        } else if let bad = groups.first(where: { !GroupRules.isValidName($0) }) {
+        } else if let bad = groups.first(where: { !GroupNameRules.isValid($0) }) {
           Messages.pamHelperGroupName(bad)
         } else if PamStage(rawValue: stage) == nil {
           Messages.pamHelperStage(stage)
