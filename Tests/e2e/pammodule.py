@@ -12,8 +12,11 @@ API:
 - `scratch_service(lines) -> context manager yielding the service name`: writes
   /etc/pam.d/accounts-test-<random> with `lines` (strings, one per line) and removes it.
 - `spawn_pamtester(service, user=USER, operations=("authenticate",), items=None, prefix=(),
-  preexec_fn=None, timeout=60) -> pexpect.spawn`: `pamtester -v [-I key=value...] SERVICE USER
-  OPERATIONS...` on a pseudo-terminal (`prefix`, e.g. a valgrind command, goes before it).
+  preexec_fn=None, timeout=60, environment=None, env=None) -> pexpect.spawn`: `pamtester -v
+  [-I key=value...] [-E NAME=value...] SERVICE USER OPERATIONS...` on a pseudo-terminal:
+  `items` are PAM items (rhost, tty...), `environment` PAM's environment list (pam_putenv),
+  `env` extra variables of pamtester's own process (beside PATH and TERM); `prefix`, e.g. a
+  valgrind command, goes before it.
 - `finish(child) -> PamRun`: waits for pamtester to end; `PamRun(code, output)`, output being
   everything it printed (the prompts included).
 - `pamtester(service, user=USER, operations=("authenticate",), answers=(), items=None,
@@ -119,11 +122,13 @@ class PamRun:
 
 
 def spawn_pamtester(service, user=USER, operations=("authenticate",), items=None, prefix=(),
-                    preexec_fn=None, timeout=60) -> pexpect.spawn:
+                    preexec_fn=None, timeout=60, environment=None, env=None) -> pexpect.spawn:
     arguments = [arg for key, value in (items or {}).items() for arg in ("-I", f"{key}={value}")]
+    arguments += [arg for key, value in (environment or {}).items()
+                  for arg in ("-E", f"{key}={value}")]
     command = [*prefix, "pamtester", "-v", *arguments, service, user, *operations]
     child = pexpect.spawn(command[0], command[1:], encoding="utf-8", timeout=timeout,
-                          env={"PATH": os.environ["PATH"], "TERM": "dumb"},
+                          env={"PATH": os.environ["PATH"], "TERM": "dumb", **(env or {})},
                           preexec_fn=preexec_fn, dimensions=(24, 200))
     child.logfile_read = io.StringIO()
     return child
