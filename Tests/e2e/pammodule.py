@@ -12,8 +12,11 @@ API:
 - `scratch_service(lines) -> context manager yielding the service name`: writes
   /etc/pam.d/accounts-test-<random> with `lines` (strings, one per line) and removes it.
 - `spawn_pamtester(service, user=USER, operations=("authenticate",), items=None, prefix=(),
-  preexec_fn=None, timeout=60) -> pexpect.spawn`: `pamtester -v [-I key=value...] SERVICE USER
-  OPERATIONS...` on a pseudo-terminal (`prefix`, e.g. a valgrind command, goes before it).
+  preexec_fn=None, timeout=60, environment=None, env=None) -> pexpect.spawn`: `pamtester -v
+  [-I key=value...] [-E NAME=value...] SERVICE USER OPERATIONS...` on a pseudo-terminal:
+  `items` are PAM items (rhost, tty...), `environment` PAM's environment list (pam_putenv),
+  `env` extra variables of pamtester's own process (beside PATH and TERM); `prefix`, e.g. a
+  valgrind command, goes before it.
 - `finish(child) -> PamRun`: waits for pamtester to end; `PamRun(code, output)`, output being
   everything it printed (the prompts included).
 - `pamtester(service, user=USER, operations=("authenticate",), answers=(), items=None,
@@ -29,6 +32,10 @@ API:
   `ask(line) -> str | None`, `record(path, value)` (JSON, written whole via a rename) and
   `ARGV` (the arguments after the script's name: `pam-helper STAGE --database ...`).
 - `wait_for_file(path, timeout=30) -> object`: the JSON a helper recorded there, once written.
+- `captured_syslog() -> context manager yielding a SyslogCapture`: its `prefix` (a command
+  prefix for spawn_pamtester/pamtester: `unshare -m` and a private /dev whose /dev/log is a
+  socket of the test's) and `messages() -> list[str]`, what was logged so far (the
+  `pam_accounts(SERVICE:GROUP): ...` part of each line).
 - `open_fds(pid) -> dict[int, str]`: a process's fds and what each points at.
 - `children(pid) -> list[tuple[int, str]]`: a process's children, (pid, state letter).
 """
@@ -43,6 +50,7 @@ import os
 import pathlib
 import secrets
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -114,11 +122,13 @@ class PamRun:
 
 
 def spawn_pamtester(service, user=USER, operations=("authenticate",), items=None, prefix=(),
-                    preexec_fn=None, timeout=60) -> pexpect.spawn:
+                    preexec_fn=None, timeout=60, environment=None, env=None) -> pexpect.spawn:
     arguments = [arg for key, value in (items or {}).items() for arg in ("-I", f"{key}={value}")]
+    arguments += [arg for key, value in (environment or {}).items()
+                  for arg in ("-E", f"{key}={value}")]
     command = [*prefix, "pamtester", "-v", *arguments, service, user, *operations]
     child = pexpect.spawn(command[0], command[1:], encoding="utf-8", timeout=timeout,
-                          env={"PATH": os.environ["PATH"], "TERM": "dumb"},
+                          env={"PATH": os.environ["PATH"], "TERM": "dumb", **(env or {})},
                           preexec_fn=preexec_fn, dimensions=(24, 200))
     child.logfile_read = io.StringIO()
     return child
@@ -197,6 +207,53 @@ def wait_for_file(path, timeout=30):
         assert time.monotonic() < deadline, f"{path} was never written"
         time.sleep(0.02)
     return json.loads(path.read_text())
+
+
+_PRIVATE_DEV = """set -e
+folder="$1"; shift
+mkdir "$folder/dev"
+mount --bind /dev "$folder/dev"
+mount -t tmpfs -o mode=0755 none /dev
+for node in null zero urandom random tty ptmx; do
+  touch "/dev/$node"; mount --bind "$folder/dev/$node" "/dev/$node"
+done
+mkdir /dev/pts; mount --bind "$folder/dev/pts" /dev/pts
+touch /dev/log; mount --bind "$folder/log" /dev/log
+exec "$@"
+"""
+
+
+class SyslogCapture:
+    def __init__(self, folder: pathlib.Path):
+        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.socket.bind(str(folder / "log"))
+        self.socket.setblocking(False)
+        script = folder / "private-dev"
+        script.write_text(_PRIVATE_DEV)
+        self.prefix = ("unshare", "--mount", "--propagation", "private", "sh", str(script),
+                       str(folder))
+        self._seen = []
+
+    def messages(self) -> list:
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                line = self.socket.recv(65536).decode("utf-8", "replace")
+                self._seen.append(line[line.find("pam_accounts("):] if "pam_accounts(" in line
+                                  else line)
+        return list(self._seen)
+
+
+@contextlib.contextmanager
+def captured_syslog():
+    """What PAM modules log, caught on a socket of the test's mounted over /dev/log in a mount
+    namespace of pamtester's own (the host's /dev is left alone)."""
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="pam-syslog-"))
+    capture = SyslogCapture(folder)
+    try:
+        yield capture
+    finally:
+        capture.socket.close()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def open_fds(pid: int) -> dict:
