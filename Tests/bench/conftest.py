@@ -112,7 +112,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 # The order the modules run in, as the one script ran them: the quick pairs first, before the
 # big files are made.
-ORDER = ["test_login.py", "test_startup.py", "test_blocklist.py", "test_big_store.py",
+ORDER = ["test_login.py", "test_pam_module.py", "test_startup.py", "test_blocklist.py", "test_big_store.py",
          "test_import.py", "test_import_memory.py", "test_postgres.py"]
 
 
