@@ -25,7 +25,7 @@ struct AccountsCommand: ParsableCommand {
       Exit codes: 0 success; 1 refused (invalid form, wrong user name or password, wrong state, \
       cancelled, a user name taken); 2 usage error (or an unusable setting); 3 storage or \
       environment error (standard output that cannot take the result, such as a full disk, \
-      included); 4 locked after too many failed logins; 5 no such account \
+      included); 4 locked after too many failed logins; 5 no such account, session or group \
       (administrator commands); 128+N killed by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP; \
       141 also when the reader of standard output went away, as in accounts log | head -1).
       """,
@@ -38,7 +38,8 @@ struct AccountsCommand: ParsableCommand {
       CommandGroup(
         name: "Administrator",
         subcommands: [
-          User.self, SessionCommand.self, Reset.self, Unlock.self, Log.self, StoreCommand.self,
+          User.self, GroupCommand.self, SessionCommand.self, Reset.self, Unlock.self, Log.self,
+          StoreCommand.self,
         ])
     ]
   )

@@ -256,7 +256,8 @@ public enum Messages {
     "--password-stdin is required: verify reads the password as one line of standard input."
   /// `user edit` with nothing to change.
   public static let editNeedsAChange =
-    "Give at least one of --full-name, --email, --username, --owner."
+    "Give at least one of --full-name, --email, --username, --owner, --expires, --add-group, "
+    + "--remove-group."
 
   /// Unlock done.
   public static func unlocked(_ username: String, failures: Int, wasLocked: Bool) -> String {

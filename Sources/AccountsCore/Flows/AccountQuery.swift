@@ -18,7 +18,9 @@ public enum AccountQuery {
     guard let store = try env.readableStore() else { throw .noSuchAccount(name) }
     return try store.read { reader throws(AccountsError) -> AccountListing in
       guard let account = try reader.account(key: key) else { throw .noSuchAccount(name) }
-      return AccountListing(account: account, tally: try reader.tally(key: key))
+      return AccountListing(
+        account: account, tally: try reader.tally(key: key),
+        groups: try reader.groups(accountID: account.id))
     }
   }
 }

@@ -4,7 +4,8 @@ import Foundation
 /// Checks a user name and password: the one place that decides a login, for `login`, the bare
 /// flow, `verify` and `passwd` alike.
 ///
-/// Whatever was wrong (unknown name, wrong password, a disabled account, a damaged stored hash,
+/// Whatever was wrong (unknown name, wrong password, a disabled or expired account, a damaged
+/// stored hash,
 /// a name that cannot exist) the answer is the same and so is the work: as many PBKDF2
 /// iterations as the store's current setting for new hashes or the owner's stored hash costs,
 /// whichever is more (`workTarget`). A locked name is refused without checking the password,
@@ -97,6 +98,10 @@ struct Authenticator {
     if account.isDisabled {
       try fail(username: username, key: key, detail: Messages.detailDisabled)
     }
+    // An expired account is refused as a disabled one is: same answer, same cost, counted.
+    if account.isExpired(at: env.now()) {
+      try fail(username: username, key: key, detail: Messages.detailExpired)
+    }
     return Verified(
       account: account, typedName: username, password: password,
       needsRehash: verification.needsRehash)
@@ -105,8 +110,8 @@ struct Authenticator {
   /// Records a successful login in one transaction (the tally cleared, the last login stamped,
   /// a weak hash replaced, a required new password stored) and returns Home.
   ///
-  /// If another process locked the name, disabled or removed the account meanwhile, the login
-  /// is refused instead.
+  /// If another process locked the name, disabled or removed the account meanwhile, or it
+  /// expired, the login is refused instead.
   func logIn(
     _ verified: Verified, newPassword: String? = nil,
     completion: LoginCompletion = LoginCompletion()
@@ -157,7 +162,8 @@ struct Authenticator {
     let outcome = try store.write { writer throws(AccountsError) -> Outcome in
       let now = env.now()
       guard var account = try writer.account(key: key), account.id == verified.account.id,
-        account.passwordChangedAt == verified.account.passwordChangedAt, !account.isDisabled
+        account.passwordChangedAt == verified.account.passwordChangedAt, !account.isDisabled,
+        !account.isExpired(at: now)
       else { return .gone }
       if let proof {
         guard try SecondFactorGate.accept(proof, writer: writer, account: account, at: now)

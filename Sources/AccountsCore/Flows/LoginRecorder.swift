@@ -122,7 +122,7 @@ public enum LoginRecorder {
   /// `requiredChange` the new password a login asked for, must-change cleared), logged.
   ///
   /// `expected` is the account as read before the password was checked: if it was removed,
-  /// disabled or given another password meanwhile (a stronger hash of the same password, from a
+  /// disabled, expired or given another password meanwhile (a stronger hash of the same password, from a
   /// concurrent login, is no change), or the name was locked, nothing changes but the log.
   public static func recordSuccess(
     _ store: any AccountRepository, username: String, usernameKey: String, at now: Date,
@@ -134,6 +134,7 @@ public enum LoginRecorder {
         return .locked(until: until)
       }
       guard var account = try writer.account(key: usernameKey), !account.isDisabled,
+        !account.isExpired(at: now),
         expected.map({ $0.id == account.id && $0.passwordChangedAt == account.passwordChangedAt })
           ?? true
       else {

@@ -59,7 +59,7 @@ public enum SecondFactorFlow {
     let keeping = SessionBook.previousID(env, store: store)
     try store.write { writer throws(AccountsError) in
       let now = env.now()
-      let current = try unchanged(account, writer: writer)
+      let current = try unchanged(account, writer: writer, at: now)
       if try writer.secondFactor(accountID: current.id) != nil {
         throw .secondFactorAlreadyOn(current.username)
       }
@@ -198,7 +198,7 @@ public enum SecondFactorFlow {
     let keeping = SessionBook.previousID(env, store: store)
     let accepted = try store.write { writer throws(AccountsError) -> Bool in
       let now = env.now()
-      let account = try unchanged(verified.account, writer: writer)
+      let account = try unchanged(verified.account, writer: writer, at: now)
       guard try writer.secondFactor(accountID: account.id) != nil else {
         throw .secondFactorNotOn(account.username)
       }
@@ -217,12 +217,13 @@ public enum SecondFactorFlow {
   }
 
   /// The account as checked, re-read in the write: refused if it was removed, disabled or
-  /// given another password meanwhile.
-  private static func unchanged(_ account: Account, writer: any AccountWriter)
+  /// given another password meanwhile, or has expired by `now`.
+  private static func unchanged(_ account: Account, writer: any AccountWriter, at now: Date)
     throws(AccountsError) -> Account
   {
     guard let current = try writer.account(key: account.usernameKey), current.id == account.id,
-      current.passwordChangedAt == account.passwordChangedAt, !current.isDisabled
+      current.passwordChangedAt == account.passwordChangedAt, !current.isDisabled,
+      !current.isExpired(at: now)
     else { throw .invalidCredentials }
     return current
   }

@@ -41,7 +41,8 @@ enum SessionBook {
   enum Found {
     /// No session file, or one for another database.
     case absent
-    /// A session file for this database whose session is gone, ended or of a disabled account.
+    /// A session file for this database whose session is gone, ended, or of a disabled or
+    /// expired account.
     case ended(SavedSession, sessionID: Int64?)
     /// A live session.
     case live(SavedSession, Session, Account)
@@ -64,7 +65,7 @@ enum SessionBook {
         return .ended(saved, sessionID: nil)
       }
       guard session.isLive(at: now), let account = try reader.account(id: session.accountID),
-        !account.isDisabled
+        !account.isDisabled, !account.isExpired(at: now)
       else { return .ended(saved, sessionID: session.id) }
       return .live(saved, session, account)
     }

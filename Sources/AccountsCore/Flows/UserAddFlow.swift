@@ -1,24 +1,34 @@
 /// `accounts user add`: one more account on an Activated device (administrator).
 public enum UserAddFlow {
   /// Asks for the Activation Form's fields (flags skip prompts), with its rules and messages,
-  /// and stores the account; returns its user name.
+  /// and stores the account, a member of `groups` (each must exist: checked before the form
+  /// and again in the write), expiring at `expiry`; returns its user name.
   @discardableResult
-  public static func run(_ env: AccountsEnvironment, options: ActivationOptions)
-    throws(AccountsError) -> String
-  {
+  public static func run(
+    _ env: AccountsEnvironment, options: ActivationOptions, groups: [String] = [],
+    expiry: AccountExpiry = .never
+  ) throws(AccountsError) -> String {
     guard try env.isActivated() else { throw .notActivated }
-    let account = try AccountForm.ask(env, options: options)
+    if !groups.isEmpty, let store = try env.readableStore() {
+      try store.read { reader throws(AccountsError) in
+        for name in groups { _ = try GroupFlow.existing(name, reader: reader) }
+      }
+    }
+    var account = try AccountForm.ask(env, options: options)
+    account.expiresAt = expiry.date
     let store = try env.writableStore()
     try store.write { writer throws(AccountsError) in
       try writer.requireActivated()
       if try writer.account(key: account.usernameKey) != nil {
         throw .usernameTaken(account.username)
       }
-      let added = try writer.insert(account, at: env.now())
+      let now = env.now()
+      let added = try writer.insert(account, at: now)
       try writer.append(
         AuditRecord(
-          .accountAdded, at: env.now(), username: added.username,
-          usernameKey: added.usernameKey))
+          .accountAdded, at: now, username: added.username, usernameKey: added.usernameKey,
+          detail: expiry.date.map { Messages.detailExpiry(Timestamp.string(from: $0)) }))
+      _ = try GroupFlow.join(added, groups: groups, writer: writer, at: now)
     }
     env.console.output(Messages.accountAdded(account.username))
     return account.username

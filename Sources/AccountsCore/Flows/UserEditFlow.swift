@@ -8,20 +8,33 @@ public struct AccountEdit: Equatable, Sendable {
   public var email: String?
   /// `--owner`: make this account the device's owner.
   public var makeOwner: Bool
+  /// `--expires`: when the account expires, or never.
+  public var expiry: AccountExpiry?
+  /// `--add-group`: groups the account joins (each must exist).
+  public var addGroups: [String]
+  /// `--remove-group`: groups the account leaves (each must exist and hold it).
+  public var removeGroups: [String]
 
   /// Creates an edit.
   public init(
     username: String? = nil, fullName: String? = nil, email: String? = nil,
-    makeOwner: Bool = false
+    makeOwner: Bool = false, expiry: AccountExpiry? = nil, addGroups: [String] = [],
+    removeGroups: [String] = []
   ) {
     self.username = username
     self.fullName = fullName
     self.email = email
     self.makeOwner = makeOwner
+    self.expiry = expiry
+    self.addGroups = addGroups
+    self.removeGroups = removeGroups
   }
 
   /// True when nothing is asked for.
-  public var isEmpty: Bool { username == nil && fullName == nil && email == nil && !makeOwner }
+  public var isEmpty: Bool {
+    username == nil && fullName == nil && email == nil && !makeOwner && expiry == nil
+      && addGroups.isEmpty && removeGroups.isEmpty
+  }
 }
 
 /// `accounts user edit NAME`: an account's details and the device's ownership (administrator).
@@ -63,6 +76,13 @@ public enum UserEditFlow {
         changed.email = email
       }
       var said: [String] = []
+      if !fields.isEmpty { said.append(Messages.accountEdited(changed.username)) }
+      if let expiry = edit.expiry, expiry.date != account.expiresAt {
+        let text = expiry.date.map(Timestamp.string(from:))
+        fields.append(Messages.detailExpiry(text))
+        changed.expiresAt = expiry.date
+        said.append(Messages.expiryChanged(changed.username, expires: text))
+      }
       if !fields.isEmpty {
         changed.updatedAt = now
         try writer.update(changed)
@@ -70,8 +90,9 @@ public enum UserEditFlow {
           AuditRecord(
             .accountEdited, at: now, username: changed.username,
             usernameKey: changed.usernameKey, detail: fields.joined(separator: ", ")))
-        said.append(Messages.accountEdited(changed.username))
       }
+      said += try GroupFlow.leave(changed, groups: edit.removeGroups, writer: writer, at: now)
+      said += try GroupFlow.join(changed, groups: edit.addGroups, writer: writer, at: now)
       if edit.makeOwner && !account.isOwner {
         let previous = try writer.owner()
         try writer.moveOwnership(to: changed, at: now)

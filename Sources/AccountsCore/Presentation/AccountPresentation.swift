@@ -14,11 +14,12 @@ public enum AccountPresentation {
       account.lastLoginAt.map(Timestamp.string(from:)) ?? "never")
   }
 
-  /// `owner,disabled,locked,must-change` as they apply, or `-`.
+  /// `owner,disabled,expired,locked,must-change` as they apply, or `-`.
   static func status(_ listing: AccountListing, now: Date) -> String {
     var words: [String] = []
     if listing.account.isOwner { words.append("owner") }
     if listing.account.isDisabled { words.append("disabled") }
+    if listing.account.isExpired(at: now) { words.append("expired") }
     if listing.tally.lock(at: now) != nil { words.append("locked") }
     if listing.account.mustChangePassword { words.append("must-change") }
     return words.isEmpty ? "-" : words.joined(separator: ",")
@@ -74,6 +75,17 @@ public enum AccountPresentation {
     JSON.append(account.createdAt, to: &bytes)
     JSON.key("lastLogin", to: &bytes)
     JSON.append(account.lastLoginAt, to: &bytes)
+    JSON.key("expiresAt", to: &bytes)
+    JSON.append(account.expiresAt, to: &bytes)
+    JSON.key("expired", to: &bytes)
+    JSON.append(account.isExpired(at: now), to: &bytes)
+    JSON.key("groups", to: &bytes)
+    bytes.append(UInt8(ascii: "["))
+    for (index, group) in listing.groups.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      JSON.append(group, to: &bytes)
+    }
+    bytes.append(UInt8(ascii: "]"))
     bytes.append(UInt8(ascii: "}"))
   }
 
@@ -93,6 +105,9 @@ public enum AccountPresentation {
       "Failed logins: \(max(listing.tally.failures, 0))",
       "Created: \(Timestamp.string(from: account.createdAt))",
       "Last login: \(account.lastLoginAt.map(Timestamp.string(from:)) ?? "never")",
+      Messages.expiryDetail(
+        account.expiresAt.map(Timestamp.string(from:)), expired: account.isExpired(at: now)),
+      Messages.groupsDetail(listing.groups),
     ]
   }
 }

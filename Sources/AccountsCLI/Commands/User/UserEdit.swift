@@ -6,8 +6,15 @@ extension AccountsCommand {
   struct UserEdit: ContextualCommand {
     static let configuration = CommandConfiguration(
       commandName: "edit",
-      abstract: "Change an account's user name, full name or e-mail, or make it the owner.",
-      discussion: "Each value follows the Activation Form's rules.")
+      abstract:
+        "Change an account's user name, full name, e-mail, expiry or groups, or make it the owner.",
+      discussion: """
+        Each value follows the Activation Form's rules. --expires takes a date (2026-12-31: the \
+        account expires at 00:00 UTC of that day, as shadow's expire field counts UTC days), an \
+        RFC 3339 time with its zone (2026-12-31T18:00:00Z) or never. --add-group and \
+        --remove-group repeat; each group must exist (exit 5 otherwise), and a group the \
+        account is not in cannot be left (exit 1). All or nothing, in one transaction.
+        """)
 
     @Argument(help: "The user name of the account to change.")
     var username: String
@@ -25,13 +32,36 @@ extension AccountsCommand {
     @Flag(name: .customLong("owner"), help: "Make this account the device's owner.")
     var owner = false
 
+    @Option(
+      name: .customLong("expires"),
+      help: ArgumentHelp(
+        "When the account expires: a date (00:00 UTC), an RFC 3339 time, or never.",
+        valueName: "date"))
+    var expires: String?
+
+    @Option(
+      name: .customLong("add-group"),
+      help: ArgumentHelp("A group the account joins (repeatable).", valueName: "group"))
+    var addGroups: [String] = []
+
+    @Option(
+      name: .customLong("remove-group"),
+      help: ArgumentHelp("A group the account leaves (repeatable).", valueName: "group"))
+    var removeGroups: [String] = []
+
     @OptionGroup var global: GlobalOptions
 
     var edit: AccountEdit {
-      AccountEdit(username: newUsername, fullName: fullName, email: email, makeOwner: owner)
+      AccountEdit(
+        username: newUsername, fullName: fullName, email: email, makeOwner: owner,
+        expiry: expires.flatMap(AccountExpiry.init(parsing:)), addGroups: addGroups,
+        removeGroups: removeGroups)
     }
 
     func validate() throws {
+      if let expires, AccountExpiry(parsing: expires) == nil {
+        throw ValidationError(Messages.expiresForms)
+      }
       if edit.isEmpty {
         throw ValidationError(Messages.editNeedsAChange)
       }

@@ -8,9 +8,10 @@ extension AccountsCommand {
       commandName: "list",
       abstract: "List every account: user name, full name, e-mail, status, last login.",
       discussion: """
-        STATUS holds owner, disabled, locked and must-change as they apply. With --json, one \
-        object per line with every key always present: username, fullName, email, owner, \
-        disabled, locked, lockedUntil, mustChangePassword, failures, createdAt, lastLogin.
+        STATUS holds owner, disabled, expired, locked and must-change as they apply. With \
+        --json, one object per line with every key always present: username, fullName, email, \
+        owner, disabled, locked, lockedUntil, mustChangePassword, failures, createdAt, \
+        lastLogin, expiresAt, expired, groups.
         """)
 
     @Flag(name: .customLong("json"), help: "Print one JSON object per line.")
