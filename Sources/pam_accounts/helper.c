@@ -131,13 +131,19 @@ static int start(struct pa_run *r, const char **argv, char **envp) {
   }
   r->fd = pair[0];
   r->pid = pid;
-  r->pidfd = pidfd_open(pid, 0);  // ESRCH: the host reaped it already; ENOSYS: an old kernel
+  r->pidfd = pidfd_open(pid, 0);
+  // ESRCH: the host reaped it already (its pid may be another process's now); ENOSYS: an old
+  // kernel, where the pid is used.
+  r->gone = r->pidfd < 0 && errno == ESRCH;
   return 0;
 }
 
 // MARK: - Ending the helper
 
 static void kill_child(struct pa_run *r) {
+  if (r->gone) {
+    return;
+  }
   if (r->pidfd >= 0) {
     (void)pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
   } else {

@@ -42,6 +42,7 @@ struct pa_run {
   int fd;
   pid_t pid;
   int pidfd;             ///< -1 when the kernel has none (the pid is used then)
+  int gone;              ///< reaped by the host before the pidfd was opened: never signalled
   long long remaining;   ///< milliseconds of the helper's own time left when `since` was taken
   long long since;       ///< when the clock last started (CLOCK_MONOTONIC, ms)
   int authtok_asked;     ///< AUTHTOK requests so far

@@ -6,8 +6,8 @@ try_first_pass), the password stage's flags, and answers no password can be."""
 import pytest
 
 from pammodule import (
-    PAM_CODES, build_module, failure_line, fake_helper, module_line, pamtester, scratch_service,
-    spawn_pamtester, finish, succeeded, wait_for_file)
+    PAM_CODES, build_module, failure_line, fake_helper, finish, module_line, pamtester,
+    scratch_service, spawn_pamtester, succeeded, wait_for_file)
 
 # The module is C and the helper a fake: no store is involved, so these run once.
 pytestmark = pytest.mark.front_end
