@@ -154,9 +154,10 @@ public enum PamModuleFlow {
     return PasswordRules.normalized(text)
   }
 
-  /// Asks and checks the code when the account has a second factor. A missing or empty code
-  /// counts as a wrong one: otherwise the question itself would tell a right password apart
-  /// at no cost to whoever guesses.
+  /// Asks and checks the code when the account has a second factor.
+  ///
+  /// A missing or empty code counts as a wrong one: otherwise the question itself would tell a
+  /// right password apart at no cost to whoever guesses.
   static func secondFactor(_ verified: Authenticator.Verified, authenticator: Authenticator)
     throws(AccountsError) -> VerificationProof?
   {
