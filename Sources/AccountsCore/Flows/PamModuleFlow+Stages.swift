@@ -68,20 +68,10 @@ extension PamModuleFlow {
     let password = try reader.newPassword(for: account, current: nil, blocklist: env.blocklist)
     let hash = try hashing { () throws(CryptoError) in try env.hasher.hash(password: password) }
     let changed = try store.write { writer throws(AccountsError) -> Bool in
-      let now = env.now()
-      guard var current = try writer.account(key: account.usernameKey), current.id == account.id
+      guard let current = try writer.account(key: account.usernameKey), current.id == account.id
       else { return false }
-      current.passwordHash = hash.description
-      current.mustChangePassword = false
-      current.updatedAt = now
-      current.passwordChangedAt = now
-      try writer.update(current)
-      _ = try writer.endSessions(accountID: current.id, keeping: nil)
-      try writer.setTally(nil, key: current.usernameKey, at: now)
-      try writer.append(
-        AuditRecord(
-          .passwordSet, at: now, username: current.username, usernameKey: current.usernameKey,
-          detail: env.origin))
+      try UserPasswordFlow.store(
+        hash, for: current, mustChange: false, writer: writer, at: env.now(), detail: env.origin)
       return true
     }
     guard changed else { throw .invalidCredentials }

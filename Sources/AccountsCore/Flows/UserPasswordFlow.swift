@@ -1,4 +1,5 @@
 import AccountsCrypto
+import Foundation
 
 /// `accounts user passwd NAME`: an administrator sets a password without the old one.
 public enum UserPasswordFlow {
@@ -18,22 +19,32 @@ public enum UserPasswordFlow {
     let hash = try hashing { () throws(CryptoError) in try env.hasher.hash(password: password) }
     let name = try AccountChange.run(env, username: username) {
       writer, account throws(AccountsError) -> String in
-      let now = env.now()
-      var changed = account
-      changed.passwordHash = hash.description
-      changed.mustChangePassword = mustChange
-      changed.updatedAt = now
-      changed.passwordChangedAt = now
-      try writer.update(changed)
-      // A password set by an administrator logs the account out everywhere.
-      _ = try writer.endSessions(accountID: account.id, keeping: nil)
-      try writer.setTally(nil, key: account.usernameKey, at: now)
-      try writer.append(
-        AuditRecord(
-          .passwordSet, at: now, username: account.username, usernameKey: account.usernameKey,
-          detail: mustChange ? Messages.detailMustChange : nil))
+      try store(
+        hash, for: account, mustChange: mustChange, writer: writer, at: env.now(),
+        detail: mustChange ? Messages.detailMustChange : nil)
       return account.username
     }
     env.console.output(Messages.passwordSet(name, mustChange: mustChange))
+  }
+
+  /// Stores an administrator's (or root's, through PAM) new password hash for `account`: the
+  /// account logged out everywhere, its name's tally cleared, one `password_set` event.
+  static func store(
+    _ hash: EncodedPasswordHash, for account: Account, mustChange: Bool,
+    writer: any AccountWriter, at now: Date, detail: String?
+  ) throws(AccountsError) {
+    var changed = account
+    changed.passwordHash = hash.description
+    changed.mustChangePassword = mustChange
+    changed.updatedAt = now
+    changed.passwordChangedAt = now
+    try writer.update(changed)
+    // A password set by an administrator logs the account out everywhere.
+    _ = try writer.endSessions(accountID: account.id, keeping: nil)
+    try writer.setTally(nil, key: account.usernameKey, at: now)
+    try writer.append(
+      AuditRecord(
+        .passwordSet, at: now, username: account.username, usernameKey: account.usernameKey,
+        detail: detail))
   }
 }
