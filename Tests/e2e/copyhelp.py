@@ -19,8 +19,8 @@ from secondfactor import enable, recovered, rewind
 ACTIVATED = f"Device activated for {USERNAME}.\n"
 AUTHORIZED = "You are successfully authorized."
 MUST_CHOOSE = "You must choose a new password before you continue."
-TABLES = ["account", "activation", "audit_event", "audit_kind", "login_throttle",
-          "recovery_code", "second_factor", "session"]
+TABLES = ["account", "account_group", "activation", "audit_event", "audit_kind",
+          "group_member", "login_throttle", "recovery_code", "second_factor", "session"]
 DOMAIN = "example.org"
 
 CAROL, CAROL_PASSWORD = "carol", "carol sings lovely arias at dawn"
@@ -185,6 +185,16 @@ def build_rich_store(root: pathlib.Path) -> Rich:
         login(admin, "mallory", "guessing a password here", args=("--no-session",))
     assert login(admin, "mallory", "guessing a password here").code == 4
 
+    # Groups: staff (bob, carol), wheel (alice), ops (nobody), one removed between them (its
+    # id a gap); an expiry to come.
+    for args in (["group", "add", "staff"], ["group", "add", "gone"], ["group", "add", "wheel"],
+                 ["group", "add", "ops"], ["user", "edit", BOB, "--add-group", "staff"],
+                 ["user", "edit", CAROL, "--add-group", "staff", "--add-group", "gone"],
+                 ["user", "edit", USERNAME, "--add-group", "wheel"], ["group", "remove", "gone"],
+                 ["user", "edit", DAVE, "--expires", "2099-12-31T18:00:00Z"]):
+        result = admin.run(*args)
+        assert result.code == 0, (args, result)
+
     # The store is what the test means it to be.
     ids = [i for (i,) in sqlite_rows(rich.db, "SELECT id FROM account ORDER BY id")]
     assert len(ids) == 7 and ids != list(range(1, 8)), ids
@@ -213,9 +223,10 @@ def rich(tmp_path_factory) -> Rich:
 
 def views(client) -> dict:
     """What the binary shows of a store: the log, every account, the live sessions, the
-    second factors' status."""
+    groups, the second factors' status."""
     shown = {}
     for args in (["log", "--json"], ["user", "list", "--json"], ["session", "list", "--json"],
+                 ["group", "list", "--json"], ["group", "show", "staff", "--json"],
                  ["2fa", "status", "--user", USERNAME, "--json"],
                  ["2fa", "status", "--user", CAROL, "--json"]):
         result = client.run(*args)

@@ -356,8 +356,8 @@ def client(tmp_path, pg, pgdb) -> Client:
 
 WELCOME = f"Welcome back {FULL_NAME}!"
 ACTIVATED = f"Device activated for {USERNAME}.\n"
-TABLES = ["account", "activation", "audit_event", "audit_kind", "login_throttle",
-          "recovery_code", "schema_migration", "second_factor", "session"]
+TABLES = ["account", "account_group", "activation", "audit_event", "audit_kind", "group_member",
+          "login_throttle", "recovery_code", "schema_migration", "second_factor", "session"]
 
 
 def activate(client, *args, env=None):

@@ -16,7 +16,7 @@ ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 
 def test_help_lists_administrator_group(device):
-    """`--help` exits 0 and lists reset, unlock, log, user, session and store under an
+    """`--help` exits 0 and lists reset, unlock, log, user, group, session and store under an
     ADMINISTRATOR group, and the person-facing passwd and verify with activate, login
     and status."""
     result = device.run("--help")
@@ -34,7 +34,8 @@ def test_help_lists_administrator_group(device):
                 names.append(line.split()[0])
         return names
 
-    assert sorted(section(headers[0])) == ["log", "reset", "session", "store", "unlock", "user"]
+    assert sorted(section(headers[0])) == ["group", "log", "reset", "session", "store", "unlock",
+                                           "user"]
     main = lines.index("SUBCOMMANDS:")
     assert sorted(section(main)) == ["2fa", "activate", "login", "logout", "pam-auth", "passwd",
                                      "status", "verify", "whoami"]

@@ -25,8 +25,8 @@ pytestmark = pytest.mark.postgresql_only
 def test_schema_follows_the_contract(pg, pgdb, client):
     """After activation: the tables of schema.sql in the schema `accounts`, plus
     schema_migration (identifier text primary key, applied_at timestamptz); every time a
-    timestamptz, every flag a boolean, every blob a bytea; account, audit_event and session ids
-    bigint identities; one activation row, id 1."""
+    timestamptz, every flag a boolean, every blob a bytea; account, account_group, audit_event
+    and session ids bigint identities; one activation row, id 1."""
     activate(client)
     assert pg.tables(pgdb) == TABLES
     columns = pg.json_rows(
@@ -41,7 +41,7 @@ def test_schema_follows_the_contract(pg, pgdb, client):
     for blob in [("session", "token_hash"), ("second_factor", "sealed_secret"),
                  ("recovery_code", "code_hash")]:
         assert kinds[blob] == "bytea", blob
-    for table in ("account", "audit_event", "session"):
+    for table in ("account", "account_group", "audit_event", "session"):
         assert kinds[(table, "id")] == "bigint" and (table, "id") in identity, table
     assert kinds[("schema_migration", "identifier")] == "text"
     assert kinds[("schema_migration", "applied_at")] == "timestamp with time zone"

@@ -69,6 +69,8 @@ def test_round_trip_sqlite_postgresql_sqlite(pg, pgdb, rich, tmp_path):
     assert sequence_next(pg, pgdb, "session") == sequences["session"] + 1
     (max_id,) = sqlite_rows(rich.db, "SELECT max(id) FROM account")[0]
     assert sequence_next(pg, pgdb, "account") >= max_id + 1
+    (max_group,) = sqlite_rows(rich.db, "SELECT max(id) FROM account_group")[0]
+    assert sequence_next(pg, pgdb, "account_group") == max_group + 1
 
     # What the binary shows is the same on all three, but the sessions.
     original = views(rich.admin)

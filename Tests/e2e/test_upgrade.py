@@ -1,7 +1,7 @@
 """Schema upgrade: a database made by the v1 release (Tests/fixtures/v1.sqlite3, every
 row recorded in v1.expected.json) is read, then upgraded by the first write through every
-migration (v2: several accounts; v3: sessions and second factors; v4: crypt(3) hashes), losing
-nothing."""
+migration (v2: several accounts; v3: sessions and second factors; v4: crypt(3) hashes; v5: groups
+and account expiry), losing nothing."""
 
 import json
 import os
@@ -23,16 +23,18 @@ EXPECTED = json.loads((FIXTURES / "v1.expected.json").read_text())
 V1_USER = EXPECTED["user"][0]
 V1_ACTIVATION = EXPECTED["activation"][0]
 WELCOME = f"Welcome back {FULL_NAME}!"
-LATEST_MIGRATIONS = {"v1", "v2", "v3", "v4"}
+LATEST_MIGRATIONS = {"v1", "v2", "v3", "v4", "v5"}
 LATEST_TABLES = {"account", "activation", "audit_event", "audit_kind", "grdb_migrations",
                  "login_throttle", "sqlite_sequence", "session", "second_factor",
-                 "recovery_code"}
+                 "recovery_code", "account_group", "group_member"}
 LATEST_KINDS = {"activation", "login_success", "login_failure", "lockout", "unlock", "reset",
                 "account_added", "account_edited", "account_disabled", "account_enabled",
                 "account_removed", "password_changed", "password_set", "ownership_moved",
                 "logout", "session_revoked", "second_factor_enabled", "second_factor_disabled",
                 "second_factor_reset", "recovery_codes_made", "recovery_code_used",
-                "accounts_imported", "accounts_exported"}
+                "accounts_imported", "accounts_exported", "group_added", "group_removed",
+                "group_member_added", "group_member_removed", "pam_session_opened",
+                "pam_session_closed"}
 
 
 @pytest.fixture
@@ -125,7 +127,7 @@ def test_upgrade_by_another_write_keeps_every_account_field(v1):
     assert migrations(v1) == LATEST_MIGRATIONS
     (account,) = rows(v1, "SELECT * FROM account")
     assert account == {**V1_USER, "must_change_password": 0, "disabled_at": None,
-                       "password_changed_at": V1_USER["created_at"]}
+                       "password_changed_at": V1_USER["created_at"], "expires_at": None}
 
 
 def test_upgrade_keeps_activation(v1):

@@ -12,7 +12,8 @@ from userhelp import NO_SUCH, kinds, lock, public_again
 
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 JSON_KEYS = ["username", "fullName", "email", "owner", "disabled", "locked", "lockedUntil",
-             "mustChangePassword", "failures", "createdAt", "lastLogin"]
+             "mustChangePassword", "failures", "createdAt", "lastLogin", "expiresAt", "expired",
+             "groups"]
 
 
 # user list
@@ -67,11 +68,11 @@ def test_list_json_keys_and_values(activated):
     assert {k: v for k, v in alice.items() if k not in ("createdAt", "lastLogin")} == {
         "username": USERNAME, "fullName": FULL_NAME, "email": EMAIL, "owner": True,
         "disabled": False, "locked": False, "lockedUntil": None, "mustChangePassword": False,
-        "failures": 0}
+        "failures": 0, "expiresAt": None, "expired": False, "groups": []}
     assert {k: v for k, v in bob.items() if k != "createdAt"} == {
         "username": BOB, "fullName": BOB_FULL_NAME, "email": BOB_EMAIL, "owner": False,
         "disabled": False, "locked": False, "lockedUntil": None, "mustChangePassword": False,
-        "failures": 2, "lastLogin": None}
+        "failures": 2, "lastLogin": None, "expiresAt": None, "expired": False, "groups": []}
 
 
 def test_list_json_locked_and_disabled(activated):
@@ -104,19 +105,19 @@ def test_list_public_device_prints_nothing(device, args):
 # user show
 
 def test_show_text(activated):
-    """user show prints the twelve lines of one account on stdout, exit 0 (the last two: its
-    second factor and its live sessions)."""
+    """user show prints the fourteen lines of one account on stdout, exit 0 (the last four: its
+    expiry, its groups, its second factor and its live sessions)."""
     activated.add_user()
     result = activated.run("user", "show", BOB)
     assert (result.code, result.stderr) == (0, "")
     lines = result.out_lines
-    assert len(lines) == 12, lines
+    assert len(lines) == 14, lines
     assert lines[:8] == [
         "User name: bob", "Full name: Bob Builder", "E-mail address: bob@example.org",
         "Owner: no", "Disabled: no", "Must change password: no", "Locked: no", "Failed logins: 0"]
     assert re.fullmatch(r"Created: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", lines[8]), lines[8]
     assert lines[9] == "Last login: never"
-    assert lines[10:] == ["Two-factor: off", "Sessions: 0"]
+    assert lines[10:] == ["Expires: never", "Groups: -", "Two-factor: off", "Sessions: 0"]
 
 
 def test_show_owner_disabled_locked(activated):

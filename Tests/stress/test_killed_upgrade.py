@@ -1,11 +1,12 @@
-"""The v1 -> latest (v4) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
+"""The v1 -> latest (v5) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
 events, 25,000 login_throttle rows, on the v1 schema) so that the upgrade takes long enough:
 
 - `login` and `user list` (twice each) upgrade it to the latest schema, every row copied;
-- 6 `user list` opening the v1 file at once all list the account, and leave a whole v4 file;
+- 6 `user list` opening the v1 file at once all list the account, and leave a whole v5 file;
 - `login` or `user list` killed at random moments of their first open: the file is a whole v1
-  file with every row (and the next login upgrades it), a whole v2 or v3 file (killed between
-  two migrations, which commit one at a time) or a whole v4 file with every row copied, never
+  file with every row (and the next login upgrades it), a whole v2, v3 or v4 file (killed
+  between two migrations, which commit one at a time) or a whole v5 file with every row copied,
+  never
   in between. The first kill of each command comes as soon as it has written 64 KiB of the
   upgrade to the WAL (a point it reaches well before the first migration commits), so that at
   least one kill lands before the upgrade committed whatever the machine's speed; the others
@@ -28,7 +29,7 @@ import pytest
 
 from kills import kill_after, kill_moment
 from runner import PASSWORD, Gate, Sandbox, Started, login, wait_until
-from sqlite_store import MIGRATIONS, V3_TABLES, events_since, v3_problems
+from sqlite_store import MIGRATIONS, V3_TABLES, V5_TABLES, events_since, v3_problems
 
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -56,7 +57,12 @@ V3_AUDIT_KINDS = AUDIT_KINDS | {
     "second_factor_reset", "recovery_codes_made", "recovery_code_used"}
 
 
-LATEST_AUDIT_KINDS = V3_AUDIT_KINDS | {"accounts_imported", "accounts_exported"}
+V4_AUDIT_KINDS = V3_AUDIT_KINDS | {"accounts_imported", "accounts_exported"}
+
+
+LATEST_AUDIT_KINDS = V4_AUDIT_KINDS | {
+    "group_added", "group_removed", "group_member_added", "group_member_removed",
+    "pam_session_opened", "pam_session_closed"}
 V2_SCHEMA = {
     ("table", "account"), ("table", "activation"), ("table", "login_throttle"),
     ("table", "audit_event"), ("table", "audit_kind"), ("table", "grdb_migrations"),
@@ -168,19 +174,20 @@ def schema_objects(con: sqlite3.Connection) -> set[tuple[str, str]]:
             not n.startswith("sqlite_autoindex_")}
 
 
-def v3_objects(con: sqlite3.Connection) -> set[tuple[str, str]]:
-    """The schema objects of migration v3: its tables and whatever index or trigger is on them
-    (their names are the implementation's)."""
+def added_objects(con: sqlite3.Connection, tables: set[str]) -> set[tuple[str, str]]:
+    """The schema objects a later migration made: its `tables` and whatever index or trigger
+    is on them (their names are the implementation's)."""
     return {(t, n) for t, n, table in con.execute(
         "SELECT type, name, tbl_name FROM main.sqlite_master")
-        if table in V3_TABLES and not n.startswith("sqlite_autoindex_")}
+        if table in tables and not n.startswith("sqlite_autoindex_")}
 
 
 def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]:
-    """('v1' | 'v2' | 'v3' | 'between', problems): a whole v1 file holding every row it held,
-    or a whole v2 file (killed between migrations v2 and v3, each committing on its own) or a
-    whole v3 (latest) file holding every one of them (plus at most `logins` login_success
-    events, and in v3 at most `logins` sessions of that account, no second factor)."""
+    """('v1' | 'v2' | 'v3' | 'v4' | 'latest' | 'between', problems): a whole v1 file holding
+    every row it held, or a whole v2, v3 or v4 file (killed between two migrations, each
+    committing on its own) or a whole latest file holding every one of them (plus at most
+    `logins` login_success events, and from v3 on at most `logins` sessions of that account, no
+    second factor; from v5 on no group and no expiry)."""
     problems: list[str] = []
     con = sqlite3.connect(f"file:{db}?mode=rw", uri=True, timeout=10, isolation_level=None)
     try:
@@ -208,11 +215,14 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
                 problems.append(f"v1 rows differ: {differ}")
             return "v1", problems
         latest = migrations == MIGRATIONS
-        # Killed between v3 and v4 (each migration commits on its own): a whole v3 file.
-        has_v3 = latest or migrations == MIGRATIONS[:3]
-        added = v3_objects(con) if has_v3 else set()
-        missing_v3 = {("table", t) for t in V3_TABLES} - added if has_v3 else set()
-        if (migrations not in (["v1", "v2"], MIGRATIONS[:3], MIGRATIONS)
+        # Killed between v3 and v4, or v4 and v5 (each migration commits on its own): a whole
+        # v3 or v4 file.
+        has_v4 = latest or migrations == MIGRATIONS[:4]
+        has_v3 = has_v4 or migrations == MIGRATIONS[:3]
+        later_tables = (V3_TABLES if has_v3 else set()) | (V5_TABLES if latest else set())
+        added = added_objects(con, later_tables)
+        missing_v3 = {("table", t) for t in later_tables} - added
+        if (migrations not in (["v1", "v2"], MIGRATIONS[:3], MIGRATIONS[:4], MIGRATIONS)
                 or objects - added != V2_SCHEMA or missing_v3):
             problems.append(f"migrations {migrations}; schema: extra "
                             f"{sorted(objects - added - V2_SCHEMA)}, missing "
@@ -231,7 +241,8 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
         if activation != expected["activation"]:
             problems.append(f"activation {activation}, was {expected['activation']}")
         kinds = {r[0] for r in con.execute("SELECT name FROM main.audit_kind")}
-        if kinds != (LATEST_AUDIT_KINDS if latest else V3_AUDIT_KINDS if has_v3 else AUDIT_KINDS):
+        if kinds != (LATEST_AUDIT_KINDS if latest else V4_AUDIT_KINDS if has_v4
+                     else V3_AUDIT_KINDS if has_v3 else AUDIT_KINDS):
             problems.append(f"audit_kind {sorted(kinds)}")
         if not same_rows(con, "audit_event", AUDIT_COLUMNS, "WHERE id <= ?",
                          (expected["audit_max_id"],)):
@@ -257,7 +268,13 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
                    for t in ("second_factor", "recovery_code")]
         if factors != [0, 0]:
             problems.append(f"second_factor/recovery_code rows {factors} after an upgrade")
-        return ("latest" if latest else "v3"), problems
+        if latest:
+            grouped = [con.execute(sql).fetchone()[0] for sql in (
+                "SELECT count(*) FROM main.account_group", "SELECT count(*) FROM main.group_member",
+                "SELECT count(*) FROM main.account WHERE expires_at IS NOT NULL")]
+            if grouped != [0, 0, 0]:
+                problems.append(f"groups, memberships, expiries {grouped} after an upgrade")
+        return ("latest" if latest else "v4" if has_v4 else "v3"), problems
     finally:
         con.close()
 
@@ -317,7 +334,7 @@ def test_the_upgrade_copies_every_row(box, enlarged):
     assert not problems, (
         f"the v1 fixture enlarged by {UPGRADE_EVENTS:,} audit events and "
         f"{UPGRADE_THROTTLES:,} login_throttle rows: `login` and `user list` upgrade it to the "
-        "latest schema (v4), every row copied: runs "
+        "latest schema (v5), every row copied: runs "
         + ", ".join(f"`{k}` {v[0]:.2f} s" for k, v in durations.items()) + f"; {problems[:3]}")
     timing.update(durations)
 
@@ -342,7 +359,7 @@ def test_commands_meeting_the_v1_file_at_once_all_work(box, enlarged):
         shutil.rmtree(os.path.dirname(db), ignore_errors=True)
     assert not wrong, (
         f"{UPGRADE_CROWD} `user list` opening the v1 file at once ({UPGRADE_CROWD_ROUNDS} "
-        f"rounds): every one lists the account (exit 0); the file is then whole v4: "
+        f"rounds): every one lists the account (exit 0); the file is then whole v5: "
         f"{len(wrong)} wrong: {wrong[:3]}")
 
 
@@ -382,8 +399,8 @@ def test_a_killed_upgrade_leaves_a_whole_file(box, enlarged, knobs):
         state, bad = upgrade_state(db, expected, 1 if kind == "login" else 0)
         outcomes[f"{state}{'' if was_killed else ' (ended before the kill)'}"] += 1
         logins = len(events_since(db, expected["audit_max_id"])) if state in (
-            "v2", "v3", "latest") else 0
-        bad += [] if state in ("v1", "v2", "v3", "latest") else [f"left {state}"]
+            "v2", "v3", "v4", "latest") else 0
+        bad += [] if state in ("v1", "v2", "v3", "v4", "latest") else [f"left {state}"]
         bad += finish_and_check(box, db, expected, logins)
         if bad:
             failures.append(f"round {n + 1} `{kind}` killed at {delay * 1000:.0f} ms "
@@ -391,9 +408,9 @@ def test_a_killed_upgrade_leaves_a_whole_file(box, enlarged, knobs):
         shutil.rmtree(os.path.dirname(db), ignore_errors=True)
     summary = ", ".join(f"{v} {k}" for k, v in sorted(outcomes.items()))
     assert not failures, (
-        f"SIGKILL during the v1 -> v4 upgrade ({rounds} rounds, `login` and `user list` on the "
+        f"SIGKILL during the v1 -> v5 upgrade ({rounds} rounds, `login` and `user list` on the "
         "v1 file): each time a whole v1 file with every row (and the next login upgrades it), "
-        "a whole v2 or v3 file (between the migrations) or a whole v4 file with every row "
+        "a whole v2, v3 or v4 file (between the migrations) or a whole v5 file with every row "
         f"copied, never in between: {summary} (seed {knobs.seed}); {len(failures)} bad: "
         f"{failures[:2]}")
     assert outcomes["v1"] > 0, (
