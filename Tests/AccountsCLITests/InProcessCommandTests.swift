@@ -88,8 +88,8 @@ struct InProcessCommandTests {
       return object.keys.sorted()
     }
     let expected = [
-      "createdAt", "disabled", "email", "failures", "fullName", "lastLogin", "locked",
-      "lockedUntil", "mustChangePassword", "owner", "username",
+      "createdAt", "disabled", "email", "expired", "expiresAt", "failures", "fullName", "groups",
+      "lastLogin", "locked", "lockedUntil", "mustChangePassword", "owner", "username",
     ]
     #expect(keys == [expected, expected])
     #expect(listed.console.outputs[0].hasPrefix(#"{"username":"alice","#))

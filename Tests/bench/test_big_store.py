@@ -22,7 +22,8 @@ from .timing import (PASSWORD, PASSWORD_LINE, Reaper, fail, fresh_copy, ratio_li
 
 # The columns and order of `user list --json`, from the rows the program reads.
 LIST_KEYS = ["username", "fullName", "email", "owner", "disabled", "locked", "lockedUntil",
-             "mustChangePassword", "failures", "createdAt", "lastLogin"]
+             "mustChangePassword", "failures", "createdAt", "lastLogin", "expiresAt", "expired",
+             "groups"]
 LIST_SQL = (
     "SELECT a.username AS username, a.full_name AS fullName, a.email AS email,"
     " a.id IS act.owner_id AS owner, a.disabled_at IS NOT NULL AS disabled,"
@@ -30,7 +31,11 @@ LIST_SQL = (
     " CASE WHEN t.locked_until > strftime('%Y-%m-%dT%H:%M:%fZ', 'now') THEN t.locked_until END"
     " AS lockedUntil, a.must_change_password AS mustChangePassword,"
     " coalesce(t.failures, 0) AS failures, a.created_at AS createdAt,"
-    " a.last_login_at AS lastLogin"
+    " a.last_login_at AS lastLogin, a.expires_at AS expiresAt,"
+    " coalesce(a.expires_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 0) AS expired,"
+    " (SELECT json_group_array(name) FROM (SELECT g.name FROM group_member AS m"
+    "  JOIN account_group AS g ON g.id = m.group_id WHERE m.account_id = a.id ORDER BY g.name))"
+    " AS groups"
     " FROM account AS a JOIN activation AS act ON act.id = 1"
     " LEFT JOIN login_throttle AS t ON t.username_key = a.username_key"
     " ORDER BY a.username_key")
@@ -131,9 +136,12 @@ class BigStore:
                     wrong_keys = f"keys {[k for k, _ in pairs]}"
                 mine = dict(pairs)
                 expected = json.loads(other) if other else {}
+                # sqlite3 -json gives the groups' JSON array as text.
+                if isinstance(expected.get("groups"), str):
+                    expected["groups"] = json.loads(expected["groups"])
                 fields = [k for k in LIST_KEYS if mine.get(k, "<missing>") != expected.get(k)
                           or isinstance(mine.get(k), bool) != (k in (
-                              "owner", "disabled", "locked", "mustChangePassword"))]
+                              "owner", "disabled", "locked", "mustChangePassword", "expired"))]
                 if fields:
                     differing += 1
                     if first is None:

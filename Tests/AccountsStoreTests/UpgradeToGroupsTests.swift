@@ -1,0 +1,162 @@
+import AccountsCore
+import AccountsTestSupport
+import Foundation
+import GRDB
+import Testing
+
+@testable import AccountsPostgres
+@testable import AccountsStore
+
+/// The migrations that add groups and expiry (SQLite "v5", PostgreSQL "v2") keep every row of
+/// a store that holds something in every table.
+@Suite("Upgrade to groups and expiry")
+struct UpgradeToGroupsTests {
+  /// Rows for every table of the schema before the migration, in plain SQL both stores take
+  /// (times as UTC text, bytes as the store's literal).
+  static func rows(bytes: (String) -> String) -> [String] {
+    let hash = "pbkdf2_sha256$1000$salt$key"
+    let time = "2026-11-20T10:00:00.000Z"
+    return [
+      """
+      UPDATE activation SET state = 'Activated', owner_id = 1, changed_at = '\(time)'
+      WHERE id = 1
+      """,
+      """
+      INSERT INTO account (id, username, username_key, full_name, email, password_hash,
+        must_change_password, disabled_at, created_at, updated_at, password_changed_at,
+        last_login_at)
+      VALUES (1, 'Alice', 'alice', 'Alice L', 'a@example.org', '\(hash)', false, NULL,
+              '\(time)', '\(time)', '\(time)', '\(time)'),
+             (4, 'bob', 'bob', 'Bob B', 'b@example.org', '\(hash)', true, '\(time)', '\(time)',
+              '\(time)', '\(time)', NULL)
+      """,
+      """
+      INSERT INTO login_throttle (username_key, failures, lockouts, locked_until, updated_at)
+      VALUES ('mallory', 3, 1, '\(time)', '\(time)')
+      """,
+      """
+      INSERT INTO audit_event (id, occurred_at, kind, username, username_key, detail)
+      VALUES (7, '\(time)', 'activation', 'Alice', 'alice', NULL),
+             (9, '\(time)', 'accounts_imported', NULL, NULL, '2 accounts')
+      """,
+      """
+      INSERT INTO session (id, token_hash, account_id, created_at, last_seen_at, expires_at,
+        idle_seconds, idle_until, second_factor)
+      VALUES (3, \(bytes(String(repeating: "ab", count: 32))), 4, '\(time)', '\(time)',
+              '2026-11-21T10:00:00.000Z', 3600, '2026-11-20T11:00:00.000Z', false)
+      """,
+      """
+      INSERT INTO second_factor (account_id, sealed_secret, key_id, last_step, enabled_at)
+      VALUES (1, \(bytes(String(repeating: "cd", count: 40))), '0123456789abcdef', 42,
+              '\(time)')
+      """,
+      """
+      INSERT INTO recovery_code (account_id, code_hash, used_at)
+      VALUES (1, \(bytes(String(repeating: "ef", count: 32))), NULL),
+             (1, \(bytes(String(repeating: "01", count: 32))), '\(time)')
+      """,
+    ]
+  }
+
+  /// The columns `account` had before the migration.
+  static let accountColumns = """
+    id, username, username_key, full_name, email, password_hash, must_change_password,
+    disabled_at, created_at, updated_at, password_changed_at, last_login_at
+    """
+
+  /// A total order of `table`'s rows.
+  static func order(_ table: String) -> String { table == "audit_kind" ? "1" : "1, 2" }
+
+  static let tables = [
+    "account", "activation", "login_throttle", "audit_event", "audit_kind", "session",
+    "second_factor", "recovery_code",
+  ]
+
+  /// A v4 SQLite file with a row in every table becomes v5 at its first write with every row
+  /// as it was (accounts with no expiry), no group, and the new audit kinds.
+  @Test func sqliteV4ToV5KeepsEveryRow() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("v4.sqlite3").path
+    let queue = try DatabaseQueue(path: path)
+    try SQLiteStore.migrator.migrate(queue, upTo: "v4")
+    try queue.write { db in
+      for sql in Self.rows(bytes: { "x'\($0)'" }) {
+        try db.execute(sql: sql.replacingOccurrences(of: "false", with: "0"))
+      }
+      try db.execute(sql: "UPDATE account SET must_change_password = 1 WHERE id = 4")
+    }
+    func dump(_ db: Database) throws -> [String: [Row]] {
+      var dump: [String: [Row]] = [:]
+      for table in Self.tables {
+        let columns = table == "account" ? Self.accountColumns : "*"
+        dump[table] = try Row.fetchAll(
+          db, sql: "SELECT \(columns) FROM \(table) ORDER BY \(Self.order(table))")
+      }
+      return dump
+    }
+    let before = try queue.read(dump)
+    try queue.close()
+    chmod(path, 0o600)
+
+    let store = try #require(try SQLiteStore.open(path: path, access: .readWrite))
+    let after = try store.writer.read(dump)
+    #expect(after.keys == before.keys)
+    for table in Self.tables where table != "audit_kind" {
+      #expect(after[table] == before[table], "\(table)")
+    }
+    let kinds = try store.writer.read {
+      try String.fetchAll($0, sql: "SELECT name FROM audit_kind")
+    }
+    #expect(Set(kinds) == Set(AuditEventKind.known.map(\.rawValue)))
+    try store.read { reader throws(AccountsError) in
+      #expect(try reader.account(key: "bob")?.expiresAt == nil)
+      #expect(try reader.groups(accountID: 4) == [])
+      #expect(try reader.rowCount(.group) == 0)
+    }
+    #expect(try store.consistencyProblems() == [])
+  }
+
+  /// A PostgreSQL store of migration v1 with a row in every table becomes v2 at its first
+  /// write with every row as it was.
+  @Test func postgresV1ToV2KeepsEveryRow() throws {
+    let (uri, drop) = try temporaryPostgresDatabase()
+    defer { drop() }
+    let psql = "/usr/bin/psql"
+    func run(_ sql: String) throws -> String {
+      let file = NSTemporaryDirectory() + "upgrade-\(UUID().uuidString).sql"
+      try sql.write(toFile: file, atomically: true, encoding: .utf8)
+      defer { try? FileManager.default.removeItem(atPath: file) }
+      let result = try runTool(
+        "/bin/sh", ["-c", "\(psql) -qAt -v ON_ERROR_STOP=1 -d \"$0\" -f \"$1\" 2>&1", uri, file])
+      #expect(result.status == 0, "\(result.output)")
+      return result.output
+    }
+    let (identifier, v1) = try #require(postgresMigrations.first)
+    #expect(identifier == "v1")
+    _ = try run(v1 + "\nINSERT INTO accounts.schema_migration (identifier) VALUES ('v1');")
+    var statements = Self.rows(bytes: { "'\\x\($0)'::bytea" })
+    statements.insert("SET search_path = accounts", at: 0)
+    _ = try run("BEGIN;\n" + statements.joined(separator: ";\n") + ";\nCOMMIT;")
+    func dump() throws -> [String] {
+      try Self.tables.map { table in
+        let columns = table == "account" ? Self.accountColumns : "*"
+        return try run("SELECT \(columns) FROM accounts.\(table) ORDER BY \(Self.order(table))")
+      }
+    }
+    let before = try dump()
+
+    let store = try #require(try PostgresStore(uri: uri).opened(for: .readWrite))
+    _ = try store.write { writer throws(AccountsError) in
+      try writer.insertGroup(named: "staff", at: Date(timeIntervalSince1970: 1_800_000_000))
+    }
+    let after = try dump()
+    for (index, table) in Self.tables.enumerated() where table != "audit_kind" {
+      #expect(after[index] == before[index], "\(table)")
+    }
+    #expect(try run("SELECT identifier FROM accounts.schema_migration ORDER BY 1") == "v1\nv2")
+    #expect(try run("SELECT count(*) FROM accounts.account WHERE expires_at IS NULL") == "2")
+    #expect(
+      try run("SELECT count(*) FROM accounts.audit_kind") == String(AuditEventKind.known.count))
+  }
+}
