@@ -22,7 +22,8 @@ COMMANDS = ["activate", "help", "log", "login", "logout", "passwd", "reset", "st
             "user.passwd", "user.remove", "user.reset-2fa", "user.show", "user.import",
             "user.export", "verify", "whoami", "pam-auth",
             "2fa", "2fa.enable", "2fa.disable", "2fa.status", "2fa.recovery-codes", "session",
-            "session.list", "session.revoke", "store", "store.copy"]
+            "session.list", "session.revoke", "store", "store.copy", "group", "group.add",
+            "group.list", "group.show", "group.remove"]
 
 
 @pytest.fixture(scope="module")
