@@ -37,8 +37,8 @@ def test_help_lists_administrator_group(device):
     assert sorted(section(headers[0])) == ["group", "log", "reset", "session", "store", "unlock",
                                            "user"]
     main = lines.index("SUBCOMMANDS:")
-    assert sorted(section(main)) == ["2fa", "activate", "login", "logout", "pam-auth", "passwd",
-                                     "status", "verify", "whoami"]
+    assert sorted(section(main)) == ["2fa", "activate", "login", "logout", "pam-auth",
+                                     "pam-helper", "passwd", "status", "verify", "whoami"]
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ PREFIX = "/usr/local"
 COMMANDS = ["activate", "help", "log", "login", "logout", "passwd", "reset", "status", "unlock",
             "user", "user.add", "user.disable", "user.edit", "user.enable", "user.list",
             "user.passwd", "user.remove", "user.reset-2fa", "user.show", "user.import",
-            "user.export", "verify", "whoami", "pam-auth",
+            "user.export", "verify", "whoami", "pam-auth", "pam-helper",
             "2fa", "2fa.enable", "2fa.disable", "2fa.status", "2fa.recovery-codes", "session",
             "session.list", "session.revoke", "store", "store.copy", "group", "group.add",
             "group.list", "group.show", "group.remove"]
