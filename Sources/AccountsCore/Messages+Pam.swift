@@ -14,18 +14,22 @@ extension Messages {
   }
   /// Audit detail: a 2FA account's PAM string without a code.
   public static let detailNoCode = "no verification code"
-  /// `pam-auth` without `--database`.
-  public static let pamNeedsDatabase =
-    "pam-auth needs --database PATH (the environment's database is never used)."
+  /// `pam-auth` or `pam-helper` (`command`) without `--database`.
+  public static func pamNeedsDatabase(_ command: String) -> String {
+    "\(command) needs --database PATH (the environment's database is never used)."
+  }
   /// A PAM item cut to its limit in the audit detail.
   public static func pamItemCut(_ kept: String) -> String { kept + "…" }
-  /// `pam-auth --database` with a relative path (or anything else that is not a URI; not
+  /// `pam-auth --database` or `pam-helper --database` with a relative path (or anything else that is not a URI; not
   /// quoted, as libpq's keyword form may hold a password).
-  public static let pamDatabaseRelative =
-    "pam-auth needs --database as an absolute path or a postgresql:// URI: a relative one "
-    + "would depend on the caller's working folder."
-  /// `pam-auth` without PAM_USER.
-  public static let pamUserMissing = "PAM_USER is not set: pam-auth is run by pam_exec."
+  public static func pamDatabaseRelative(_ command: String) -> String {
+    "\(command) needs --database as an absolute path or a postgresql:// URI: a relative one "
+      + "would depend on the caller's working folder."
+  }
+  /// `pam-auth` without PAM_USER (`caller`: what runs it, pam_exec or pam_accounts.so).
+  public static func pamUserMissing(_ command: String, caller: String) -> String {
+    "PAM_USER is not set: \(command) is run by \(caller)."
+  }
   /// `pam-auth` with too much on standard input.
   public static func pamInputTooLong(_ limit: Int) -> String {
     "The password on standard input is longer than \(limit) bytes."
@@ -41,13 +45,6 @@ extension Messages {
     "Your account has expired or been disabled; please contact your administrator."
   /// The module's account stage: in none of the groups the service line allows.
   public static let pamNotInAllowedGroups = "Your account may not log in to this service."
-  /// `pam-helper` run with neither the module's socket nor a database.
-  public static let pamHelperNeedsDatabase =
-    "pam-helper needs --database PATH (the environment's database is never used)."
-  /// `pam-helper --database` with a relative path.
-  public static let pamHelperDatabaseRelative =
-    "pam-helper needs --database as an absolute path or a postgresql:// URI: a relative one "
-    + "would depend on the caller's working folder."
   /// `pam-helper --allow-groups` with a name no group can have.
   public static func pamHelperGroupName(_ name: String) -> String {
     "--allow-groups takes group names separated by commas; \"\(Escaping.visible(name))\" is "
@@ -58,7 +55,4 @@ extension Messages {
     "pam-helper takes a stage: auth, account, password, open-session or close-session, not "
       + "\"\(Escaping.visible(stage))\"."
   }
-  /// `pam-helper` without PAM_USER.
-  public static let pamHelperUserMissing =
-    "PAM_USER is not set: pam-helper is run by pam_accounts.so for a user."
 }

@@ -188,6 +188,14 @@ struct PamModuleFlowTests {
     #expect(run(.auth, [typed(password)]).0 == .success)
   }
 
+  /// A new password left unanswered (the conversation failed) is a failed change, not a wrong
+  /// current password: nothing is counted or changed.
+  @Test func passwordChangeUnanswered() throws {
+    #expect(run(.password, [typed(password), .none]).0 == .passwordChangeError)
+    #expect(try failures() == 0)
+    #expect(run(.auth, [typed(password)]).0 == .success)
+  }
+
   /// PAM_CHANGE_EXPIRED_AUTHTOK changes nothing for a password that need not change; root
   /// sets another user's password without the current one.
   @Test func passwordChangeExpiredOnlyAndRoot() throws {

@@ -36,6 +36,8 @@ API:
   prefix for spawn_pamtester/pamtester: `unshare -m` and a private /dev whose /dev/log is a
   socket of the test's) and `messages() -> list[str]`, what was logged so far (the
   `pam_accounts(SERVICE:GROUP): ...` part of each line).
+- `wait_for_exited_helper(pid, timeout=30)`: returns once the process's only child is a zombie
+  (the helper has exited and the module has not reaped it yet).
 - `open_fds(pid) -> dict[int, str]`: a process's fds and what each points at.
 - `children(pid) -> list[tuple[int, str]]`: a process's children, (pid, state letter).
 """
@@ -276,3 +278,11 @@ def children(pid: int) -> list:
             if int(parent) == pid:
                 found.append((int(name), state))
     return found
+
+
+def wait_for_exited_helper(pid: int, timeout=30):
+    """Until `pid`'s only child is a zombie: the helper exited, the module has yet to reap it."""
+    deadline = time.monotonic() + timeout
+    while [state for _, state in children(pid)] != ["Z"]:
+        assert time.monotonic() < deadline, f"the helper of {pid} never exited"
+        time.sleep(0.01)

@@ -3,13 +3,12 @@ long, or saying something after its verdict. Each gives the group's failure code
 from auth, PAM_SYSTEM_ERR from the others), one syslog line saying what went wrong, and never
 the password typed; a service line the module cannot use gives PAM_SERVICE_ERR."""
 
-import time
 
 import pytest
 
 from pammodule import (
-    PAM_CODES, build_module, captured_syslog, children, failure_line, fake_helper, finish,
-    module_line, pamtester, scratch_service, spawn_pamtester, succeeded)
+    PAM_CODES, build_module, captured_syslog, failure_line, fake_helper, finish, module_line,
+    pamtester, scratch_service, spawn_pamtester, succeeded, wait_for_exited_helper)
 
 # The module is C and the helper a fake: no store is involved, so these run once.
 pytestmark = pytest.mark.front_end
@@ -112,8 +111,7 @@ def test_helper_gone_before_the_reply(helper):
     with scratch_service([module_line("auth", module)]) as service:
         child = spawn_pamtester(service)
         child.expect_exact("Code: ")
-        while [state for _, state in children(child.pid)] != ["Z"]:
-            time.sleep(0.01)  # until the helper has exited: pamtester holds its zombie
+        wait_for_exited_helper(child.pid)  # pamtester holds its zombie
         child.sendline("123456")
         run = finish(child)
     assert run.code == 1 and failure_line(AUTH_ERR) in run.output, run

@@ -9,7 +9,7 @@ import time
 import pyotp
 import pytest
 
-from conftest import PASSWORD, USERNAME
+from conftest import PASSWORD
 from pammodule import PAM_CODES, failure_line, pamtester, scratch_service, succeeded
 from pamstack import CODE_PROMPT, PASSWORD_PROMPT, module
 from pgcluster import Client, Cluster, activate

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import BOB, BOB_PASSWORD, NEW_PASSWORD, PASSWORD, USERNAME, WRONG_PASSWORD
 from pammodule import PAM_CODES, failure_line, pamtester, scratch_service, succeeded
-from pamstack import ITEMS, PASSWORD_PROMPT, events, lines, module, options, service, where
+from pamstack import ITEMS, PASSWORD_PROMPT, events, module, options, service, where
 
 pytestmark = pytest.mark.front_end
 
@@ -54,11 +54,10 @@ def test_a_password_that_must_change_is_changed_through_chauthtok(activated):
 
 def test_chauthtok_refuses_a_wrong_current_password_and_new_ones_that_differ(activated):
     with service(activated, auth=None, password=()) as name:
-        wrong = pamtester(name, operations=("chauthtok(PAM_CHANGE_EXPIRED_AUTHTOK)",),
-                          answers=[])
+        nothing_due = pamtester(name, operations=("chauthtok(PAM_CHANGE_EXPIRED_AUTHTOK)",))
     # Nothing is due: PAM_CHANGE_EXPIRED_AUTHTOK changes only a password that must change.
-    assert succeeded(wrong, "chauthtok"), wrong
-    assert "Current password" not in wrong.output
+    assert succeeded(nothing_due, "chauthtok"), nothing_due
+    assert "Current password" not in nothing_due.output
     activated.run("user", "passwd", USERNAME, "--must-change", "--password-stdin",
                   input=PASSWORD + "\n")
     stored = activated.stored_hash()

@@ -6,15 +6,14 @@ helper), and no error may have a frame in pam_accounts.so; an invalid read or wr
 uninitialised memory or a bad free is an error wherever it is."""
 
 import signal
-import time
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
 
 import pytest
 
 from pammodule import (
-    PAM_CODES, build_module, children, failure_line, fake_helper, finish, module_line,
-    scratch_service, spawn_pamtester, succeeded)
+    PAM_CODES, build_module, failure_line, fake_helper, finish, module_line,
+    scratch_service, spawn_pamtester, succeeded, wait_for_exited_helper)
 
 # The module is C and the helper a fake: no store is involved, so these run once.
 pytestmark = pytest.mark.front_end
@@ -165,8 +164,7 @@ def test_no_memory_error(helper, tmp_path, name):
             child.send(answer + "\n")
         if case.gone_before_reply:
             child.expect_exact("Code: ")
-            while [state for _, state in children(child.pid)] != ["Z"]:
-                time.sleep(0.01)  # until the helper has exited: pamtester holds its zombie
+            wait_for_exited_helper(child.pid)  # pamtester holds its zombie
             child.sendline("123456")
         pid = child.pid
         run = finish(child)

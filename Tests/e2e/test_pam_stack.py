@@ -9,10 +9,7 @@ needed. pam_exec of Linux-PAM 1.5 then writes the password to the program with n
 NUL. Its success line is `pamtester: successfully authenticated` on stdout; when the program exits
 non-zero, pam_exec returns PAM_SYSTEM_ERR and pamtester exits 1."""
 
-import contextlib
 import os
-import secrets
-import shutil
 import statistics
 import subprocess
 
@@ -20,6 +17,7 @@ import pytest
 
 from conftest import BIN, BOB, BOB_PASSWORD, PASSWORD, USERNAME, WRONG_PASSWORD, Result
 from pamhelp import GUESS, INVALID_DETAIL, events, totp
+from pammodule import scratch_service
 from secondfactor import enabled
 
 # The front end PAM reaches: pam_exec's environment, input, time limit and items, and what
@@ -36,26 +34,13 @@ pytestmark = pytest.mark.front_end
 PAM_ITEMS = {"rhost": "198.51.100.7", "tty": "pts/3"}
 
 
-@contextlib.contextmanager
 def pam_service(device):
-    """A scratch PAM service `accounts-test-<random>` in /etc/pam.d whose auth runs pam-auth on
-    the device's store through pam_exec; removed afterwards. Needs root and pamtester (Scripts/setup --test)."""
-    if os.geteuid() != 0:
-        pytest.fail("the PAM tests must run as root: they write a service file into /etc/pam.d "
-                    f"(running as uid {os.geteuid()})")
-    if shutil.which("pamtester") is None:
-        pytest.fail("pamtester is not installed: run Scripts/setup --test")
-    name = f"accounts-test-{secrets.token_hex(6)}"
-    path = f"/etc/pam.d/{name}"
-    try:
-        with open(path, "x") as f:
-            f.write(f"auth required pam_exec.so expose_authtok quiet {os.path.abspath(BIN)} "
-                    f"pam-auth {' '.join(device.pam_args())}\n"
-                    "account required pam_permit.so\n")
-        yield name
-    finally:
-        if os.path.exists(path):
-            os.unlink(path)
+    """A scratch PAM service in /etc/pam.d whose auth runs pam-auth on the device's store
+    through pam_exec; removed afterwards (pammodule.scratch_service)."""
+    return scratch_service([
+        f"auth required pam_exec.so expose_authtok quiet {os.path.abspath(BIN)} "
+        f"pam-auth {' '.join(device.pam_args())}",
+        "account required pam_permit.so"])
 
 
 @pytest.fixture

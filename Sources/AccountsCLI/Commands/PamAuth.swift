@@ -48,7 +48,9 @@ extension AccountsCommand {
 
     func validate() throws {
       // Never the environment's database: a PAM environment is partly the user's.
-      if (global.database ?? "").isEmpty { throw ValidationError(Messages.pamNeedsDatabase) }
+      if (global.database ?? "").isEmpty {
+        throw ValidationError(Messages.pamNeedsDatabase(Self.commandName))
+      }
       guard PamAuthFlow.timeLimits.contains(timeLimit) else {
         throw ValidationError(Messages.pamTimeLimitRange(PamAuthFlow.timeLimits))
       }
@@ -63,11 +65,11 @@ extension AccountsCommand {
       accounts_pam_time_limit(timeLimit)
       let database = global.database ?? ""
       guard PamAuthFlow.acceptsLocation(database) else {
-        StandardStreams.error(Messages.pamDatabaseRelative)
+        StandardStreams.error(Messages.pamDatabaseRelative(Self.commandName))
         throw SilentExit(status: .usage)
       }
       guard let user = Self.variable("PAM_USER"), !user.isEmpty else {
-        StandardStreams.error(Messages.pamUserMissing)
+        StandardStreams.error(Messages.pamUserMissing(Self.commandName, caller: "pam_exec"))
         throw SilentExit(status: .refused)
       }
       guard var secret = StandardStreams.readAll(limit: PamAuthFlow.inputLimit) else {

@@ -75,9 +75,9 @@ extension AccountsCommand {
         .map(String.init)
       let problem: String? =
         if database.isEmpty {
-          Messages.pamHelperNeedsDatabase
+          Messages.pamNeedsDatabase(Self.commandName)
         } else if !PamAuthFlow.acceptsLocation(database) {
-          Messages.pamHelperDatabaseRelative
+          Messages.pamDatabaseRelative(Self.commandName)
         } else if !PamAuthFlow.timeLimits.contains(timeLimit) {
           Messages.pamTimeLimitRange(PamAuthFlow.timeLimits)
         } else if let bad = groups.first(where: { !GroupNameRules.isValid($0) }) {
@@ -93,7 +93,7 @@ extension AccountsCommand {
         return nil
       }
       guard let user = PamAuth.variable("PAM_USER"), !user.isEmpty else {
-        channel.log(Messages.pamHelperUserMissing)
+        channel.log(Messages.pamUserMissing(Self.commandName, caller: "pam_accounts.so"))
         return nil
       }
       return PamModuleRequest(

@@ -96,8 +96,11 @@ public enum PamModuleFlow {
       return .maximumTries
     case .notActivated:
       return stage == .auth ? .authenticationError : .userUnknown
-    case .invalidCredentials, .invalidVerificationCode, .replayedVerificationCode, .inputEnded:
+    case .invalidCredentials, .invalidVerificationCode, .replayedVerificationCode:
       return stage == .password ? .passwordRecoveryError : .authenticationError
+    case .inputEnded:
+      // Only a new password's questions end that way (an unanswered code is counted as wrong).
+      return stage == .password ? .passwordChangeError : .authenticationError
     case .invalidForm, .incompleteForm:
       guard stage == .password else { return .authenticationError }
       for line in error.lines { conversation.error(line) }
