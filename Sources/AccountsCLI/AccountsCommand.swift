@@ -55,11 +55,12 @@ struct AccountsCommand: ParsableCommand {
     context.showHome(home)
   }
 
-  /// The commands a person or script runs most, parsed by their own parser: building the whole
-  /// tree (every subcommand reflected on for the completion-script check) costs more than a
-  /// login's work beyond its key derivation.
+  /// The commands a person, a script or a PAM stack runs most, parsed by their own parser:
+  /// building the whole tree (every subcommand reflected on for the completion-script check)
+  /// costs more than a login's work beyond its key derivation (about 3 ms of a PAM stage's 10).
   static let quicklyParsed: [String: any ParsableCommand.Type] = [
     "login": Login.self, "activate": Activate.self, "verify": Verify.self,
+    "pam-auth": PamAuth.self, "pam-helper": PamHelper.self,
   ]
 
   /// `arguments` parsed by the named subcommand alone; nil (and the root parser takes over,
