@@ -55,8 +55,14 @@ final class PGConnection {
   /// Where the server is, in words: `at HOST:PORT` or `on the socket FOLDER (port PORT)`.
   let server: String
   private var cursors = 0
-  /// The statements prepared on this connection: their SQL, and the name each was given.
+  /// The statements prepared in the current transaction: their SQL, and the name each was
+  /// given. Released before the transaction ends (`releasePrepared`): behind a pooler in
+  /// transaction mode (PgBouncer), the next transaction may run on another server connection,
+  /// where the name means nothing, and this one may serve another client.
   private var prepared: [String: String] = [:]
+  /// What this connection's statement names begin with: a name left on a pooled server
+  /// connection by a process that died mid-transaction is never one another process prepares.
+  private let statementPrefix = "accounts_\(String(UInt64.random(in: 0...UInt64.max), radix: 36))_"
 
   /// A number no other cursor of this connection has had.
   func nextCursorNumber() -> Int {
@@ -153,19 +159,20 @@ final class PGConnection {
 
   /// Runs `sql` (one statement, or several with no parameters) and returns the last result.
   ///
-  /// With `prepared`, the statement is parsed and planned once per connection (what a
-  /// statement run for every row of an import or a copy needs) and run by name after that.
+  /// With `prepared`, the statement is parsed and planned once per transaction (what a
+  /// statement run for every row of an import or a copy needs) and run by name after that;
+  /// outside a transaction it runs unnamed, as any other.
   @discardableResult
   func run(_ sql: String, _ parameters: [PGValue] = [], prepared: Bool = false)
     throws(PGFailure) -> PGRows
   {
     let result: OpaquePointer?
-    if prepared {
+    if prepared && inTransaction {
       let name: String
       if let known = self.prepared[sql] {
         name = known
       } else {
-        name = "accounts_statement_\(self.prepared.count + 1)"
+        name = statementPrefix + String(self.prepared.count + 1)
         try check(library.prepare(handle, name, sql, Int32(parameters.count), nil))
         self.prepared[sql] = name
       }
@@ -205,6 +212,16 @@ final class PGConnection {
   var isAlive: Bool { library.status(handle) == CONNECTION_OK }
 
   /// True when a transaction is open (or failed and not yet rolled back).
+  /// Forgets the statements prepared in this transaction, on the server too: called before the
+  /// transaction ends (and again, failures ignored, after a rollback, when an aborted
+  /// transaction refused it).
+  func releasePrepared() {
+    for name in prepared.values {
+      if let result = library.exec(handle, "DEALLOCATE \(name)") { library.clear(result) }
+    }
+    prepared.removeAll()
+  }
+
   var inTransaction: Bool {
     let status = library.transactionStatus(handle)
     return status == PQTRANS_INTRANS || status == PQTRANS_INERROR

@@ -86,7 +86,7 @@ public final class PostgresStore: AccountRepository {
       throw .storage(.failure(location: location, reason: "it holds no accounts store"))
     }
     let db = try storing { () throws(StoreError) in try connected() }
-    try execute(db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    try execute(db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; \(Self.pinnedPath)")
     return try finishing(db, body(access(db)), readOnly: true)
   }
 
@@ -99,7 +99,7 @@ public final class PostgresStore: AccountRepository {
     try execute(
       db,
       """
-      BEGIN; SET LOCAL lock_timeout = '\(wait)ms';
+      BEGIN; SET LOCAL lock_timeout = '\(wait)ms'; \(Self.pinnedPath)
       SELECT 1 FROM accounts.activation WHERE id = 1 FOR UPDATE
       """)
     return try finishing(db, body(access(db)))
@@ -161,8 +161,10 @@ public final class PostgresStore: AccountRepository {
       result = try body()
     } catch {
       if db.isAlive && db.inTransaction { _ = try? db.run("ROLLBACK") }
+      db.releasePrepared()
       throw error
     }
+    db.releasePrepared()
     if readOnly {
       _ = try? db.run("COMMIT")
     } else {
@@ -212,13 +214,37 @@ public final class PostgresStore: AccountRepository {
   private func inspect(_ db: PGConnection) throws(StoreError) -> SchemaContents {
     let first = try look(db)
     guard first == .foreign else { return first }
+    return try underMigrationLock(db) { () throws(StoreError) in
+      let contents = try look(db)
+      do {
+        try db.run("COMMIT")
+      } catch {
+        throw translate(error)
+      }
+      return contents
+    }
+  }
+
+  /// Begins a transaction that holds the migration lock, then runs `body` in it (which ends
+  /// it). The lock is the transaction's (`pg_advisory_xact_lock`), never the session's: behind
+  /// a pooler in transaction mode a session lock could be taken on one server connection and
+  /// released on another, and stay held for good. The transaction is READ COMMITTED, so each
+  /// statement after the lock sees what any migration that held it committed.
+  private func underMigrationLock<T>(
+    _ db: PGConnection, _ body: () throws(StoreError) -> T
+  ) throws(StoreError) -> T {
     do {
-      try db.run("SELECT pg_advisory_lock(\(Self.migrationLock))")
+      try db.run(
+        """
+        BEGIN ISOLATION LEVEL READ COMMITTED; \(Self.pinnedPath)
+        SELECT pg_catalog.pg_advisory_xact_lock(\(Self.migrationLock))
+        """)
+      return try body()
     } catch {
+      if db.isAlive && db.inTransaction { _ = try? db.run("ROLLBACK") }
+      if let error = error as? StoreError { throw error }
       throw translate(error)
     }
-    defer { _ = try? db.run("SELECT pg_advisory_unlock(\(Self.migrationLock))") }
-    return try look(db)
   }
 
   /// One look at the catalog: both questions answered from the same snapshot of `pg_class`.
@@ -243,21 +269,16 @@ public final class PostgresStore: AccountRepository {
     }
   }
 
-  /// Runs the migrations this database lacks, in one transaction, one process at a time (an
-  /// advisory lock, then a second look under it).
-  ///
-  /// The lock is the session's, taken before the transaction begins: a transaction that began
-  /// before another process's migration committed would look at the catalog as it was (an
-  /// advisory lock, unlike a table's, does not refresh it) and create the tables a second time.
+  /// Runs the migrations this database lacks, in one transaction, one process at a time (the
+  /// migration lock, then a second look under it, in a statement of its own: a look taken
+  /// before the lock would see the catalog as it was before another process's migration
+  /// committed, and create the tables a second time).
   private func migrate(_ db: PGConnection) throws(StoreError) {
+    try underMigrationLock(db) { () throws(StoreError) in try migrateLocked(db) }
+  }
+
+  private func migrateLocked(_ db: PGConnection) throws(StoreError) {
     do {
-      try db.run("SELECT pg_advisory_lock(\(Self.migrationLock))")
-    } catch {
-      throw translate(error)
-    }
-    defer { _ = try? db.run("SELECT pg_advisory_unlock(\(Self.migrationLock))") }
-    do {
-      try db.run("BEGIN")
       let recorded: Set<String>
       if try db.run("SELECT to_regclass('accounts.schema_migration') IS NOT NULL").flag(0, 0) {
         let rows = try db.run("SELECT identifier FROM accounts.schema_migration")
@@ -277,6 +298,11 @@ public final class PostgresStore: AccountRepository {
       throw translate(error)
     }
   }
+
+  /// What every transaction begins with: its own search path, pinned to pg_catalog (see
+  /// `PGConnection.open`). The connection sets it for the session too, but behind a pooler in
+  /// transaction mode the session is not ours from one transaction to the next.
+  static let pinnedPath = "SET LOCAL search_path = pg_catalog;"
 
   /// The advisory lock key migrations hold: "accounts" in ASCII.
   static let migrationLock: Int64 = 0x6163_636f_756e_7473

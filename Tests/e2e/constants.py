@@ -13,9 +13,23 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("ACCOUNTS_BIN") or str(REPO / ".build" / "release" / "accounts")
 
 BACKEND = os.environ.get("ACCOUNTS_TEST_BACKEND", "sqlite")
-assert BACKEND in ("sqlite", "postgresql"), \
-    f"ACCOUNTS_TEST_BACKEND must be sqlite or postgresql, not {BACKEND!r}"
-POSTGRESQL = BACKEND == "postgresql"
+assert BACKEND in ("sqlite", "postgresql", "pgbouncer"), \
+    f"ACCOUNTS_TEST_BACKEND must be sqlite, postgresql or pgbouncer, not {BACKEND!r}"
+# `pgbouncer`: the postgresql run's tests, with the program reaching the cluster through
+# PgBouncer in transaction pooling mode (Scripts/pgbouncer; ACCOUNTS_TEST_POOLER_HOST and _PORT
+# name its socket), while the tests' own look at the database (psycopg) goes to the cluster.
+POSTGRESQL = BACKEND in ("postgresql", "pgbouncer")
+POOLED = BACKEND == "pgbouncer"
+POOLER = (os.environ.get("ACCOUNTS_TEST_POOLER_HOST", ""),
+          os.environ.get("ACCOUNTS_TEST_POOLER_PORT", ""))
+assert not POOLED or all(POOLER), \
+    "ACCOUNTS_TEST_BACKEND=pgbouncer needs ACCOUNTS_TEST_POOLER_HOST and _PORT (Scripts/pgbouncer env)"
+
+
+def program_server(host: str, port: str) -> tuple[str, str]:
+    """The socket folder and port the program is given for the cluster at `host`:`port`: the
+    pooler's in a pooled run."""
+    return POOLER if POOLED else (host, port)
 
 FAST_ITERATIONS = "1000"
 DEFAULT_ITERATIONS = 1_200_000

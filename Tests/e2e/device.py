@@ -16,7 +16,7 @@ import pexpect
 
 from constants import (
     BIN, BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, EMAIL, FAST_ITERATIONS, FULL_NAME, PASSWORD,
-    USERNAME)
+    POSTGRESQL, USERNAME, program_server)
 from forms import form
 from stores import PostgresStore, new_store, store_execute, store_query
 
@@ -128,6 +128,8 @@ class Device:
             TERM="dumb")
         if database:
             env["ACCOUNTS_DATABASE"] = str(self.db)
+        if POSTGRESQL and "PGHOST" in env:
+            env["PGHOST"], env["PGPORT"] = program_server(env["PGHOST"], env.get("PGPORT", ""))
         if fast:
             env["ACCOUNTS_PBKDF2_ITERATIONS"] = FAST_ITERATIONS
         return changed_env(env, extra)

@@ -11,7 +11,7 @@ import pathlib
 import secrets
 import sqlite3
 
-from constants import POSTGRESQL
+from constants import POSTGRESQL, program_server
 
 
 def stamp_text(moment: datetime.datetime) -> str:
@@ -95,8 +95,9 @@ class PostgresStore:
         """The URI with the socket folder, port and role written in it, for a process that runs
         without the PG* variables (pam-auth unsets them)."""
         from urllib.parse import quote
-        host = quote(os.environ.get("PGHOST", "/var/run/postgresql"), safe="")
-        port = os.environ.get("PGPORT", "5432")
+        host, port = program_server(os.environ.get("PGHOST", "/var/run/postgresql"),
+                                    os.environ.get("PGPORT", "5432"))
+        host = quote(host, safe="")
         user = os.environ.get("PGUSER", "postgres")
         return f"postgresql:///{self.name}?host={host}&port={port}&user={user}"
 
