@@ -30,7 +30,7 @@ import pytest
 import runner
 from hosts import Hosts
 from pg_store import PgContext, new_database
-from pgserver import Server
+from pgserver import PooledServer, Pooler, Server
 
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -126,12 +126,28 @@ def pg_server(binary):
         server.remove()
 
 
-@pytest.fixture
-def pg(pg_server, box, knobs) -> PgContext:
-    """The shared cluster, and hosts whose homes are in this test's sandbox."""
+@pytest.fixture(scope="session")
+def pg_pooler(pg_server):
+    """PgBouncer in transaction pooling mode in front of this process's cluster."""
+    pooler = Pooler(pg_server)
+    try:
+        yield pooler
+    finally:
+        pooler.remove()
+
+
+@pytest.fixture(params=["direct", "pgbouncer"])
+def pg(request, pg_server, box, knobs) -> PgContext:
+    """The shared cluster, and hosts whose homes are in this test's sandbox. Each test runs
+    twice: with the hosts connected to the server, then through PgBouncer in transaction
+    pooling mode (how fleets are run: a host's transactions each on any server connection),
+    the oracles still reading the server itself."""
+    server = pg_server
+    if request.param == "pgbouncer":
+        server = PooledServer(pg_server, request.getfixturevalue("pg_pooler"))
     hosts = Hosts(box, pg_server)
-    print(f"hosts: {hosts.mode}")
-    return PgContext(pg_server, hosts, random.Random(knobs.seed))
+    print(f"hosts: {hosts.mode}; {request.param}")
+    return PgContext(server, hosts, random.Random(knobs.seed))
 
 
 @pytest.fixture

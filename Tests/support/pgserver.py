@@ -270,3 +270,46 @@ class Server:
         if params:
             uri += "?" + "&".join(f"{k}={v}" for k, v in params.items())
         return uri
+
+
+class Pooler:
+    """PgBouncer in transaction pooling mode in front of `server` (`Scripts/pgbouncer`): a Unix
+    socket in a folder of its own. `uri()` names a database through it; everything else (psql,
+    the oracles' queries) still goes straight to the server."""
+
+    def __init__(self, server: Server):
+        self.server = server
+        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="accounts-pgbouncer-", dir="/tmp"))
+        script = REPO / "Scripts" / "pgbouncer"
+        proc = subprocess.run([str(script), "start", str(self.dir), str(server.dir)],
+                              capture_output=True, text=True, timeout=60)
+        if proc.returncode != 0:
+            subprocess.run([str(script), "stop", str(self.dir)], capture_output=True, timeout=60)
+            raise ServerError(f"Scripts/pgbouncer start exited {proc.returncode}: "
+                              f"{(proc.stderr or proc.stdout).strip()[-600:]}")
+        self.port = int((self.dir / "port").read_text().strip())
+
+    def uri(self, database: str, user: str = "postgres", **params: str) -> str:
+        query = {"host": str(self.dir), "port": str(self.port), **params}
+        return f"postgresql://{user}@/{database}?" + "&".join(f"{k}={v}" for k, v in query.items())
+
+    def remove(self) -> None:
+        subprocess.run([str(REPO / "Scripts" / "pgbouncer"), "stop", str(self.dir)],
+                       capture_output=True, timeout=60)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class PooledServer:
+    """`server` as the program sees it behind `pooler`: the same object for every oracle, with
+    the URIs the program is given pointing at the pooler."""
+
+    def __init__(self, server: Server, pooler: Pooler):
+        self._server = server
+        self._pooler = pooler
+
+    def uri(self, database: str, user: str = "postgres", scheme: str = "postgresql",
+            **params: str) -> str:
+        return self._pooler.uri(database, user, **params)
+
+    def __getattr__(self, name):
+        return getattr(self._server, name)
