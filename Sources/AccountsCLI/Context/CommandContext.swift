@@ -85,7 +85,7 @@ struct CommandContext {
         sessionPolicy: sessionPolicy, hostName: hostName())
     }
     if openStore == nil {
-      environment.userRecords = UserRecordFolders()
+      environment.userRecords = SystemUserRecordFolders()
       environment.nameService = SystemNameService()
       if variable(stopBeforeUserRecordsVariable) == "1" {
         // A test's hook: the change is committed, its records not yet written.

@@ -16,7 +16,7 @@ import Musl
 /// with the SHA-256 of each file's content (of a link: its target): a file is rewritten or
 /// removed only when it is listed there, and removed only when its content is one the store
 /// wrote. A name wanted but held by another file is left alone and reported.
-public struct UserRecordFolders: AccountsCore.UserRecordFolders {
+public struct SystemUserRecordFolders: UserRecordFolders {
   /// Creates the live folders.
   public init() {}
 
@@ -111,7 +111,7 @@ public struct UserRecordFolders: AccountsCore.UserRecordFolders {
     {
       var status = stat()
       guard fstat(file, &status) == 0 else {
-        throw .userdbFolder(path: path, reason: UserRecordFolders.reason(errno))
+        throw .userdbFolder(path: path, reason: SystemUserRecordFolders.reason(errno))
       }
       if regular && status.st_mode & S_IFMT != S_IFREG {
         throw .userdbFolder(path: path, reason: "\(what) is not a regular file")
@@ -194,7 +194,7 @@ public struct UserRecordFolders: AccountsCore.UserRecordFolders {
       let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
       guard file >= 0 else {
         if errno == ENOENT { return nil }
-        throw .userdbFolder(path: folder + "/" + name, reason: UserRecordFolders.reason(errno))
+        throw .userdbFolder(path: folder + "/" + name, reason: SystemUserRecordFolders.reason(errno))
       }
       defer { Glibc.close(file) }
       return Self.readAll(file)
@@ -239,7 +239,7 @@ public struct UserRecordFolders: AccountsCore.UserRecordFolders {
         guard ok else {
           _ = unlinkat(descriptor, temporary, 0)
           throw .userdbFolder(
-            path: folder + "/" + file.name, reason: UserRecordFolders.reason(code))
+            path: folder + "/" + file.name, reason: SystemUserRecordFolders.reason(code))
         }
       }
       guard renameat(descriptor, temporary, descriptor, file.name) == 0 else {
@@ -250,7 +250,7 @@ public struct UserRecordFolders: AccountsCore.UserRecordFolders {
     }
 
     private func failure(_ name: String) -> AccountsError {
-      .userdbFolder(path: folder + "/" + name, reason: UserRecordFolders.reason(errno))
+      .userdbFolder(path: folder + "/" + name, reason: SystemUserRecordFolders.reason(errno))
     }
 
     func apply(_ files: [UserRecordFile], dryRun: Bool) throws(AccountsError) -> UserRecordChanges {
