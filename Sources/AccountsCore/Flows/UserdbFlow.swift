@@ -1,11 +1,12 @@
 import Foundation
 
-/// `accounts userdb enable|disable|sync|status` (administrator, as root): the store's accounts
-/// and groups as Linux users and groups, through systemd's JSON user records in a drop-in
-/// folder that `libnss-systemd` reads. And the same work after every command that changes what
-/// the records say (`reconcile`): each time the whole folder is compared with the store and
-/// only what differs is written, so a change whose records were never written (a crash between
-/// the commit and the files) is repaired by the next one.
+/// `accounts userdb enable|disable|sync|status` (administrator, as root): accounts as Linux users.
+///
+/// The store's accounts and groups become Linux users and groups through systemd's JSON user
+/// records in a drop-in folder that `libnss-systemd` reads. The same work runs after every
+/// command that changes what the records say (`reconcile`): each time the whole folder is
+/// compared with the store and only what differs is written, so a change whose records were
+/// never written (a crash between the commit and the files) is repaired by the next one.
 public enum UserdbFlow {
   /// What a sync found and did.
   public struct Outcome: Equatable, Sendable {
@@ -95,8 +96,9 @@ public enum UserdbFlow {
     return try store.read { reader throws(AccountsError) in try reader.userdbSettings().range }
   }
 
-  /// After a committed change: brings this host's records up to date, if it keeps any. A
-  /// failure says the change is kept and the records are behind.
+  /// After a committed change: brings this host's records up to date, if it keeps any.
+  ///
+  /// A failure says the change is kept and the records are behind.
   public static func reconcile(_ env: AccountsEnvironment) throws(AccountsError) {
     env.beforeUserRecords?()
     guard env.userRecords != nil else { return }
