@@ -78,7 +78,8 @@ def test_a_man_page_for_every_command(installed):
 
 
 def test_bash_completes_a_subcommand(installed):
-    """In an interactive bash with the installed completion, `accounts us<Tab>` becomes `user`."""
+    """In an interactive bash with the installed completion, `accounts gr<Tab>` becomes `group`
+    (`us` is user or userdb)."""
     _, base = installed
     env = dict(os.environ, PATH=f"{base / 'bin'}:{os.environ['PATH']}", PS1="PROMPT$ ",
                TERM="dumb")
@@ -90,8 +91,8 @@ def test_bash_completes_a_subcommand(installed):
     completion = base / "share" / "bash-completion" / "completions" / "accounts"
     child.sendline(f"source {completion}")
     child.expect_exact("PROMPT$ ")
-    child.send("accounts us\t")
-    child.expect_exact("accounts user ")
+    child.send("accounts gr\t")
+    child.expect_exact("accounts group ")
     child.send("\x15")  # Ctrl-U: clear the line
     child.send("accounts user dis\t")
     child.expect_exact("accounts user disable ")
