@@ -89,7 +89,8 @@ struct InProcessCommandTests {
     }
     let expected = [
       "createdAt", "disabled", "email", "expired", "expiresAt", "failures", "fullName", "groups",
-      "lastLogin", "locked", "lockedUntil", "mustChangePassword", "owner", "username",
+      "home", "lastLogin", "locked", "lockedUntil", "mustChangePassword", "owner", "shell", "uid",
+      "username",
     ]
     #expect(keys == [expected, expected])
     #expect(listed.console.outputs[0].hasPrefix(#"{"username":"alice","#))

@@ -23,7 +23,7 @@ from .timing import (PASSWORD, PASSWORD_LINE, Reaper, fail, fresh_copy, ratio_li
 # The columns and order of `user list --json`, from the rows the program reads.
 LIST_KEYS = ["username", "fullName", "email", "owner", "disabled", "locked", "lockedUntil",
              "mustChangePassword", "failures", "createdAt", "lastLogin", "expiresAt", "expired",
-             "groups"]
+             "groups", "uid", "home", "shell"]
 LIST_SQL = (
     "SELECT a.username AS username, a.full_name AS fullName, a.email AS email,"
     " a.id IS act.owner_id AS owner, a.disabled_at IS NOT NULL AS disabled,"
@@ -35,7 +35,8 @@ LIST_SQL = (
     " coalesce(a.expires_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 0) AS expired,"
     " (SELECT json_group_array(name) FROM (SELECT g.name FROM group_member AS m"
     "  JOIN account_group AS g ON g.id = m.group_id WHERE m.account_id = a.id ORDER BY g.name))"
-    " AS groups"
+    " AS groups, a.uid AS uid, coalesce(a.home, '/home/' || a.username) AS home,"
+    " coalesce(a.shell, '/bin/bash') AS shell"
     " FROM account AS a JOIN activation AS act ON act.id = 1"
     " LEFT JOIN login_throttle AS t ON t.username_key = a.username_key"
     " ORDER BY a.username_key")

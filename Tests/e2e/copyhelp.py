@@ -4,6 +4,7 @@ accounts with an id gap, a disabled and a must-change account, imported crypt(3)
 and a lock, sessions with the last one deleted, two second factors with a used recovery code, the
 audit log), built once per module by the fixture `rich`."""
 
+import json
 import pathlib
 import sqlite3
 import subprocess
@@ -20,7 +21,8 @@ ACTIVATED = f"Device activated for {USERNAME}.\n"
 AUTHORIZED = "You are successfully authorized."
 MUST_CHOOSE = "You must choose a new password before you continue."
 TABLES = ["account", "account_group", "activation", "audit_event", "audit_kind",
-          "group_member", "login_throttle", "recovery_code", "second_factor", "session"]
+          "group_member", "login_throttle", "posix_id", "recovery_code", "second_factor",
+          "session", "ssh_key", "userdb_host", "userdb_setting"]
 DOMAIN = "example.org"
 
 CAROL, CAROL_PASSWORD = "carol", "carol sings lovely arias at dawn"
@@ -61,6 +63,21 @@ def sqlite_rows(path, sql, *args):
         return db.execute(sql, args).fetchall()
     finally:
         db.close()
+
+
+def without_store_id(dump: dict) -> dict:
+    """`dump` with the store's identity taken out of `userdb_setting`: each store keeps its own
+    (it names that store's user record manifests), and a copy carries only the range."""
+    rows = dump.get("userdb_setting")
+    if rows is None:
+        return dump
+    def strip(row):
+        if isinstance(row, str):
+            fields = json.loads(row)
+            fields.pop("store_id", None)
+            return json.dumps(fields, sort_keys=True)
+        return tuple(v for i, v in enumerate(row) if i != 1)
+    return {**dump, "userdb_setting": [strip(row) for row in rows]}
 
 
 def sqlite_everything(path) -> dict:

@@ -35,7 +35,7 @@ def test_help_lists_administrator_group(device):
         return names
 
     assert sorted(section(headers[0])) == ["group", "log", "reset", "session", "store", "unlock",
-                                           "user"]
+                                           "user", "userdb"]
     main = lines.index("SUBCOMMANDS:")
     assert sorted(section(main)) == ["2fa", "activate", "login", "logout", "pam-auth",
                                      "pam-helper", "passwd", "status", "verify", "whoami"]

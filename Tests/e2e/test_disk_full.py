@@ -1,7 +1,7 @@
 """A full disk gets one clear sentence and the storage exit code; nothing is
 changed, reading still works, and once there is room again everything works.
 
-The disk is a 200 KiB tmpfs mounted in a private mount namespace (`unshare -m`; as a non-root
+The disk is a 400 KiB tmpfs mounted in a private mount namespace (`unshare -m`; as a non-root
 user, `unshare -rm`), so nothing outside the test sees it."""
 
 import os
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.sqlite_only
 SCRIPT = r'''
 set -u
 A=$1; D=$2
-mount -t tmpfs -o size=200k tmpfs "$D" || exit 90
+mount -t tmpfs -o size=400k tmpfs "$D" || exit 90
 export ACCOUNTS_PBKDF2_ITERATIONS=1000 TZ=UTC
 run() { name=$1; shift; "$@" >"$D.$name.out" 2>"$D.$name.err"; echo "$name=$?" >>"$D.codes"; }
 printf 'correct horse battery staple\n' > "$D.pw"

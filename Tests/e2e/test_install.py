@@ -23,7 +23,9 @@ COMMANDS = ["activate", "help", "log", "login", "logout", "passwd", "reset", "st
             "user.export", "verify", "whoami", "pam-auth", "pam-helper",
             "2fa", "2fa.enable", "2fa.disable", "2fa.status", "2fa.recovery-codes", "session",
             "session.list", "session.revoke", "store", "store.copy", "group", "group.add",
-            "group.list", "group.show", "group.remove"]
+            "group.list", "group.show", "group.remove", "user.ssh-key", "user.ssh-key.add",
+            "user.ssh-key.list", "user.ssh-key.remove", "userdb", "userdb.enable",
+            "userdb.disable", "userdb.sync", "userdb.status", "userdb.ssh-authorized-keys"]
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +36,20 @@ def installed(tmp_path_factory):
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(f"Installed accounts in {destdir}{PREFIX}: ")
     return destdir, destdir / PREFIX.lstrip("/")
+
+
+def test_sync_units_installed_disabled(installed):
+    """The user record sync service and timer in PREFIX/lib/systemd/system, naming the installed
+    program; nothing enabled (no link in any .wants folder)."""
+    destdir, base = installed
+    folder = base / "lib" / "systemd" / "system"
+    assert {p.name for p in folder.iterdir()} == {"accounts-userdb-sync.service",
+                                                  "accounts-userdb-sync.timer"}
+    service = (folder / "accounts-userdb-sync.service").read_text()
+    assert f"ExecStart={PREFIX}/bin/accounts userdb sync\n" in service
+    assert "Type=oneshot" in service
+    assert "OnUnitActiveSec=" in (folder / "accounts-userdb-sync.timer").read_text()
+    assert not [p for p in destdir.rglob("*.wants")]
 
 
 def test_program_installed(installed):
@@ -62,7 +78,8 @@ def test_a_man_page_for_every_command(installed):
 
 
 def test_bash_completes_a_subcommand(installed):
-    """In an interactive bash with the installed completion, `accounts us<Tab>` becomes `user`."""
+    """In an interactive bash with the installed completion, `accounts gr<Tab>` becomes `group`
+    (`us` is user or userdb)."""
     _, base = installed
     env = dict(os.environ, PATH=f"{base / 'bin'}:{os.environ['PATH']}", PS1="PROMPT$ ",
                TERM="dumb")
@@ -74,8 +91,8 @@ def test_bash_completes_a_subcommand(installed):
     completion = base / "share" / "bash-completion" / "completions" / "accounts"
     child.sendline(f"source {completion}")
     child.expect_exact("PROMPT$ ")
-    child.send("accounts us\t")
-    child.expect_exact("accounts user ")
+    child.send("accounts gr\t")
+    child.expect_exact("accounts group ")
     child.send("\x15")  # Ctrl-U: clear the line
     child.send("accounts user dis\t")
     child.expect_exact("accounts user disable ")

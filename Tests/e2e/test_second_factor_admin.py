@@ -195,4 +195,4 @@ def test_user_show_two_factor_lines(activated):
     assert re.fullmatch(ISO_UTC, enabled_at)
     bob = activated.run("user", "show", BOB)
     assert bob.out_lines[-2:] == ["Two-factor: off", "Sessions: 0"]
-    assert len(bob.out_lines) == 14
+    assert len(bob.out_lines) == 17

@@ -23,10 +23,11 @@ EXPECTED = json.loads((FIXTURES / "v1.expected.json").read_text())
 V1_USER = EXPECTED["user"][0]
 V1_ACTIVATION = EXPECTED["activation"][0]
 WELCOME = f"Welcome back {FULL_NAME}!"
-LATEST_MIGRATIONS = {"v1", "v2", "v3", "v4", "v5"}
+LATEST_MIGRATIONS = {"v1", "v2", "v3", "v4", "v5", "v6"}
 LATEST_TABLES = {"account", "activation", "audit_event", "audit_kind", "grdb_migrations",
                  "login_throttle", "sqlite_sequence", "session", "second_factor",
-                 "recovery_code", "account_group", "group_member"}
+                 "recovery_code", "account_group", "group_member", "posix_id",
+                 "userdb_setting", "userdb_host", "ssh_key"}
 LATEST_KINDS = {"activation", "login_success", "login_failure", "lockout", "unlock", "reset",
                 "account_added", "account_edited", "account_disabled", "account_enabled",
                 "account_removed", "password_changed", "password_set", "ownership_moved",
@@ -34,7 +35,7 @@ LATEST_KINDS = {"activation", "login_success", "login_failure", "lockout", "unlo
                 "second_factor_reset", "recovery_codes_made", "recovery_code_used",
                 "accounts_imported", "accounts_exported", "group_added", "group_removed",
                 "group_member_added", "group_member_removed", "pam_session_opened",
-                "pam_session_closed"}
+                "pam_session_closed", "ssh_key_added", "ssh_key_removed"}
 
 
 @pytest.fixture
@@ -127,7 +128,8 @@ def test_upgrade_by_another_write_keeps_every_account_field(v1):
     assert migrations(v1) == LATEST_MIGRATIONS
     (account,) = rows(v1, "SELECT * FROM account")
     assert account == {**V1_USER, "must_change_password": 0, "disabled_at": None,
-                       "password_changed_at": V1_USER["created_at"], "expires_at": None}
+                       "password_changed_at": V1_USER["created_at"], "expires_at": None,
+                       "uid": None, "home": None, "shell": None}
 
 
 def test_upgrade_keeps_activation(v1):

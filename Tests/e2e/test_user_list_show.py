@@ -13,7 +13,7 @@ from userhelp import NO_SUCH, kinds, lock, public_again
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 JSON_KEYS = ["username", "fullName", "email", "owner", "disabled", "locked", "lockedUntil",
              "mustChangePassword", "failures", "createdAt", "lastLogin", "expiresAt", "expired",
-             "groups"]
+             "groups", "uid", "home", "shell"]
 
 
 # user list
@@ -68,11 +68,13 @@ def test_list_json_keys_and_values(activated):
     assert {k: v for k, v in alice.items() if k not in ("createdAt", "lastLogin")} == {
         "username": USERNAME, "fullName": FULL_NAME, "email": EMAIL, "owner": True,
         "disabled": False, "locked": False, "lockedUntil": None, "mustChangePassword": False,
-        "failures": 0, "expiresAt": None, "expired": False, "groups": []}
+        "failures": 0, "expiresAt": None, "expired": False, "groups": [], "uid": None,
+        "home": f"/home/{USERNAME}", "shell": "/bin/bash"}
     assert {k: v for k, v in bob.items() if k != "createdAt"} == {
         "username": BOB, "fullName": BOB_FULL_NAME, "email": BOB_EMAIL, "owner": False,
         "disabled": False, "locked": False, "lockedUntil": None, "mustChangePassword": False,
-        "failures": 2, "lastLogin": None, "expiresAt": None, "expired": False, "groups": []}
+        "failures": 2, "lastLogin": None, "expiresAt": None, "expired": False, "groups": [],
+        "uid": None, "home": f"/home/{BOB}", "shell": "/bin/bash"}
 
 
 def test_list_json_locked_and_disabled(activated):
@@ -111,13 +113,15 @@ def test_show_text(activated):
     result = activated.run("user", "show", BOB)
     assert (result.code, result.stderr) == (0, "")
     lines = result.out_lines
-    assert len(lines) == 14, lines
+    assert len(lines) == 17, lines
     assert lines[:8] == [
         "User name: bob", "Full name: Bob Builder", "E-mail address: bob@example.org",
         "Owner: no", "Disabled: no", "Must change password: no", "Locked: no", "Failed logins: 0"]
     assert re.fullmatch(r"Created: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", lines[8]), lines[8]
     assert lines[9] == "Last login: never"
-    assert lines[10:] == ["Expires: never", "Groups: -", "Two-factor: off", "Sessions: 0"]
+    assert lines[10:] == ["Expires: never", "Groups: -",
+                          "UID: - (given with its first user record)", "Home: /home/bob",
+                          "Shell: /bin/bash", "Two-factor: off", "Sessions: 0"]
 
 
 def test_show_owner_disabled_locked(activated):

@@ -1,11 +1,11 @@
-"""The v1 -> latest (v5) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
+"""The v1 -> latest (v6) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
 events, 25,000 login_throttle rows, on the v1 schema) so that the upgrade takes long enough:
 
 - `login` and `user list` (twice each) upgrade it to the latest schema, every row copied;
-- 6 `user list` opening the v1 file at once all list the account, and leave a whole v5 file;
+- 6 `user list` opening the v1 file at once all list the account, and leave a whole v6 file;
 - `login` or `user list` killed at random moments of their first open: the file is a whole v1
   file with every row (and the next login upgrades it), a whole v2, v3 or v4 file (killed
-  between two migrations, which commit one at a time) or a whole v5 file with every row copied,
+  between two migrations, which commit one at a time) or a whole v6 file with every row copied,
   never
   in between. The first kill of each command comes as soon as it has written 64 KiB of the
   upgrade to the WAL (a point it reaches well before the first migration commits), so that at
@@ -29,7 +29,7 @@ import pytest
 
 from kills import kill_after, kill_moment
 from runner import PASSWORD, Gate, Sandbox, Started, login, wait_until
-from sqlite_store import MIGRATIONS, V3_TABLES, V5_TABLES, events_since, v3_problems
+from sqlite_store import MIGRATIONS, V3_TABLES, V5_TABLES, V6_TABLES, events_since, v3_problems
 
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -187,7 +187,7 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
     every row it held, or a whole v2, v3 or v4 file (killed between two migrations, each
     committing on its own) or a whole latest file holding every one of them (plus at most
     `logins` login_success events, and from v3 on at most `logins` sessions of that account, no
-    second factor; from v5 on no group and no expiry)."""
+    second factor; from v5 on no group and no expiry; from v6 on no uid, key or number given)."""
     problems: list[str] = []
     con = sqlite3.connect(f"file:{db}?mode=rw", uri=True, timeout=10, isolation_level=None)
     try:
@@ -215,14 +215,19 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
                 problems.append(f"v1 rows differ: {differ}")
             return "v1", problems
         latest = migrations == MIGRATIONS
-        # Killed between v3 and v4, or v4 and v5 (each migration commits on its own): a whole
-        # v3 or v4 file.
-        has_v4 = latest or migrations == MIGRATIONS[:4]
+        # Killed between v3 and v4, v4 and v5, or v5 and v6 (each migration commits on its own):
+        # a whole v3, v4 or v5 file.
+        has_v5 = latest or migrations == MIGRATIONS[:5]
+        has_v4 = has_v5 or migrations == MIGRATIONS[:4]
         has_v3 = has_v4 or migrations == MIGRATIONS[:3]
-        later_tables = (V3_TABLES if has_v3 else set()) | (V5_TABLES if latest else set())
+        later_tables = ((V3_TABLES if has_v3 else set()) | (V5_TABLES if has_v5 else set())
+                        | (V6_TABLES if latest else set()))
         added = added_objects(con, later_tables)
+        if latest:
+            added |= {("index", "account_by_uid")}  # v6's index on the v2 table `account`
         missing_v3 = {("table", t) for t in later_tables} - added
-        if (migrations not in (["v1", "v2"], MIGRATIONS[:3], MIGRATIONS[:4], MIGRATIONS)
+        if (migrations not in (["v1", "v2"], MIGRATIONS[:3], MIGRATIONS[:4], MIGRATIONS[:5],
+                               MIGRATIONS)
                 or objects - added != V2_SCHEMA or missing_v3):
             problems.append(f"migrations {migrations}; schema: extra "
                             f"{sorted(objects - added - V2_SCHEMA)}, missing "
@@ -334,7 +339,7 @@ def test_the_upgrade_copies_every_row(box, enlarged):
     assert not problems, (
         f"the v1 fixture enlarged by {UPGRADE_EVENTS:,} audit events and "
         f"{UPGRADE_THROTTLES:,} login_throttle rows: `login` and `user list` upgrade it to the "
-        "latest schema (v5), every row copied: runs "
+        "latest schema (v6), every row copied: runs "
         + ", ".join(f"`{k}` {v[0]:.2f} s" for k, v in durations.items()) + f"; {problems[:3]}")
     timing.update(durations)
 
@@ -359,7 +364,7 @@ def test_commands_meeting_the_v1_file_at_once_all_work(box, enlarged):
         shutil.rmtree(os.path.dirname(db), ignore_errors=True)
     assert not wrong, (
         f"{UPGRADE_CROWD} `user list` opening the v1 file at once ({UPGRADE_CROWD_ROUNDS} "
-        f"rounds): every one lists the account (exit 0); the file is then whole v5: "
+        f"rounds): every one lists the account (exit 0); the file is then whole v6: "
         f"{len(wrong)} wrong: {wrong[:3]}")
 
 
@@ -408,9 +413,9 @@ def test_a_killed_upgrade_leaves_a_whole_file(box, enlarged, knobs):
         shutil.rmtree(os.path.dirname(db), ignore_errors=True)
     summary = ", ".join(f"{v} {k}" for k, v in sorted(outcomes.items()))
     assert not failures, (
-        f"SIGKILL during the v1 -> v5 upgrade ({rounds} rounds, `login` and `user list` on the "
+        f"SIGKILL during the v1 -> v6 upgrade ({rounds} rounds, `login` and `user list` on the "
         "v1 file): each time a whole v1 file with every row (and the next login upgrades it), "
-        "a whole v2, v3 or v4 file (between the migrations) or a whole v5 file with every row "
+        "a whole v2, v3, v4 or v5 file (between the migrations) or a whole v6 file with every row "
         f"copied, never in between: {summary} (seed {knobs.seed}); {len(failures)} bad: "
         f"{failures[:2]}")
     assert outcomes["v1"] > 0, (
