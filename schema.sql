@@ -1,5 +1,5 @@
 -- The schema `accounts` works with: the picture of the database after every migration
--- (Sources/AccountsStore/Schema.swift: "v1" to "v5"). A test compares it with a migrated file.
+-- (Sources/AccountsStore/Schema.swift: "v1" to "v6"). A test compares it with a migrated file.
 
 -- Every account of an activated device. Which one owns the device, the activation row says.
 -- `expires_at`: from when it cannot log in (NULL: never). Migration "v5" added it with ALTER
@@ -22,7 +22,14 @@ CREATE TABLE account (
   updated_at TEXT NOT NULL,
   password_changed_at TEXT NOT NULL,
   last_login_at TEXT
-, expires_at TEXT) STRICT;
+, expires_at TEXT, uid INTEGER REFERENCES posix_id (number), home TEXT CHECK (
+  home IS NULL OR (substr(home, 1, 1) = '/' AND length(home) <= 1024 AND home NOT GLOB '*:*')), shell TEXT CHECK (
+  shell IS NULL
+  OR (substr(shell, 1, 1) = '/' AND length(shell) <= 1024 AND shell NOT GLOB '*:*'))) STRICT;
+
+-- One account per uid (migration "v6": `uid` is NULL until its first user record; `home` and
+-- `shell` NULL for the defaults, /home/NAME and /bin/bash).
+CREATE UNIQUE INDEX account_by_uid ON account (uid);
 
 -- The device's state: one row. Activated if and only if it names its owner, an account.
 CREATE TABLE activation (
@@ -122,7 +129,10 @@ CREATE TABLE account_group (
     length(name) BETWEEN 1 AND 32 AND substr(name, 1, 1) GLOB '[a-z_]'
     AND name NOT GLOB '*[^a-z0-9_-]*'),
   created_at TEXT NOT NULL
-) STRICT;
+, gid INTEGER REFERENCES posix_id (number)) STRICT;
+
+-- One group per gid (NULL until its first group record).
+CREATE UNIQUE INDEX account_group_by_gid ON account_group (gid);
 
 -- Which accounts belong to which groups; a membership goes with its account or its group.
 CREATE TABLE group_member (
@@ -132,6 +142,43 @@ CREATE TABLE group_member (
 ) STRICT, WITHOUT ROWID;
 
 CREATE INDEX group_member_by_group ON group_member (group_id, account_id);
+
+-- Every number ever handed out as a uid (with its per-user group's gid, the same number) or
+-- as a group's gid. Never deleted, not even by reset.
+CREATE TABLE posix_id (
+  number INTEGER PRIMARY KEY CHECK (number BETWEEN 1000 AND 59999),
+  kind TEXT NOT NULL CHECK (kind IN ('user', 'group')),
+  name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 64),
+  given_at TEXT NOT NULL
+) STRICT;
+
+-- The store's user record settings: its identity and the range uids and gids come from.
+CREATE TABLE userdb_setting (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  store_id TEXT NOT NULL CHECK (length(store_id) = 32 AND store_id NOT GLOB '*[^0-9a-f]*'),
+  first_uid INTEGER NOT NULL,
+  last_uid INTEGER NOT NULL,
+  CHECK (1000 <= first_uid AND first_uid <= last_uid AND last_uid <= 59999)
+) STRICT;
+
+-- The hosts that keep user records of this store, by host name, and in which folder.
+CREATE TABLE userdb_host (
+  host TEXT NOT NULL PRIMARY KEY CHECK (length(host) BETWEEN 1 AND 255),
+  folder TEXT NOT NULL CHECK (substr(folder, 1, 1) = '/' AND length(folder) <= 1024),
+  enabled_at TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- An account's SSH public keys (authorized_keys lines without options).
+CREATE TABLE ssh_key (
+  id INTEGER PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+  key_type TEXT NOT NULL CHECK (length(key_type) BETWEEN 1 AND 64),
+  key_data TEXT NOT NULL CHECK (length(key_data) BETWEEN 1 AND 16384),
+  comment TEXT NOT NULL CHECK (length(comment) <= 1024),
+  fingerprint TEXT NOT NULL CHECK (substr(fingerprint, 1, 7) = 'SHA256:'),
+  added_at TEXT NOT NULL,
+  UNIQUE (account_id, fingerprint)
+) STRICT;
 
 INSERT INTO audit_kind (name) VALUES
   ('activation'),
@@ -162,4 +209,6 @@ INSERT INTO audit_kind (name) VALUES
   ('group_member_added'),
   ('group_member_removed'),
   ('pam_session_opened'),
-  ('pam_session_closed');
+  ('pam_session_closed'),
+  ('ssh_key_added'),
+  ('ssh_key_removed');

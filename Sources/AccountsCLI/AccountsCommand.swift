@@ -39,7 +39,7 @@ struct AccountsCommand: ParsableCommand {
         name: "Administrator",
         subcommands: [
           User.self, GroupCommand.self, SessionCommand.self, Reset.self, Unlock.self, Log.self,
-          StoreCommand.self,
+          StoreCommand.self, UserdbCommand.self,
         ])
     ]
   )

@@ -46,6 +46,13 @@ public struct AccountsEnvironment {
   /// Where logins come from when not from a person at `accounts` (`pam service=sshd …`): added
   /// to the audit events of logins.
   public var origin: String?
+  /// Where user records are written (nil: nowhere, as in most tests).
+  public var userRecords: (any UserRecordFolders)?
+  /// What this system's name service knows (nil: nothing, as in most tests).
+  public var nameService: (any NameService)?
+  /// Called after a change is committed and before its user records are written (a test's
+  /// hook: the program stops there).
+  public var beforeUserRecords: (() -> Void)?
 
   /// Creates an environment.
   public init(

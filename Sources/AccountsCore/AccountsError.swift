@@ -171,6 +171,30 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case noSuchGroup(String)
   /// `user edit --remove-group` of a group the account is not in.
   case notInGroup(username: String, group: String)
+  /// `--shell` or `--home` that is not an absolute path without ':' or control characters.
+  case invalidLinuxPath(option: String, path: String)
+  /// A `--uids` range that is not FIRST-LAST within 1000 to 59999.
+  case invalidPosixIDRange(String)
+  /// `user add` of a name this system already knows as a user (user records are kept here).
+  case linuxNameTaken(String)
+  /// An SSH key line refused (numbered from 1), and why.
+  case sshKeyRefused(line: Int, problem: SSHKeyProblem)
+  /// `user ssh-key add` given no key at all.
+  case noSSHKeys
+  /// `user ssh-key add FILE` of a file that cannot be read.
+  case keyFileUnreadable(path: String, reason: String)
+  /// `user ssh-key remove` of a fingerprint the account has no key of.
+  case noSuchSSHKey(username: String, fingerprint: String)
+  /// A user record command that changes files run by another user than root.
+  case userdbNeedsRoot
+  /// `userdb disable` or `sync` where this host keeps no user records of the store.
+  case userdbNotEnabled(host: String)
+  /// `userdb enable --folder` naming another folder than the one this host already uses.
+  case userdbFolderInUse(host: String, folder: String)
+  /// The records folder (or a record) cannot be trusted or used: `reason` says why.
+  case userdbFolder(path: String, reason: String)
+  /// The store's change is kept, but the records could not be brought up to date.
+  case userdbBehind(folder: String, reason: String)
 
   /// The exit code this error ends the process with.
   public var exitStatus: ExitStatus {
@@ -180,15 +204,16 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       .ownerCannotBeRemoved, .lastAccount, .notLoggedIn, .invalidVerificationCode,
       .replayedVerificationCode, .clockOff, .secondFactorAlreadyOn, .secondFactorNotOn,
       .importRefused, .exportFileExists, .copyTargetNotEmpty, .invalidGroupName,
-      .groupNameTaken, .notInGroup:
+      .groupNameTaken, .notInGroup, .linuxNameTaken, .sshKeyRefused, .noSSHKeys,
+      .userdbNeedsRoot, .userdbNotEnabled, .userdbFolderInUse:
       return .refused
     case .invalidSetting, .importFormatUnknown, .importNeedsEmailDomain, .copyToItself,
-      .importInvalid, .importFileUnreadable:
+      .importInvalid, .importFileUnreadable, .invalidLinuxPath, .invalidPosixIDRange:
       return .usage
     case .locked: return .locked
-    case .noSuchAccount, .noSuchSession, .noSuchGroup: return .noSuchAccount
+    case .noSuchAccount, .noSuchSession, .noSuchGroup, .noSuchSSHKey: return .noSuchAccount
     case .passwordCheckerUnavailable, .qrEncoderUnavailable, .blocklistUnreadable, .storage,
-      .crypto, .clientFile:
+      .crypto, .clientFile, .userdbFolder, .userdbBehind, .keyFileUnreadable:
       return .storage
     }
   }
@@ -262,6 +287,21 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .groupNameTaken(let name): return Messages.groupNameTaken(name)
     case .noSuchGroup(let name): return Messages.noSuchGroup(name)
     case .notInGroup(let username, let group): return Messages.notInGroup(username, group: group)
+    case .invalidLinuxPath(let option, let path): return Messages.invalidLinuxPath(option, path)
+    case .invalidPosixIDRange(let text): return Messages.invalidPosixIDRange(text)
+    case .linuxNameTaken(let name): return Messages.linuxNameTaken(name)
+    case .sshKeyRefused(let line, let problem): return Messages.sshKeyRefused(line, problem)
+    case .noSSHKeys: return Messages.noSSHKeys
+    case .keyFileUnreadable(let path, let reason):
+      return Messages.keyFileUnreadable(path, reason: reason)
+    case .noSuchSSHKey(let username, let fingerprint):
+      return Messages.noSuchSSHKey(username, fingerprint: fingerprint)
+    case .userdbNeedsRoot: return Messages.userdbNeedsRoot
+    case .userdbNotEnabled(let host): return Messages.userdbNotEnabled(host)
+    case .userdbFolderInUse(let host, let folder):
+      return Messages.userdbFolderInUse(host, folder: folder)
+    case .userdbFolder(let path, let reason): return Messages.userdbFolder(path, reason: reason)
+    case .userdbBehind(let folder, let reason): return Messages.userdbBehind(folder, reason: reason)
     }
   }
 }

@@ -16,7 +16,10 @@ extension PostgresAccess {
 
   func group(named name: String) throws(AccountsError) -> AccountGroup? {
     let rows = try query(
-      "SELECT id, name, accounts.stamp(created_at) FROM accounts.account_group WHERE name = $1",
+      """
+      SELECT id, name, accounts.stamp(created_at), gid FROM accounts.account_group
+      WHERE name = $1
+      """,
       [.text(name)])
     guard rows.count == 1 else { return nil }
     return try group(rows, 0)
@@ -25,13 +28,13 @@ extension PostgresAccess {
   func forEachGroup(_ body: (GroupListing) throws(AccountsError) -> Void) throws(AccountsError) {
     try forEach(
       """
-      SELECT g.id, g.name, accounts.stamp(g.created_at),
+      SELECT g.id, g.name, accounts.stamp(g.created_at), g.gid,
              (SELECT count(*) FROM accounts.group_member AS m WHERE m.group_id = g.id)
       FROM accounts.account_group AS g ORDER BY g.name
       """
     ) { rows, row throws(AccountsError) in
       let count = try decoded { () throws(PGUnreadableValue) in
-        try rows.decode(Int.self, row, 3)
+        try rows.decode(Int.self, row, 4)
       }
       try body(GroupListing(group: group(rows, row), memberCount: count))
     }
@@ -53,7 +56,7 @@ extension PostgresAccess {
       """
       INSERT INTO accounts.account_group (name, created_at) VALUES ($1, $2::timestamptz)
       ON CONFLICT (name) DO NOTHING
-      RETURNING id, name, accounts.stamp(created_at)
+      RETURNING id, name, accounts.stamp(created_at), gid
       """, [.text(name), PGValue(date)])
     guard rows.count == 1 else { throw .groupNameTaken(name) }
     return try group(rows, 0)
@@ -79,12 +82,12 @@ extension PostgresAccess {
     ).changed == 1
   }
 
-  /// The group in columns `id`, `name`, `created_at` of row `row`.
+  /// The group in columns `id`, `name`, `created_at`, `gid` of row `row`.
   private func group(_ rows: PGRows, _ row: Int) throws(AccountsError) -> AccountGroup {
     try decoded { () throws(PGUnreadableValue) in
       AccountGroup(
         id: try rows.decode(Int64.self, row, 0), name: try rows.decode(String.self, row, 1),
-        createdAt: try rows.decode(Date.self, row, 2))
+        createdAt: try rows.decode(Date.self, row, 2), gid: try rows.decode(Int64?.self, row, 3))
     }
   }
 

@@ -61,10 +61,10 @@ extension PostgresAccess {
       """
       INSERT INTO accounts.account (id, username, username_key, full_name, email, password_hash,
         must_change_password, disabled_at, created_at, updated_at, password_changed_at,
-        expires_at)
+        expires_at, home, shell)
       SELECT coalesce($1::bigint, nextval('accounts.account_id_seq')),
         $2, $3, $4, $5, $6, $7::boolean, $8::timestamptz, $9::timestamptz, $9::timestamptz,
-        $9::timestamptz, $10::timestamptz
+        $9::timestamptz, $10::timestamptz, $11, $12
       WHERE NOT EXISTS (SELECT 1 FROM accounts.account WHERE username_key = $3)
       ON CONFLICT (username_key) DO NOTHING
       RETURNING id
@@ -73,6 +73,7 @@ extension PostgresAccess {
         id.map { PGValue($0) } ?? .null, .text(new.username), .text(new.usernameKey),
         .text(new.fullName), .text(new.email), .text(new.passwordHash),
         PGValue(new.mustChangePassword), disabledAt, .text(now), PGValue(new.expiresAt),
+        new.home.map { .text($0) } ?? .null, new.shell.map { .text($0) } ?? .null,
       ], prepared: true)
     guard rows.count == 1 else { return nil }
     let stored = try single(Int64.self, rows)
@@ -82,7 +83,8 @@ extension PostgresAccess {
       email: new.email, passwordHash: new.passwordHash, isOwner: false,
       mustChangePassword: new.mustChangePassword, disabledAt: new.disabled ? time : nil,
       createdAt: time, updatedAt: time, passwordChangedAt: time, lastLoginAt: nil,
-      expiresAt: new.expiresAt.flatMap { Timestamp.date(from: Timestamp.string(from: $0)) })
+      expiresAt: new.expiresAt.flatMap { Timestamp.date(from: Timestamp.string(from: $0)) },
+      home: new.home, shell: new.shell)
   }
 
   func update(_ account: Account) throws(AccountsError) {
@@ -93,7 +95,7 @@ extension PostgresAccess {
         password_hash = $6, must_change_password = $7::boolean, disabled_at = $8::timestamptz,
         created_at = $9::timestamptz, updated_at = $10::timestamptz,
         password_changed_at = $11::timestamptz, last_login_at = $12::timestamptz,
-        expires_at = $13::timestamptz
+        expires_at = $13::timestamptz, uid = $14::bigint, home = $15, shell = $16
       WHERE id = $1 AND NOT EXISTS (
         SELECT 1 FROM accounts.account WHERE username_key = $3 AND id <> $1)
       """,
@@ -103,7 +105,8 @@ extension PostgresAccess {
         PGValue(account.mustChangePassword), PGValue(account.disabledAt),
         PGValue(account.createdAt), PGValue(account.updatedAt),
         PGValue(account.passwordChangedAt), PGValue(account.lastLoginAt),
-        PGValue(account.expiresAt),
+        PGValue(account.expiresAt), account.uid.map { PGValue($0) } ?? .null,
+        account.home.map { .text($0) } ?? .null, account.shell.map { .text($0) } ?? .null,
       ])
     guard rows.changed == 0 else { return }
     let exists = try query(
@@ -295,13 +298,14 @@ extension PostgresAccess {
         }
       }
     }
-    if table == .activation {
+    if table.isSingleRecord {
       // The row the first migration made is replaced: its owner reference is checked at commit.
       for values in rows {
         let assignments = zip(columns, casts(row: 0)).dropFirst().map { "\($0) = \($1)" }
         try query(
-          "UPDATE accounts.activation SET \(assignments.joined(separator: ", ")) WHERE id = $1",
-          values.map(PGValue.init))
+          """
+          UPDATE accounts.\(table.table) SET \(assignments.joined(separator: ", ")) WHERE id = $1
+          """, values.map(PGValue.init))
       }
       return
     }
@@ -323,6 +327,7 @@ extension PostgresAccess {
       FROM (VALUES
         ('account', (SELECT coalesce(max(id), 0) FROM accounts.account)),
         ('account_group', (SELECT coalesce(max(id), 0) FROM accounts.account_group)),
+        ('ssh_key', (SELECT coalesce(max(id), 0) FROM accounts.ssh_key)),
         ('audit_event', greatest($1::bigint, (SELECT coalesce(max(id), 0)
                                              FROM accounts.audit_event))),
         ('session', greatest($2::bigint, (SELECT coalesce(max(id), 0) FROM accounts.session)))

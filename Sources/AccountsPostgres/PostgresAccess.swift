@@ -19,9 +19,9 @@ struct PostgresAccess: AccountWriter {
     accounts.stamp(a.updated_at), accounts.stamp(a.password_changed_at),
     accounts.stamp(a.last_login_at),
     a.id IS NOT DISTINCT FROM (SELECT owner_id FROM accounts.activation WHERE id = 1),
-    accounts.stamp(a.expires_at)
+    accounts.stamp(a.expires_at), a.uid, a.home, a.shell
     """
-  static let accountColumnCount = 14
+  static let accountColumnCount = 17
 
   /// The columns `session(_:_:)` reads.
   static let sessionColumns = """
@@ -80,7 +80,9 @@ struct PostgresAccess: AccountWriter {
         updatedAt: try rows.decode(Date.self, row, 9),
         passwordChangedAt: try rows.decode(Date.self, row, 10),
         lastLoginAt: try rows.decode(Date?.self, row, 11),
-        expiresAt: try rows.decode(Date?.self, row, 13))
+        expiresAt: try rows.decode(Date?.self, row, 13),
+        uid: try rows.decode(Int64?.self, row, 14), home: try rows.decode(String?.self, row, 15),
+        shell: try rows.decode(String?.self, row, 16))
     }
   }
 

@@ -8,7 +8,10 @@ extension StoreRecordKind {
   public var table: String {
     switch self {
     case .activation: return "activation"
+    case .userdbSettings: return "userdb_setting"
+    case .posixID: return "posix_id"
     case .account: return "account"
+    case .sshKey: return "ssh_key"
     case .group: return "account_group"
     case .groupMember: return "group_member"
     case .loginThrottle: return "login_throttle"
@@ -27,9 +30,13 @@ extension StoreRecordKind {
       return [
         "id", "username", "username_key", "full_name", "email", "password_hash",
         "must_change_password", "disabled_at", "created_at", "updated_at",
-        "password_changed_at", "last_login_at", "expires_at",
+        "password_changed_at", "last_login_at", "expires_at", "uid", "home", "shell",
       ]
-    case .group: return ["id", "name", "created_at"]
+    case .userdbSettings: return ["id", "first_uid", "last_uid"]
+    case .posixID: return ["number", "kind", "name", "given_at"]
+    case .sshKey:
+      return ["id", "account_id", "key_type", "key_data", "comment", "fingerprint", "added_at"]
+    case .group: return ["id", "name", "created_at", "gid"]
     case .groupMember: return ["account_id", "group_id"]
     case .loginThrottle:
       return ["username_key", "failures", "lockouts", "locked_until", "updated_at"]
@@ -52,6 +59,7 @@ extension StoreRecordKind {
     case .secondFactor: return "account_id"
     case .recoveryCode: return "account_id, code_hash"
     case .groupMember: return "account_id, group_id"
+    case .posixID: return "number"
     default: return "id"
     }
   }

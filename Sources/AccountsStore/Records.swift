@@ -15,9 +15,9 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     account.id, account.username, account.username_key, account.full_name, account.email,
     account.password_hash, account.must_change_password, account.disabled_at,
     account.created_at, account.updated_at, account.password_changed_at, account.last_login_at,
-    account.expires_at
+    account.expires_at, account.uid, account.home, account.shell
     """
-  static let columnCount = 13
+  static let columnCount = 16
 
   var id: Int64?
   var username: String
@@ -32,6 +32,9 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
   var passwordChangedAt: String
   var lastLoginAt: String?
   var expiresAt: String?
+  var uid: Int64?
+  var home: String?
+  var shell: String?
 
   init(row: Row) {
     id = row[0]
@@ -47,6 +50,9 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     passwordChangedAt = row[10]
     lastLoginAt = row[11]
     expiresAt = row[12]
+    uid = row[13]
+    home = row[14]
+    shell = row[15]
   }
 
   init(_ new: NewAccount, at date: Date) {
@@ -64,6 +70,9 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     passwordChangedAt = now
     lastLoginAt = nil
     expiresAt = new.expiresAt.map(Timestamp.string(from:))
+    uid = nil
+    home = new.home
+    shell = new.shell
   }
 
   init(_ account: Account) {
@@ -80,6 +89,9 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     passwordChangedAt = Timestamp.string(from: account.passwordChangedAt)
     lastLoginAt = account.lastLoginAt.map(Timestamp.string(from:))
     expiresAt = account.expiresAt.map(Timestamp.string(from:))
+    uid = account.uid
+    home = account.home
+    shell = account.shell
   }
 
   func encode(to container: inout PersistenceContainer) {
@@ -96,6 +108,9 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     container["password_changed_at"] = passwordChangedAt
     container["last_login_at"] = lastLoginAt
     container["expires_at"] = expiresAt
+    container["uid"] = uid
+    container["home"] = home
+    container["shell"] = shell
   }
 
   mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -110,7 +125,7 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
       updatedAt: Timestamp.date(from: updatedAt) ?? .distantPast,
       passwordChangedAt: Timestamp.date(from: passwordChangedAt) ?? .distantPast,
       lastLoginAt: lastLoginAt.flatMap(Timestamp.date),
-      expiresAt: expiresAt.flatMap(Timestamp.date))
+      expiresAt: expiresAt.flatMap(Timestamp.date), uid: uid, home: home, shell: shell)
   }
 }
 

@@ -19,7 +19,7 @@ extension SQLiteReading {
   func group(named name: String) throws(AccountsError) -> AccountGroup? {
     try statement(path) {
       try Row.fetchOne(
-        db, sql: "SELECT id, name, created_at FROM account_group WHERE name = ?",
+        db, sql: "SELECT id, name, created_at, gid FROM account_group WHERE name = ?",
         arguments: [name]
       ).map(Self.group)
     }
@@ -30,12 +30,12 @@ extension SQLiteReading {
       let rows = try Row.fetchCursor(
         db,
         sql: """
-          SELECT g.id, g.name, g.created_at,
+          SELECT g.id, g.name, g.created_at, g.gid,
                  (SELECT count(*) FROM group_member AS m WHERE m.group_id = g.id)
           FROM account_group AS g ORDER BY g.name
           """)
       while let row = try rows.next() {
-        let listing = GroupListing(group: Self.group(row), memberCount: row[3])
+        let listing = GroupListing(group: Self.group(row), memberCount: row[4])
         try SQLiteStore.passingThrough { () throws(AccountsError) in try body(listing) }
       }
     }
@@ -52,11 +52,12 @@ extension SQLiteReading {
     }
   }
 
-  /// A group from the columns `id`, `name`, `created_at`.
+  /// A group from the columns `id`, `name`, `created_at`, `gid`.
   private static func group(_ row: Row) -> AccountGroup {
     let createdAt: String = row[2]
     return AccountGroup(
-      id: row[0], name: row[1], createdAt: Timestamp.date(from: createdAt) ?? .distantPast)
+      id: row[0], name: row[1], createdAt: Timestamp.date(from: createdAt) ?? .distantPast,
+      gid: row[3])
   }
 }
 

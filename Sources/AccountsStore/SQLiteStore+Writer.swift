@@ -43,8 +43,8 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
         sql: """
           INSERT INTO account (username, username_key, full_name, email, password_hash,
                                must_change_password, disabled_at, created_at, updated_at,
-                               password_changed_at, last_login_at, expires_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
+                               password_changed_at, last_login_at, expires_at, home, shell)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
           """)
     }
     let handle = prepared.sqliteStatement
@@ -54,6 +54,7 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
       (1, record.username), (2, record.usernameKey), (3, record.fullName), (4, record.email),
       (5, record.passwordHash), (7, record.disabledAt), (8, record.createdAt),
       (9, record.updatedAt), (10, record.passwordChangedAt), (11, record.expiresAt),
+      (12, record.home), (13, record.shell),
     ]
     for (index, text) in texts {
       if let text { bindText(handle, index, text) }
@@ -239,10 +240,10 @@ extension SQLiteAccountWriter {
     let names = table.columns
     var ordered = values
     let sql: String
-    if table == .activation {
+    if table.isSingleRecord {
       // The row the first migration made is replaced: its owner reference is checked at commit.
       let assignments = names.dropFirst().map { "\($0) = ?" }.joined(separator: ", ")
-      sql = "UPDATE activation SET \(assignments) WHERE id = ?"
+      sql = "UPDATE \(table.table) SET \(assignments) WHERE id = ?"
       ordered.append(ordered.removeFirst())
     } else {
       let marks = names.map { _ in "?" }.joined(separator: ", ")

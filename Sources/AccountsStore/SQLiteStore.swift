@@ -58,6 +58,7 @@ public final class SQLiteStore: Sendable {
     ("v3", { db in try db.execute(sql: schemaV3) }),
     ("v4", { db in try db.execute(sql: schemaV4) }),
     ("v5", { db in try db.execute(sql: schemaV5) }),
+    ("v6", { db in try db.execute(sql: schemaV6) }),
   ]
 
   /// The identifiers of the migrations this build knows, in order.

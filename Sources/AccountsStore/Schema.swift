@@ -284,3 +284,70 @@ let schemaV5 = """
     ('group_added'), ('group_removed'), ('group_member_added'), ('group_member_removed'),
     ('pam_session_opened'), ('pam_session_closed');
   """
+
+/// The SQL of migration "v6" (accounts as Linux users, SSH keys); never edit it once shipped.
+let schemaV6 = """
+  -- Migration "v6": every account can be a Linux user (systemd user records), with SSH keys.
+  -- New nullable columns and new tables: every row of v5 stays as it is. Existing accounts and
+  -- groups get their numbers when user records are first made for them (`userdb`).
+
+  -- Every number ever handed out as a uid (with its per-user group's gid, the same number) or
+  -- as a group's gid. Never deleted, not even by reset: a removed person's files never become
+  -- another person's. Inside the regular users' range of Debian's policy (1000 to 59999).
+  CREATE TABLE posix_id (
+    number INTEGER PRIMARY KEY CHECK (number BETWEEN 1000 AND 59999),
+    kind TEXT NOT NULL CHECK (kind IN ('user', 'group')),
+    name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 64),
+    given_at TEXT NOT NULL
+  ) STRICT;
+
+  -- An account's uid (nil until its first user record), home folder and login shell (nil: the
+  -- defaults, /home/NAME and /bin/bash): absolute paths without ':' (the core also refuses
+  -- control characters).
+  ALTER TABLE account ADD COLUMN uid INTEGER REFERENCES posix_id (number);
+  ALTER TABLE account ADD COLUMN home TEXT CHECK (
+    home IS NULL OR (substr(home, 1, 1) = '/' AND length(home) <= 1024 AND home NOT GLOB '*:*'));
+  ALTER TABLE account ADD COLUMN shell TEXT CHECK (
+    shell IS NULL
+    OR (substr(shell, 1, 1) = '/' AND length(shell) <= 1024 AND shell NOT GLOB '*:*'));
+  CREATE UNIQUE INDEX account_by_uid ON account (uid);
+
+  -- A group's gid (nil until its first group record).
+  ALTER TABLE account_group ADD COLUMN gid INTEGER REFERENCES posix_id (number);
+  CREATE UNIQUE INDEX account_group_by_gid ON account_group (gid);
+
+  -- The store's user record settings: its identity (which names its records' manifest in each
+  -- host's folder) and the range uids and gids are handed out from. One row.
+  CREATE TABLE userdb_setting (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    store_id TEXT NOT NULL CHECK (length(store_id) = 32 AND store_id NOT GLOB '*[^0-9a-f]*'),
+    first_uid INTEGER NOT NULL,
+    last_uid INTEGER NOT NULL,
+    CHECK (1000 <= first_uid AND first_uid <= last_uid AND last_uid <= 59999)
+  ) STRICT;
+
+  INSERT INTO userdb_setting (id, store_id, first_uid, last_uid)
+  VALUES (1, lower(hex(randomblob(16))), 20000, 29999);
+
+  -- The hosts that keep user records of this store, by host name, and in which folder.
+  CREATE TABLE userdb_host (
+    host TEXT NOT NULL PRIMARY KEY CHECK (length(host) BETWEEN 1 AND 255),
+    folder TEXT NOT NULL CHECK (substr(folder, 1, 1) = '/' AND length(folder) <= 1024),
+    enabled_at TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID;
+
+  -- An account's SSH public keys, as authorized_keys lines without options: the type, the
+  -- base64 key blob, the comment, and the blob's SHA-256 fingerprint as ssh-keygen prints it.
+  CREATE TABLE ssh_key (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES account (id) ON DELETE CASCADE,
+    key_type TEXT NOT NULL CHECK (length(key_type) BETWEEN 1 AND 64),
+    key_data TEXT NOT NULL CHECK (length(key_data) BETWEEN 1 AND 16384),
+    comment TEXT NOT NULL CHECK (length(comment) <= 1024),
+    fingerprint TEXT NOT NULL CHECK (substr(fingerprint, 1, 7) = 'SHA256:'),
+    added_at TEXT NOT NULL,
+    UNIQUE (account_id, fingerprint)
+  ) STRICT;
+
+  INSERT INTO audit_kind (name) VALUES ('ssh_key_added'), ('ssh_key_removed');
+  """

@@ -42,11 +42,30 @@ struct StoreCopyContract {
           passwordHash: "$y$j9T$F5Jx5fExrKuPp53xLKQ..1$X3DX6M94c7o.9agCG9G317fhZg9SqC.5i5rd.RhAtQ7",
           mustChangePassword: true, disabled: true), at: noon + 1)
       bob.lastLoginAt = noon + 2.5
+      bob.home = "/srv/bob"
+      bob.shell = "/bin/sh"
       try writer.update(bob)
       let carol = try writer.insert(
         NewAccount(
           username: "carol", usernameKey: "carol", fullName: "Carol", email: "carol@example.org",
           passwordHash: "pbkdf2_sha256$1000$salt$key"), at: noon + 3)
+      // Numbers given (one to an account since removed), a group with its gid, an SSH key.
+      try writer.setPosixIDRange(PosixIDRange(uncheckedFirst: 30000, last: 30999))
+      for (number, account) in [(Int64(30000), alice), (30001, carol)] {
+        #expect(try writer.givePosixID(number, kind: .user, name: account.username, at: noon))
+        try writer.setUID(number, accountID: account.id)
+      }
+      #expect(!(try writer.givePosixID(30000, kind: .group, name: "again", at: noon)))
+      let staff = try writer.insertGroup(named: "crew", at: noon)
+      _ = try writer.givePosixID(30002, kind: .group, name: "crew", at: noon)
+      try writer.setGID(30002, groupID: staff.id)
+      _ = try writer.addMember(accountID: alice.id, groupID: staff.id)
+      let key = SSHKey(
+        type: "ssh-ed25519", data: "AAAAC3NzaC1lZDI1NTE5AAAAIOFZkC33EfqKewwOisSItt2FJo/PInlAGgMR0vFXd8aG",
+        comment: "alice@laptop", fingerprint: "SHA256:oJ5Ml5JTa0iXcArq79CChS/mAg0y2TbJuPFnFjzKH7Y",
+        bits: 256)
+      #expect(try writer.insertSSHKey(key, accountID: alice.id, at: noon + 7))
+      #expect(!(try writer.insertSSHKey(key, accountID: alice.id, at: noon + 8)))
       try writer.delete(carol)
       try writer.setTally(
         ThrottleState(failures: 5, lockouts: 1, lockedUntil: noon + 600), key: "mallory",
@@ -108,6 +127,24 @@ struct StoreCopyContract {
     #expect(positions == sourcePositions)
     #expect(positions == IDPositions(auditEvent: 3, session: 2))
     #expect(try target.consistencyProblems() == [])
+    // The numbers given, the range, homes, shells and keys came along; the store's identity
+    // did not (each store names its own records).
+    #expect(copied[.posixID]?.count == 3 && copied[.sshKey]?.count == 1)
+    try target.read { reader throws(AccountsError) in
+      #expect(try reader.userdbSettings().range == PosixIDRange(uncheckedFirst: 30000, last: 30999))
+      #expect(try reader.lastPosixID(in: reader.userdbSettings().range) == 30002)
+      #expect(try reader.account(key: "alice")?.uid == 30000)
+      #expect(try reader.account(key: "bob")?.loginShell == "/bin/sh")
+      #expect(try reader.group(named: "crew")?.gid == 30002)
+      #expect(try reader.sshKeys(accountID: 1).map(\.key.comment) == ["alice@laptop"])
+    }
+    let sourceID = try source.read { reader throws(AccountsError) in
+      try reader.userdbSettings().storeID
+    }
+    let targetID = try target.read { reader throws(AccountsError) in
+      try reader.userdbSettings().storeID
+    }
+    #expect(sourceID != targetID)
     // The next ids continue after the source's.
     let next = try target.write { writer throws(AccountsError) in
       try writer.startSession(

@@ -7,8 +7,9 @@ import Testing
 @testable import AccountsPostgres
 @testable import AccountsStore
 
-/// The migrations that add groups and expiry (SQLite "v5", PostgreSQL "v2") keep every row of
-/// a store that holds something in every table.
+/// The migrations that add groups and expiry (SQLite "v5", PostgreSQL "v2") and accounts as
+/// Linux users (SQLite "v6", PostgreSQL "v3") keep every row of a store that holds something in
+/// every table.
 @Suite("Upgrade to groups and expiry")
 struct UpgradeToGroupsTests {
   /// Rows for every table of the schema before the migration, in plain SQL both stores take
@@ -72,9 +73,10 @@ struct UpgradeToGroupsTests {
     "second_factor", "recovery_code",
   ]
 
-  /// A v4 SQLite file with a row in every table becomes v5 at its first write with every row
-  /// as it was (accounts with no expiry), no group, and the new audit kinds.
-  @Test func sqliteV4ToV5KeepsEveryRow() throws {
+  /// A v4 SQLite file with a row in every table becomes v6 at its first write with every row
+  /// as it was (accounts with no expiry, no uid, the default home and shell), no group, no
+  /// SSH key, the standard uid range, and the new audit kinds.
+  @Test func sqliteV4ToLatestKeepsEveryRow() throws {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("v4.sqlite3").path
@@ -113,13 +115,20 @@ struct UpgradeToGroupsTests {
       #expect(try reader.account(key: "bob")?.expiresAt == nil)
       #expect(try reader.groups(accountID: 4) == [])
       #expect(try reader.rowCount(.group) == 0)
+      let bob = try reader.account(key: "bob")
+      #expect(bob?.uid == nil)
+      #expect(bob?.homeDirectory == "/home/bob")
+      #expect(bob?.loginShell == "/bin/bash")
+      #expect(try reader.rowCount(.sshKey) == 0)
+      #expect(try reader.rowCount(.posixID) == 0)
+      #expect(try reader.userdbSettings().range == .standard)
     }
     #expect(try store.consistencyProblems() == [])
   }
 
-  /// A PostgreSQL store of migration v1 with a row in every table becomes v2 at its first
+  /// A PostgreSQL store of migration v1 with a row in every table becomes v3 at its first
   /// write with every row as it was.
-  @Test func postgresV1ToV2KeepsEveryRow() throws {
+  @Test func postgresV1ToLatestKeepsEveryRow() throws {
     let (uri, drop) = try temporaryPostgresDatabase()
     defer { drop() }
     let psql = "/usr/bin/psql"
@@ -154,8 +163,14 @@ struct UpgradeToGroupsTests {
     for (index, table) in Self.tables.enumerated() where table != "audit_kind" {
       #expect(after[index] == before[index], "\(table)")
     }
-    #expect(try run("SELECT identifier FROM accounts.schema_migration ORDER BY 1") == "v1\nv2")
+    #expect(
+      try run("SELECT identifier FROM accounts.schema_migration ORDER BY 1") == "v1\nv2\nv3")
     #expect(try run("SELECT count(*) FROM accounts.account WHERE expires_at IS NULL") == "2")
+    #expect(
+      try run(
+        "SELECT count(*) FROM accounts.account WHERE uid IS NULL AND home IS NULL AND shell IS NULL"
+      ) == "2")
+    #expect(try run("SELECT first_uid, last_uid FROM accounts.userdb_setting") == "20000|29999")
     #expect(
       try run("SELECT count(*) FROM accounts.audit_kind") == String(AuditEventKind.known.count))
   }

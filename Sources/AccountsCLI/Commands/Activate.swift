@@ -3,7 +3,7 @@ import ArgumentParser
 
 extension AccountsCommand {
   /// `accounts activate`: the Activation Form.
-  struct Activate: ContextualCommand {
+  struct Activate: UserRecordChangingCommand {
     static let configuration = CommandConfiguration(
       commandName: "activate",
       abstract: "Activate this device: store its owner's account (the Activation Form).",

@@ -3,7 +3,7 @@ import ArgumentParser
 
 extension AccountsCommand {
   /// `accounts reset`: back to Public (administrator).
-  struct Reset: ContextualCommand {
+  struct Reset: UserRecordChangingCommand {
     static let configuration = CommandConfiguration(
       commandName: "reset",
       abstract: "Make this device Public again and delete every account.",

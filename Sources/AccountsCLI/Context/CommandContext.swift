@@ -84,8 +84,20 @@ struct CommandContext {
         hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
         sessionPolicy: sessionPolicy, hostName: hostName())
     }
+    if openStore == nil {
+      environment.userRecords = SystemUserRecordFolders()
+      environment.nameService = SystemNameService()
+      if variable(stopBeforeUserRecordsVariable) == "1" {
+        // A test's hook: the change is committed, its records not yet written.
+        environment.beforeUserRecords = { _ = raise(SIGSTOP) }
+      }
+    }
     return CommandContext(environment: environment, console: console, bulk: bulk)
   }
+
+  /// The variable that stops the program (SIGSTOP) after a change is committed and before its
+  /// user records are written: what a test kills it at.
+  static let stopBeforeUserRecordsVariable = "ACCOUNTS_TEST_STOP_BEFORE_USER_RECORDS"
 
   /// Prints Home on standard output.
   func showHome(_ home: HomeScreen) {
@@ -110,10 +122,17 @@ protocol ContextualCommand: ParsableCommand {
   func run(_ context: CommandContext) throws
 }
 
+/// A command that changes what user records say: once it is done, this host's records are
+/// brought up to date (`UserdbFlow.reconcile`).
+protocol UserRecordChangingCommand: ContextualCommand {}
+
 extension ContextualCommand {
   func run() throws {
     let context = try global.makeContext()
     defer { context.bulk.flush() }
     try run(context)
+    if self is any UserRecordChangingCommand {
+      try UserdbFlow.reconcile(context.environment)
+    }
   }
 }

@@ -40,12 +40,19 @@ public struct NewAccount: Equatable, Sendable {
   public var disabled: Bool
   /// From when the account cannot log in; nil when it never expires.
   public var expiresAt: Date?
+  /// Its home folder as a Linux user; nil for the default, `/home/NAME`.
+  public var home: String?
+  /// Its login shell as a Linux user; nil for the default, `/bin/bash`.
+  public var shell: String?
 
   /// Creates a new account.
   public init(
     username: String, usernameKey: String, fullName: String, email: String, passwordHash: String,
-    mustChangePassword: Bool = false, disabled: Bool = false, expiresAt: Date? = nil
+    mustChangePassword: Bool = false, disabled: Bool = false, expiresAt: Date? = nil,
+    home: String? = nil, shell: String? = nil
   ) {
+    self.home = home
+    self.shell = shell
     self.username = username
     self.usernameKey = usernameKey
     self.fullName = fullName
@@ -88,14 +95,23 @@ public struct Account: Equatable, Sendable {
   public var lastLoginAt: Date?
   /// From when the account cannot log in (as a disabled one cannot); nil when it never expires.
   public var expiresAt: Date?
+  /// Its uid as a Linux user (its per-user group's gid too); nil until its first user record.
+  public var uid: Int64?
+  /// Its home folder as stored; nil for the default (`homeDirectory` gives the one in force).
+  public var home: String?
+  /// Its login shell as stored; nil for the default (`loginShell` gives the one in force).
+  public var shell: String?
 
   /// Creates an account value.
   public init(
     id: Int64, username: String, usernameKey: String, fullName: String, email: String,
     passwordHash: String, isOwner: Bool, mustChangePassword: Bool, disabledAt: Date?,
     createdAt: Date, updatedAt: Date, passwordChangedAt: Date, lastLoginAt: Date?,
-    expiresAt: Date? = nil
+    expiresAt: Date? = nil, uid: Int64? = nil, home: String? = nil, shell: String? = nil
   ) {
+    self.uid = uid
+    self.home = home
+    self.shell = shell
     self.id = id
     self.username = username
     self.usernameKey = usernameKey

@@ -9,9 +9,12 @@ public struct AccountGroup: Equatable, Sendable {
   public var name: String
   /// When the group was added.
   public var createdAt: Date
+  /// Its gid as a Linux group; nil until its first group record.
+  public var gid: Int64?
 
   /// Creates a group value.
-  public init(id: Int64, name: String, createdAt: Date) {
+  public init(id: Int64, name: String, createdAt: Date, gid: Int64? = nil) {
+    self.gid = gid
     self.id = id
     self.name = name
     self.createdAt = createdAt

@@ -95,6 +95,17 @@ public protocol AccountReader {
   /// The user names of the group's members, in user-name-key order.
   func members(groupID: Int64) throws(AccountsError) -> [String]
 
+  // MARK: Linux users
+
+  /// The store's identity and uid range.
+  func userdbSettings() throws(AccountsError) -> UserdbSettings
+  /// The host named `host`, if it keeps user records of this store.
+  func userdbHost(named host: String) throws(AccountsError) -> UserdbHost?
+  /// The highest uid or gid ever given within `range`; nil when none was.
+  func lastPosixID(in range: PosixIDRange) throws(AccountsError) -> Int64?
+  /// The account's SSH keys, oldest first.
+  func sshKeys(accountID: Int64) throws(AccountsError) -> [StoredSSHKey]
+
   // MARK: Copying a whole store
 
   /// How many rows `table` holds.
@@ -174,6 +185,28 @@ public protocol AccountWriter: AccountReader {
   func addMember(accountID: Int64, groupID: Int64) throws(AccountsError) -> Bool
   /// Ends the account's membership of the group; false when it was not a member.
   func removeMember(accountID: Int64, groupID: Int64) throws(AccountsError) -> Bool
+
+  // MARK: Linux users
+
+  /// Stores `host` (replacing the entry of the same host name).
+  func setUserdbHost(_ host: UserdbHost) throws(AccountsError)
+  /// Forgets the host named `host`; false when it kept no records.
+  func removeUserdbHost(named host: String) throws(AccountsError) -> Bool
+  /// Makes `range` the one uids and gids are given from.
+  func setPosixIDRange(_ range: PosixIDRange) throws(AccountsError)
+  /// Records `number` as given to the account or group `name`; false (nothing written) when it
+  /// was given before.
+  func givePosixID(_ number: Int64, kind: PosixIDKind, name: String, at date: Date)
+    throws(AccountsError) -> Bool
+  /// Sets the account's uid (a number `givePosixID` recorded).
+  func setUID(_ uid: Int64, accountID: Int64) throws(AccountsError)
+  /// Sets the group's gid (a number `givePosixID` recorded).
+  func setGID(_ gid: Int64, groupID: Int64) throws(AccountsError)
+  /// Stores an SSH key of the account; false (nothing written) when it has one of that
+  /// fingerprint.
+  func insertSSHKey(_ key: SSHKey, accountID: Int64, at date: Date) throws(AccountsError) -> Bool
+  /// Deletes the account's key of fingerprint `fingerprint`; false when it has none.
+  func deleteSSHKey(accountID: Int64, fingerprint: String) throws(AccountsError) -> Bool
 
   // MARK: Copying a whole store
 

@@ -70,6 +70,10 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
   public static let pamSessionOpened = Self(rawValue: "pam_session_opened")
   /// The PAM module closed a session of an account.
   public static let pamSessionClosed = Self(rawValue: "pam_session_closed")
+  /// An administrator added an SSH key to an account (the detail names its fingerprint).
+  public static let sshKeyAdded = Self(rawValue: "ssh_key_added")
+  /// An administrator removed an SSH key of an account (the detail names its fingerprint).
+  public static let sshKeyRemoved = Self(rawValue: "ssh_key_removed")
 
   /// Every kind this build writes, in the order README lists them.
   public static let known: [AuditEventKind] = [
@@ -78,7 +82,7 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
     .passwordSet, .ownershipMoved, .logout, .sessionRevoked, .secondFactorEnabled,
     .secondFactorDisabled, .secondFactorReset, .recoveryCodesMade, .recoveryCodeUsed,
     .accountsImported, .accountsExported, .groupAdded, .groupRemoved, .groupMemberAdded,
-    .groupMemberRemoved, .pamSessionOpened, .pamSessionClosed,
+    .groupMemberRemoved, .pamSessionOpened, .pamSessionClosed, .sshKeyAdded, .sshKeyRemoved,
   ]
 
   /// Orders by name.

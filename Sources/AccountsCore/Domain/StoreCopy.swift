@@ -8,8 +8,14 @@ import Foundation
 public enum StoreRecordKind: CaseIterable, Sendable {
   /// The device's one activation record.
   case activation
+  /// The store's uid range (its one settings record; the store's identity is not copied).
+  case userdbSettings
+  /// Every uid and gid ever given (before the accounts and groups that hold them).
+  case posixID
   /// Accounts.
   case account
+  /// The accounts' SSH keys.
+  case sshKey
   /// Groups of accounts.
   case group
   /// Which accounts belong to which groups.
@@ -44,12 +50,15 @@ public enum StoreRecordKind: CaseIterable, Sendable {
   public var fields: [FieldType] {
     switch self {
     case .activation: return [.integer, .text, .integer, .time]
+    case .userdbSettings: return [.integer, .integer, .integer]
+    case .posixID: return [.integer, .text, .text, .time]
     case .account:
       return [
         .integer, .text, .text, .text, .text, .text, .boolean, .time, .time, .time, .time, .time,
-        .time,
+        .time, .integer, .text, .text,
       ]
-    case .group: return [.integer, .text, .time]
+    case .sshKey: return [.integer, .integer, .text, .text, .text, .text, .time]
+    case .group: return [.integer, .text, .time, .integer]
     case .groupMember: return [.integer, .integer]
     case .loginThrottle: return [.text, .integer, .integer, .time, .time]
     case .auditEvent: return [.integer, .time, .text, .text, .text, .text]
@@ -65,6 +74,10 @@ public enum StoreRecordKind: CaseIterable, Sendable {
   /// A session is a login on the old store; on the new one people log in again (its id
   /// sequence still moves on, so no id is given twice).
   public var isCopied: Bool { self != .session }
+
+  /// True for the kinds held in one record that the target has already (the copy replaces its
+  /// values rather than adding a record).
+  public var isSingleRecord: Bool { self == .activation || self == .userdbSettings }
 }
 
 /// One stored value, as it travels between stores.

@@ -6,8 +6,10 @@ public enum UserAddFlow {
   @discardableResult
   public static func run(
     _ env: AccountsEnvironment, options: ActivationOptions, groups: [String] = [],
-    expiry: AccountExpiry = .never
+    expiry: AccountExpiry = .never, home: String? = nil, shell: String? = nil
   ) throws(AccountsError) -> String {
+    let home = try home.map { path throws(AccountsError) in try LinuxUser.path(path, "--home") }
+    let shell = try shell.map { path throws(AccountsError) in try LinuxUser.path(path, "--shell") }
     guard try env.isActivated() else { throw .notActivated }
     if !groups.isEmpty, let store = try env.readableStore() {
       try store.read { reader throws(AccountsError) in
@@ -16,12 +18,15 @@ public enum UserAddFlow {
     }
     var account = try AccountForm.ask(env, options: options)
     account.expiresAt = expiry.date
+    account.home = home
+    account.shell = shell
     let store = try env.writableStore()
     try store.write { writer throws(AccountsError) in
       try writer.requireActivated()
       if try writer.account(key: account.usernameKey) != nil {
         throw .usernameTaken(account.username)
       }
+      try LinuxUser.refuseKnownName(account.username, env: env, reader: writer)
       let now = env.now()
       let added = try writer.insert(account, at: now)
       try writer.append(

@@ -14,13 +14,19 @@ public struct AccountEdit: Equatable, Sendable {
   public var addGroups: [String]
   /// `--remove-group`: groups the account leaves (each must exist and hold it).
   public var removeGroups: [String]
+  /// `--home`: its home folder as a Linux user.
+  public var home: String?
+  /// `--shell`: its login shell as a Linux user.
+  public var shell: String?
 
   /// Creates an edit.
   public init(
     username: String? = nil, fullName: String? = nil, email: String? = nil,
     makeOwner: Bool = false, expiry: AccountExpiry? = nil, addGroups: [String] = [],
-    removeGroups: [String] = []
+    removeGroups: [String] = [], home: String? = nil, shell: String? = nil
   ) {
+    self.home = home
+    self.shell = shell
     self.username = username
     self.fullName = fullName
     self.email = email
@@ -33,7 +39,7 @@ public struct AccountEdit: Equatable, Sendable {
   /// True when nothing is asked for.
   public var isEmpty: Bool {
     username == nil && fullName == nil && email == nil && !makeOwner && expiry == nil
-      && addGroups.isEmpty && removeGroups.isEmpty
+      && addGroups.isEmpty && removeGroups.isEmpty && home == nil && shell == nil
   }
 }
 
@@ -53,6 +59,12 @@ public enum UserEditFlow {
     }
     let email = try edit.email.map { mail throws(AccountsError) in
       try DetailRules.email(.text(mail))
+    }
+    let home = try edit.home.map { path throws(AccountsError) in
+      try LinuxUser.path(path, "--home")
+    }
+    let shell = try edit.shell.map { path throws(AccountsError) in
+      try LinuxUser.path(path, "--shell")
     }
     let said = try AccountChange.run(env, username: username) {
       writer, account throws(AccountsError) -> [String] in
@@ -74,6 +86,14 @@ public enum UserEditFlow {
       if let email, email != account.email {
         fields.append(Messages.detailEmail)
         changed.email = email
+      }
+      if let home, home != account.homeDirectory || account.home == nil {
+        fields.append(Messages.detailHome(home))
+        changed.home = home
+      }
+      if let shell, shell != account.loginShell || account.shell == nil {
+        fields.append(Messages.detailShell(shell))
+        changed.shell = shell
       }
       var said: [String] = []
       if !fields.isEmpty { said.append(Messages.accountEdited(changed.username)) }

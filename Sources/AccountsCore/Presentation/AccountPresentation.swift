@@ -80,12 +80,13 @@ public enum AccountPresentation {
     JSON.key("expired", to: &bytes)
     JSON.append(account.isExpired(at: now), to: &bytes)
     JSON.key("groups", to: &bytes)
-    bytes.append(UInt8(ascii: "["))
-    for (index, group) in listing.groups.enumerated() {
-      if index > 0 { bytes.append(UInt8(ascii: ",")) }
-      JSON.append(group, to: &bytes)
-    }
-    bytes.append(UInt8(ascii: "]"))
+    JSON.append(listing.groups, to: &bytes)
+    JSON.key("uid", to: &bytes)
+    bytes.append(contentsOf: (account.uid.map(String.init) ?? "null").utf8)
+    JSON.key("home", to: &bytes)
+    JSON.append(account.homeDirectory, to: &bytes)
+    JSON.key("shell", to: &bytes)
+    JSON.append(account.loginShell, to: &bytes)
     bytes.append(UInt8(ascii: "}"))
   }
 
@@ -108,6 +109,9 @@ public enum AccountPresentation {
       Messages.expiryDetail(
         account.expiresAt.map(Timestamp.string(from:)), expired: account.isExpired(at: now)),
       Messages.groupsDetail(listing.groups),
+      Messages.uidDetail(account.uid),
+      "Home: \(account.homeDirectory)",
+      "Shell: \(account.loginShell)",
     ]
   }
 }

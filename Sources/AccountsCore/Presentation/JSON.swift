@@ -49,6 +49,16 @@ enum JSON {
     if !plain { bytes.append(contentsOf: escaped(text).utf8) }
   }
 
+  /// Appends an array of string literals.
+  static func append(_ items: [String], to bytes: inout [UInt8]) {
+    bytes.append(UInt8(ascii: "["))
+    for (index, item) in items.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      append(item, to: &bytes)
+    }
+    bytes.append(UInt8(ascii: "]"))
+  }
+
   /// Appends a string literal, or `null`.
   static func append(_ text: String?, to bytes: inout [UInt8]) {
     if let text { append(text, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }

@@ -3,7 +3,7 @@ import ArgumentParser
 
 extension AccountsCommand {
   /// `accounts group add NAME`.
-  struct GroupAdd: ContextualCommand {
+  struct GroupAdd: UserRecordChangingCommand {
     static let configuration = CommandConfiguration(
       commandName: "add",
       abstract: "Add a group.",

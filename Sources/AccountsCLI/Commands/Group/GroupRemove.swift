@@ -3,7 +3,7 @@ import ArgumentParser
 
 extension AccountsCommand {
   /// `accounts group remove NAME`.
-  struct GroupRemove: ContextualCommand {
+  struct GroupRemove: UserRecordChangingCommand {
     static let configuration = CommandConfiguration(
       commandName: "remove",
       abstract: "Remove a group; its memberships go with it, its accounts stay.")

@@ -46,6 +46,8 @@ extension AccountsCommand.StoreCommand {
           accounts: summary.accounts, events: summary.events,
           secondFactors: summary.secondFactors, from: source.environment.storeLocation,
           to: target.environment.storeLocation))
+      // Records where this host keeps the target's (enabled on it before the copy).
+      try UserdbFlow.reconcile(target.environment)
     }
   }
 }

@@ -7,14 +7,14 @@ extension AccountsCommand {
     static let configuration = CommandConfiguration(
       commandName: "user",
       abstract:
-        "Manage accounts: add, list, show, edit, disable, enable, remove, set a password, reset 2FA, import, export.",
+        "Manage accounts: add, list, show, edit, disable, enable, remove, set a password, reset 2FA, import, export, SSH keys.",
       discussion: """
         For administrators: whoever may write the database. An unknown account exits 5.
         """,
       subcommands: [
         UserAdd.self, UserList.self, UserShow.self, UserEdit.self, UserDisable.self,
         UserEnable.self, UserRemove.self, UserPasswd.self, UserResetSecondFactor.self,
-        UserImport.self, UserExport.self,
+        UserImport.self, UserExport.self, UserSSHKey.self,
       ])
   }
 }

@@ -3,7 +3,7 @@ import ArgumentParser
 
 extension AccountsCommand {
   /// `accounts user disable NAME`.
-  struct UserDisable: ContextualCommand {
+  struct UserDisable: UserRecordChangingCommand {
     static let configuration = CommandConfiguration(
       commandName: "disable",
       abstract: "Stop an account from logging in (it is told only Invalid user name or password!).")

@@ -3,17 +3,18 @@ import ArgumentParser
 
 extension AccountsCommand {
   /// `accounts user edit NAME`.
-  struct UserEdit: ContextualCommand {
+  struct UserEdit: UserRecordChangingCommand {
     static let configuration = CommandConfiguration(
       commandName: "edit",
       abstract:
-        "Change an account's user name, full name, e-mail, expiry or groups, or make it the owner.",
+        "Change an account's user name, full name, e-mail, expiry, groups, home or shell, or make it the owner.",
       discussion: """
         Each value follows the Activation Form's rules. --expires takes a date (2026-12-31: the \
         account expires at 00:00 UTC of that day, as shadow's expire field counts UTC days), an \
         RFC 3339 time with its zone (2026-12-31T18:00:00Z) or never. --add-group and \
         --remove-group repeat; each group must exist (exit 5 otherwise), and a group the \
-        account is not in cannot be left (exit 1). All or nothing, in one transaction.
+        account is not in cannot be left (exit 1). --home and --shell: absolute paths without \
+        ':' (exit 2 otherwise), what its user record says. All or nothing, in one transaction.
         """)
 
     @Argument(help: "The user name of the account to change.")
@@ -49,16 +50,19 @@ extension AccountsCommand {
       help: ArgumentHelp("A group the account leaves (repeatable).", valueName: "group"))
     var removeGroups: [String] = []
 
+    @OptionGroup var linux: LinuxUserOptions
+
     @OptionGroup var global: GlobalOptions
 
     var edit: AccountEdit {
       AccountEdit(
         username: newUsername, fullName: fullName, email: email, makeOwner: owner,
         expiry: expires.flatMap(AccountExpiry.init(parsing:)), addGroups: addGroups,
-        removeGroups: removeGroups)
+        removeGroups: removeGroups, home: linux.home, shell: linux.shell)
     }
 
     func validate() throws {
+      try linux.validate()
       if let expires, AccountExpiry(parsing: expires) == nil {
         throw ValidationError(Messages.expiresForms)
       }

@@ -3,7 +3,7 @@ import ArgumentParser
 
 extension AccountsCommand {
   /// `accounts user enable NAME`.
-  struct UserEnable: ContextualCommand {
+  struct UserEnable: UserRecordChangingCommand {
     static let configuration = CommandConfiguration(
       commandName: "enable", abstract: "Let a disabled account log in again.")
 

@@ -5,7 +5,7 @@ extension ImportFormat: ExpressibleByArgument {}
 
 extension AccountsCommand {
   /// `accounts user import FILE`.
-  struct UserImport: ContextualCommand {
+  struct UserImport: UserRecordChangingCommand {
     static let configuration = CommandConfiguration(
       commandName: "import",
       abstract: "Import accounts from Django, /etc/shadow, htpasswd or CSV, their hashes kept.",

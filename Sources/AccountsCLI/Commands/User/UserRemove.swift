@@ -3,7 +3,7 @@ import ArgumentParser
 
 extension AccountsCommand {
   /// `accounts user remove NAME`.
-  struct UserRemove: ContextualCommand {
+  struct UserRemove: UserRecordChangingCommand {
     static let configuration = CommandConfiguration(
       commandName: "remove",
       abstract: "Delete an account.",

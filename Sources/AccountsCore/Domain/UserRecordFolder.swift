@@ -1,0 +1,75 @@
+import Foundation
+
+/// One file of a records folder: a JSON record, or a link to one (`UID.user` → `NAME.user`).
+public struct UserRecordFile: Equatable, Sendable {
+  /// Its name in the folder (`alice.user`, `20000.user`, `alice:staff.membership`).
+  public var name: String
+  /// The JSON text of a record; nil for a link.
+  public var content: [UInt8]?
+  /// The name a link points to (in the same folder); nil for a record.
+  public var linkTarget: String?
+
+  /// A record file.
+  public static func record(_ name: String, _ content: [UInt8]) -> UserRecordFile {
+    UserRecordFile(name: name, content: content, linkTarget: nil)
+  }
+
+  /// A link to `target`.
+  public static func link(_ name: String, to target: String) -> UserRecordFile {
+    UserRecordFile(name: name, content: nil, linkTarget: target)
+  }
+}
+
+/// What bringing a folder up to date did (or, for a check, would do).
+public struct UserRecordChanges: Equatable, Sendable {
+  /// Files written (new or changed).
+  public var written: [String] = []
+  /// Files of this store removed.
+  public var removed: [String] = []
+  /// Names wanted but held by a file `accounts` did not write (left alone).
+  public var foreign: [String] = []
+  /// Files of this store changed by someone else (left alone, no longer this store's).
+  public var leftAlone: [String] = []
+
+  /// Nothing to do.
+  public init() {}
+
+  /// True when the folder was (or is) as the store says.
+  public var isEmpty: Bool { written.isEmpty && removed.isEmpty }
+}
+
+/// A records folder opened by one process: it holds the folder's lock (no other `accounts`
+/// changes it meanwhile) until `close`.
+public protocol UserRecordFolderSession: AnyObject {
+  /// Makes the folder hold exactly `files` of this store (the store's own files not among them
+  /// are removed; files not written by it are never touched); with `dryRun`, only tells.
+  func apply(_ files: [UserRecordFile], dryRun: Bool) throws(AccountsError) -> UserRecordChanges
+  /// Removes every file of this store, its manifest, and the folder if enabling created it and
+  /// it is empty; returns how many records went.
+  func removeAll() throws(AccountsError) -> Int
+  /// How many files the store's manifest lists.
+  func manifestCount() -> Int
+  /// Lets the folder go (its lock).
+  func close()
+}
+
+/// Where records folders are opened: the live one writes files as root; tests keep them in
+/// memory.
+public protocol UserRecordFolders {
+  /// Opens `folder` (absolute) for the store `storeID`, creating it (mode 0755) when `create`
+  /// and it is missing; nil when it is missing and not `create`.
+  func open(_ folder: String, storeID: String, create: Bool) throws(AccountsError)
+    -> (any UserRecordFolderSession)?
+}
+
+/// What this system's name service (NSS: /etc/passwd, /etc/group and the user records) knows.
+public protocol NameService {
+  /// The uid of the user named `name`, if any.
+  func uid(ofUser name: String) -> Int64?
+  /// The gid of the group named `name`, if any.
+  func gid(ofGroup name: String) -> Int64?
+  /// True when some user has uid `number`.
+  func knowsUID(_ number: Int64) -> Bool
+  /// True when some group has gid `number`.
+  func knowsGID(_ number: Int64) -> Bool
+}

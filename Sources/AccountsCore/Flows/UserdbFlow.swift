@@ -1,0 +1,297 @@
+import Foundation
+
+/// `accounts userdb enable|disable|sync|status` (administrator, as root): the store's accounts
+/// and groups as Linux users and groups, through systemd's JSON user records in a drop-in
+/// folder that `libnss-systemd` reads. And the same work after every command that changes what
+/// the records say (`reconcile`): each time the whole folder is compared with the store and
+/// only what differs is written, so a change whose records were never written (a crash between
+/// the commit and the files) is repaired by the next one.
+public enum UserdbFlow {
+  /// What a sync found and did.
+  public struct Outcome: Equatable, Sendable {
+    /// This host's entry.
+    public var host: UserdbHost
+    /// The store's range.
+    public var range: PosixIDRange
+    /// User records in the folder (as the store says).
+    public var users = 0
+    /// Group records in the folder, the per-user groups included.
+    public var groups = 0
+    /// What changed in the folder (or, for `status`, would).
+    public var changes = UserRecordChanges()
+    /// Why some accounts or groups have no record: one sentence each.
+    public var skipped: [String] = []
+  }
+
+  /// Turns records on for this host: in `folder` (default `/etc/userdb`), from `range` (which
+  /// becomes the store's for every host) if given; then syncs.
+  public static func enable(_ env: AccountsEnvironment, folder: String?, range: PosixIDRange?)
+    throws(AccountsError) -> Outcome
+  {
+    let folder = try checkedFolder(folder ?? LinuxUserDefaults.folder)
+    let store = try env.writableStore()
+    try store.write { writer throws(AccountsError) in
+      if let existing = try writer.userdbHost(named: env.hostName), existing.folder != folder {
+        throw .userdbFolderInUse(host: env.hostName, folder: existing.folder)
+      }
+      if let range { try writer.setPosixIDRange(range) }
+      try writer.setUserdbHost(UserdbHost(host: env.hostName, folder: folder, enabledAt: env.now()))
+    }
+    guard let outcome = try run(env, dryRun: false) else {
+      throw .userdbNotEnabled(host: env.hostName)
+    }
+    return outcome
+  }
+
+  /// Removes every file this store wrote in this host's folder (the folder too if enabling
+  /// made it and nothing else is left), then forgets the host; returns the folder and how many
+  /// records went.
+  public static func disable(_ env: AccountsEnvironment) throws(AccountsError)
+    -> (folder: String, records: Int)
+  {
+    guard let store = try env.readableStore(), let folders = env.userRecords else {
+      throw .userdbNotEnabled(host: env.hostName)
+    }
+    let (settings, host) = try store.read { reader throws(AccountsError) in
+      (try reader.userdbSettings(), try reader.userdbHost(named: env.hostName))
+    }
+    guard let host else { throw .userdbNotEnabled(host: env.hostName) }
+    // Files first: killed in between, the host is still enabled and disabling again finishes.
+    var removed = 0
+    if let session = try folders.open(host.folder, storeID: settings.storeID, create: false) {
+      defer { session.close() }
+      removed = try session.removeAll()
+    }
+    let writable = try env.writableStore()
+    _ = try writable.write { writer throws(AccountsError) in
+      try writer.removeUserdbHost(named: env.hostName)
+    }
+    return (host.folder, removed)
+  }
+
+  /// Rebuilds this host's records from the store.
+  public static func sync(_ env: AccountsEnvironment) throws(AccountsError) -> Outcome {
+    guard let outcome = try run(env, dryRun: false) else {
+      throw .userdbNotEnabled(host: env.hostName)
+    }
+    return outcome
+  }
+
+  /// What the folder holds against what the store says, changing nothing; nil when this host
+  /// keeps no records of the store.
+  public static func status(_ env: AccountsEnvironment) throws(AccountsError) -> Outcome? {
+    try run(env, dryRun: true)
+  }
+
+  /// The store's range and whether this host keeps records (for `status` where it does not).
+  public static func range(_ env: AccountsEnvironment) throws(AccountsError) -> PosixIDRange {
+    guard let store = try env.readableStore() else { return .standard }
+    return try store.read { reader throws(AccountsError) in try reader.userdbSettings().range }
+  }
+
+  /// After a committed change: brings this host's records up to date, if it keeps any. A
+  /// failure says the change is kept and the records are behind.
+  public static func reconcile(_ env: AccountsEnvironment) throws(AccountsError) {
+    env.beforeUserRecords?()
+    guard env.userRecords != nil else { return }
+    do {
+      _ = try run(env, dryRun: false)
+    } catch {
+      switch error {
+      case .userdbBehind: throw error
+      default:
+        let folder = (try? currentFolder(env)) ?? LinuxUserDefaults.folder
+        throw .userdbBehind(folder: folder, reason: error.description)
+      }
+    }
+  }
+
+  // MARK: - The work
+
+  private static func currentFolder(_ env: AccountsEnvironment) throws(AccountsError) -> String? {
+    guard let store = try env.readableStore() else { return nil }
+    return try store.read { reader throws(AccountsError) in
+      try reader.userdbHost(named: env.hostName)?.folder
+    }
+  }
+
+  /// Syncs (or, with `dryRun`, compares) this host's folder; nil when the host keeps none.
+  private static func run(_ env: AccountsEnvironment, dryRun: Bool) throws(AccountsError)
+    -> Outcome?
+  {
+    guard let folders = env.userRecords, let store = try env.readableStore() else { return nil }
+    let (settings, found) = try store.read { reader throws(AccountsError) in
+      (try reader.userdbSettings(), try reader.userdbHost(named: env.hostName))
+    }
+    guard let host = found else { return nil }
+    var outcome = Outcome(host: host, range: settings.range)
+    // The folder's lock is taken before the store is read: of two commands, the later writer
+    // reads the later state.
+    let session = try folders.open(host.folder, storeID: settings.storeID, create: !dryRun)
+    defer { session?.close() }
+    if !dryRun { outcome.skipped += try giveNumbers(env, store: store, range: settings.range) }
+    let built = try store.read { reader throws(AccountsError) in
+      try build(reader, names: env.nameService)
+    }
+    outcome.users = built.users
+    outcome.groups = built.groups
+    outcome.skipped += built.skipped
+    if let session {
+      outcome.changes = try session.apply(built.files, dryRun: dryRun)
+    } else {
+      outcome.changes.written = built.files.map(\.name)
+    }
+    return outcome
+  }
+
+  /// Gives a uid to every account and a gid to every group without one, in one transaction;
+  /// returns a sentence for those left without (the range is used up).
+  static func giveNumbers(
+    _ env: AccountsEnvironment, store: any AccountRepository, range: PosixIDRange
+  )
+    throws(AccountsError) -> [String]
+  {
+    let wanting = try store.read { reader throws(AccountsError) -> Bool in
+      var wanting = false
+      try reader.forEachAccount { listing throws(AccountsError) in
+        if listing.account.uid == nil { wanting = true }
+      }
+      try reader.forEachGroup { listing throws(AccountsError) in
+        if listing.group.gid == nil { wanting = true }
+      }
+      return wanting
+    }
+    guard wanting else { return [] }
+    return try store.write { writer throws(AccountsError) -> [String] in
+      var accounts: [Account] = []
+      try writer.forEachAccount { listing throws(AccountsError) in
+        if listing.account.uid == nil { accounts.append(listing.account) }
+      }
+      var groups: [AccountGroup] = []
+      try writer.forEachGroup { listing throws(AccountsError) in
+        if listing.group.gid == nil { groups.append(listing.group) }
+      }
+      var allocator = PosixIDAllocator(
+        range: range, next: (try writer.lastPosixID(in: range) ?? range.first - 1) + 1,
+        names: env.nameService)
+      var left = 0
+      let now = env.now()
+      for account in accounts {
+        guard
+          let uid = try allocator.give(.user, name: account.username, writer: writer, at: now)
+        else {
+          left += 1
+          continue
+        }
+        try writer.setUID(uid, accountID: account.id)
+      }
+      for group in groups {
+        guard let gid = try allocator.give(.group, name: group.name, writer: writer, at: now)
+        else {
+          left += 1
+          continue
+        }
+        try writer.setGID(gid, groupID: group.id)
+      }
+      return left == 0 ? [] : [Messages.posixIDsUsedUp(range: range.description, left: left)]
+    }
+  }
+
+  /// The record files the store's accounts and groups make, how many of each, and why some
+  /// make none.
+  static func build(_ reader: any AccountReader, names: (any NameService)?) throws(AccountsError)
+    -> (files: [UserRecordFile], users: Int, groups: Int, skipped: [String])
+  {
+    var skipped: [String] = []
+    var accounts: [(account: Account, uid: Int64, groups: [String])] = []
+    try reader.forEachAccount { listing throws(AccountsError) in
+      let account = listing.account
+      guard let uid = account.uid else {
+        return skipped.append(Messages.noRecordNoUID(account.username))
+      }
+      guard LinuxNameRules.isValid(account.username) else {
+        return skipped.append(Messages.noRecordNotLinuxName(account.username))
+      }
+      if let names,
+        names.uid(ofUser: account.username).map({ $0 != uid }) ?? false
+          || names.gid(ofGroup: account.username).map({ $0 != uid }) ?? false
+      {
+        return skipped.append(Messages.noRecordNameKnown(account.username))
+      }
+      accounts.append((account, uid, listing.groups))
+    }
+    let userNames = Set(accounts.map(\.account.username))
+    var files: [UserRecordFile] = []
+    var groupCount = 0
+    var recordedGroups = Set<String>()
+    var listings: [GroupListing] = []
+    try reader.forEachGroup { listings.append($0) }
+    for listing in listings {
+      let group = listing.group
+      guard let gid = group.gid else {
+        skipped.append(Messages.noGroupRecordNoGID(group.name))
+        continue
+      }
+      if userNames.contains(group.name)
+        || (names?.gid(ofGroup: group.name).map { $0 != gid } ?? false)
+      {
+        skipped.append(Messages.noGroupRecordNameKnown(group.name))
+        continue
+      }
+      let members = try reader.members(groupID: group.id).filter(userNames.contains)
+      files.append(
+        .record("\(group.name).group", UserRecordJSON.group(group.name, gid: gid, members: members))
+      )
+      files.append(.link("\(gid).group", to: "\(group.name).group"))
+      for member in members {
+        files.append(
+          .record(
+            "\(member):\(group.name).membership",
+            UserRecordJSON.membership(user: member, group: group.name)))
+      }
+      recordedGroups.insert(group.name)
+      groupCount += 1
+    }
+    for (account, uid, groups) in accounts {
+      let keys = try reader.sshKeys(accountID: account.id).map(\.key.line)
+      let name = account.username
+      files.append(
+        .record(
+          "\(name).user",
+          UserRecordJSON.user(
+            account, uid: uid, groups: groups.filter(recordedGroups.contains), keys: keys)))
+      files.append(.link("\(uid).user", to: "\(name).user"))
+      files.append(.record("\(name).group", UserRecordJSON.group(name, gid: uid, members: [])))
+      files.append(.link("\(uid).group", to: "\(name).group"))
+    }
+    return (files, accounts.count, groupCount + accounts.count, skipped)
+  }
+
+  /// A records folder as given: absolute, normalized, no ':' or control characters.
+  static func checkedFolder(_ folder: String) throws(AccountsError) -> String {
+    guard LinuxPathRules.isValid(folder), LinuxPathRules.isNormalized(folder), folder != "/"
+    else { throw .invalidLinuxPath(option: "--folder", path: folder) }
+    return folder
+  }
+}
+
+/// Hands out uids and gids: upwards from the last one given in the range, never one given
+/// before (the store's `posix_id` refuses that too) nor one this system already knows.
+struct PosixIDAllocator {
+  let range: PosixIDRange
+  var next: Int64
+  let names: (any NameService)?
+
+  /// The next free number, recorded as given to `name`; nil when the range is used up.
+  mutating func give(_ kind: PosixIDKind, name: String, writer: any AccountWriter, at date: Date)
+    throws(AccountsError) -> Int64?
+  {
+    while next <= range.last {
+      let number = next
+      next += 1
+      if let names, names.knowsUID(number) || names.knowsGID(number) { continue }
+      if try writer.givePosixID(number, kind: kind, name: name, at: date) { return number }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,142 @@
+import AccountsCore
+import Foundation
+import GRDB
+
+// Accounts as Linux users: `userdb_setting`, `userdb_host`, `posix_id` and `ssh_key`
+// (migration "v6").
+
+extension SQLiteReading {
+  func userdbSettings() throws(AccountsError) -> UserdbSettings {
+    try statement(path) {
+      guard
+        let row = try Row.fetchOne(
+          db, sql: "SELECT store_id, first_uid, last_uid FROM userdb_setting WHERE id = 1")
+      else { throw AccountsError.storage(.corrupt(location: path)) }
+      return UserdbSettings(
+        storeID: row[0], range: PosixIDRange(uncheckedFirst: row[1], last: row[2]))
+    }
+  }
+
+  func userdbHost(named host: String) throws(AccountsError) -> UserdbHost? {
+    try statement(path) {
+      try Row.fetchOne(
+        db, sql: "SELECT host, folder, enabled_at FROM userdb_host WHERE host = ?",
+        arguments: [host]
+      ).map { row in
+        let enabledAt: String = row[2]
+        return UserdbHost(
+          host: row[0], folder: row[1],
+          enabledAt: Timestamp.date(from: enabledAt) ?? .distantPast)
+      }
+    }
+  }
+
+  func lastPosixID(in range: PosixIDRange) throws(AccountsError) -> Int64? {
+    try statement(path) {
+      try Int64.fetchOne(
+        db, sql: "SELECT max(number) FROM posix_id WHERE number BETWEEN ? AND ?",
+        arguments: [range.first, range.last])
+    }
+  }
+
+  func sshKeys(accountID: Int64) throws(AccountsError) -> [StoredSSHKey] {
+    try statement(path) {
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT key_type, key_data, comment, fingerprint, added_at FROM ssh_key
+          WHERE account_id = ? ORDER BY id
+          """, arguments: [accountID]
+      ).map { row in
+        let addedAt: String = row[4]
+        return StoredSSHKey(
+          key: SSHKey(type: row[0], data: row[1], comment: row[2], fingerprint: row[3], bits: 0),
+          addedAt: Timestamp.date(from: addedAt) ?? .distantPast)
+      }
+    }
+  }
+}
+
+extension EmptyAccountReader {
+  func userdbSettings() -> UserdbSettings {
+    UserdbSettings(storeID: String(repeating: "0", count: 32), range: .standard)
+  }
+  func userdbHost(named host: String) -> UserdbHost? { nil }
+  func lastPosixID(in range: PosixIDRange) -> Int64? { nil }
+  func sshKeys(accountID: Int64) -> [StoredSSHKey] { [] }
+}
+
+extension SQLiteAccountWriter {
+  func setUserdbHost(_ host: UserdbHost) throws(AccountsError) {
+    try statement(path) {
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO userdb_host (host, folder, enabled_at) VALUES (?, ?, ?)",
+        arguments: [host.host, host.folder, Timestamp.string(from: host.enabledAt)])
+    }
+  }
+
+  func removeUserdbHost(named host: String) throws(AccountsError) -> Bool {
+    try statement(path) {
+      try db.execute(sql: "DELETE FROM userdb_host WHERE host = ?", arguments: [host])
+      return db.changesCount == 1
+    }
+  }
+
+  func setPosixIDRange(_ range: PosixIDRange) throws(AccountsError) {
+    try statement(path) {
+      try db.execute(
+        sql: "UPDATE userdb_setting SET first_uid = ?, last_uid = ? WHERE id = 1",
+        arguments: [range.first, range.last])
+    }
+  }
+
+  func givePosixID(_ number: Int64, kind: PosixIDKind, name: String, at date: Date)
+    throws(AccountsError) -> Bool
+  {
+    try statement(path) {
+      try db.execute(
+        sql: """
+          INSERT OR IGNORE INTO posix_id (number, kind, name, given_at) VALUES (?, ?, ?, ?)
+          """, arguments: [number, kind.rawValue, name, Timestamp.string(from: date)])
+      return db.changesCount == 1
+    }
+  }
+
+  func setUID(_ uid: Int64, accountID: Int64) throws(AccountsError) {
+    try statement(path) {
+      try db.execute(sql: "UPDATE account SET uid = ? WHERE id = ?", arguments: [uid, accountID])
+    }
+  }
+
+  func setGID(_ gid: Int64, groupID: Int64) throws(AccountsError) {
+    try statement(path) {
+      try db.execute(
+        sql: "UPDATE account_group SET gid = ? WHERE id = ?", arguments: [gid, groupID])
+    }
+  }
+
+  func insertSSHKey(_ key: SSHKey, accountID: Int64, at date: Date) throws(AccountsError) -> Bool {
+    try statement(path) {
+      try db.execute(
+        sql: """
+          INSERT OR IGNORE INTO ssh_key
+            (account_id, key_type, key_data, comment, fingerprint, added_at)
+          VALUES (?, ?, ?, ?, ?, ?)
+          """,
+        arguments: [
+          accountID, key.type, key.data, key.comment, key.fingerprint,
+          Timestamp.string(from: date),
+        ])
+      return db.changesCount == 1
+    }
+  }
+
+  func deleteSSHKey(accountID: Int64, fingerprint: String) throws(AccountsError) -> Bool {
+    try statement(path) {
+      try db.execute(
+        sql: "DELETE FROM ssh_key WHERE account_id = ? AND fingerprint = ?",
+        arguments: [accountID, fingerprint])
+      return db.changesCount == 1
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import AccountsCore
+import AccountsStore
+import AccountsTestSupport
+import Foundation
+import Testing
+
+/// The accounts-as-Linux-users part of the repository contract: numbers, hosts, SSH keys.
+@Suite("Repository contract: Linux users")
+struct LinuxUserContract {
+  let noon = Date(timeIntervalSince1970: 1_800_000_000)
+
+  func newAccount(_ name: String) -> NewAccount {
+    NewAccount(
+      username: name, usernameKey: name.lowercased(), fullName: name, email: "\(name)@example.org",
+      passwordHash: "pbkdf2_sha256$1000$salt$key", home: name == "bob" ? "/srv/bob" : nil)
+  }
+
+  /// A number is given once, ever: not again after its account is removed, nor after reset;
+  /// the last one given is found within a range only.
+  @Test(arguments: Backend.allCases) func numbersAreNeverGivenTwice(_ backend: Backend) throws {
+    let (store, cleanup) = try backend.make()
+    defer { cleanup() }
+    try store.write { writer throws(AccountsError) in
+      let alice = try writer.activate(owner: newAccount("alice"), at: noon)
+      let bob = try writer.insert(newAccount("bob"), at: noon)
+      #expect(bob.homeDirectory == "/srv/bob")
+      #expect(bob.uid == nil)
+      #expect(try writer.givePosixID(20000, kind: .user, name: "alice", at: noon))
+      try writer.setUID(20000, accountID: alice.id)
+      #expect(try writer.givePosixID(20001, kind: .user, name: "bob", at: noon))
+      try writer.setUID(20001, accountID: bob.id)
+      try writer.delete(bob)
+      #expect(!(try writer.givePosixID(20001, kind: .user, name: "carol", at: noon)))
+    }
+    _ = try store.write { writer throws(AccountsError) in try writer.makePublic(at: noon) }
+    try store.read { reader throws(AccountsError) in
+      #expect(try reader.lastPosixID(in: .standard) == 20001)
+      #expect(try reader.lastPosixID(in: PosixIDRange(uncheckedFirst: 20002, last: 29999)) == nil)
+      #expect(try reader.rowCount(.posixID) == 2)
+    }
+  }
+
+  /// The range and this host's folder are stored, replaced and forgotten; uid, home and shell
+  /// round-trip through update.
+  @Test(arguments: Backend.allCases) func settingsAndHosts(_ backend: Backend) throws {
+    let (store, cleanup) = try backend.make()
+    defer { cleanup() }
+    try store.write { writer throws(AccountsError) in
+      _ = try writer.activate(owner: newAccount("alice"), at: noon)
+      #expect(try writer.userdbSettings().range == .standard)
+      #expect(try writer.userdbSettings().storeID.count == 32)
+      try writer.setPosixIDRange(PosixIDRange(uncheckedFirst: 1000, last: 59999))
+      try writer.setUserdbHost(UserdbHost(host: "a", folder: "/etc/userdb", enabledAt: noon))
+      try writer.setUserdbHost(UserdbHost(host: "a", folder: "/run/userdb", enabledAt: noon + 1))
+      try writer.setUserdbHost(UserdbHost(host: "b", folder: "/etc/userdb", enabledAt: noon))
+      guard var alice = try writer.account(key: "alice") else { throw .noSuchAccount("alice") }
+      #expect(try writer.givePosixID(1000, kind: .user, name: "alice", at: noon))
+      alice.uid = 1000
+      alice.shell = "/bin/zsh"
+      try writer.update(alice)
+    }
+    try store.read { reader throws(AccountsError) in
+      #expect(try reader.userdbSettings().range == PosixIDRange(uncheckedFirst: 1000, last: 59999))
+      #expect(
+        try reader.userdbHost(named: "a")
+          == UserdbHost(host: "a", folder: "/run/userdb", enabledAt: noon + 1))
+      let alice = try reader.account(key: "alice")
+      #expect(alice?.uid == 1000)
+      #expect(alice?.loginShell == "/bin/zsh")
+      #expect(alice?.home == nil)
+    }
+    let removed = try store.write { writer throws(AccountsError) in
+      (try writer.removeUserdbHost(named: "a"), try writer.removeUserdbHost(named: "a"))
+    }
+    #expect(removed == (true, false))
+    try store.read { reader throws(AccountsError) in
+      #expect(try reader.userdbHost(named: "a") == nil)
+      #expect(try reader.userdbHost(named: "b") != nil)
+    }
+  }
+
+  /// Keys are stored once per fingerprint and account, listed oldest first, removed by
+  /// fingerprint, and go with their account.
+  @Test(arguments: Backend.allCases) func sshKeys(_ backend: Backend) throws {
+    let (store, cleanup) = try backend.make()
+    defer { cleanup() }
+    func key(_ n: Int) -> SSHKey {
+      SSHKey(
+        type: "ssh-ed25519", data: "AAAA\(n)", comment: n == 1 ? "" : "k\(n)",
+        fingerprint: "SHA256:\(n)", bits: 256)
+    }
+    let bob = try store.write { writer throws(AccountsError) -> Int64 in
+      _ = try writer.activate(owner: newAccount("alice"), at: noon)
+      let bob = try writer.insert(newAccount("bob"), at: noon).id
+      #expect(try writer.insertSSHKey(key(2), accountID: bob, at: noon + 1))
+      #expect(try writer.insertSSHKey(key(1), accountID: bob, at: noon + 2))
+      #expect(!(try writer.insertSSHKey(key(1), accountID: bob, at: noon + 3)))
+      #expect(try writer.insertSSHKey(key(1), accountID: 1, at: noon + 3))
+      return bob
+    }
+    try store.read { reader throws(AccountsError) in
+      let keys = try reader.sshKeys(accountID: bob)
+      #expect(keys.map(\.key.comment) == ["k2", ""])
+      #expect(keys.map(\.addedAt) == [noon + 1, noon + 2])
+      #expect(keys.first?.key.line == "ssh-ed25519 AAAA2 k2")
+    }
+    try store.write { writer throws(AccountsError) in
+      #expect(try writer.deleteSSHKey(accountID: bob, fingerprint: "SHA256:2"))
+      #expect(!(try writer.deleteSSHKey(accountID: bob, fingerprint: "SHA256:2")))
+      guard let account = try writer.account(id: bob) else { throw .noSuchAccount("bob") }
+      try writer.delete(account)
+    }
+    try store.read { reader throws(AccountsError) in
+      #expect(try reader.rowCount(.sshKey) == 1)
+      #expect(try reader.sshKeys(accountID: 1).count == 1)
+    }
+  }
+}
