@@ -31,9 +31,9 @@ from device import Result
 USERDB = "/run/userdb"
 # Blocks of uids for the tests' devices, handed out in turn (the next one kept in a counter file
 # shared by the pytest-xdist workers); a block NSS already knows a uid of is passed over.
-FIRST_TEST_UID = 200_000
+FIRST_TEST_UID = 50_000
 BLOCK = 100
-BLOCKS = 1000
+BLOCKS = 100
 _COUNTER = "/run/lock/accounts-test-uid-block"
 
 

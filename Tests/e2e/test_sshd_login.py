@@ -4,13 +4,14 @@ service (pam_mkhomedir, then the shared stack: pam_unix first, then pam_accounts
 device's accounts served to NSS as user records in /run/userdb (no useradd), keys found through
 `accounts userdb ssh-authorized-keys`, and Debian's ssh client typing as a person does."""
 
+import datetime
 import os
 import stat
 from dataclasses import dataclass
 
 import pytest
 
-from conftest import BOB_FULL_NAME, BOB_PASSWORD, WRONG_PASSWORD, Device, Result
+from conftest import BOB_FULL_NAME, BOB_PASSWORD, WRONG_PASSWORD, Device, Result, stamp_text
 from hostusers import (
     USERDB, account_with_home, getent, id_of, local_user, passwd_entry, unique_name, user_records)
 from pamstack import events, sshd_service
@@ -180,6 +181,21 @@ def test_an_account_that_can_no_longer_log_in_is_refused_both_ways(host, tmp_pat
             REFUSED_CODE, "", REFUSED.format(name))
         refused = typed_in(host, name, "id -un", ("Password", BOB_PASSWORD))
         assert refused == Result(REFUSED_CODE, refused_transcript(name, "Password"), "")
+
+
+def test_a_key_left_in_a_stale_record_does_not_let_a_disabled_account_in(host, tmp_path):
+    """An account disabled in the store whose record still holds its key (as after a crash
+    between the store's commit and the files): sshd accepts the key, and PAM's account stage
+    (pam_accounts.so) refuses the login, so sshd closes the connection."""
+    name = unique_name("stale")
+    with account_with_home(host.device, name):
+        key = authorized_key(host.device, name, tmp_path)
+        assert ssh_with_key(host.sshd, name, key, "id -un") == Result(0, f"{name}\n", "")
+        host.device.execute("UPDATE account SET disabled_at = ? WHERE username_key = ?",
+                            stamp_text(datetime.datetime.now(datetime.timezone.utc)), name)
+        # sshd ends the connection (a disconnect the client reports only at LogLevel INFO).
+        assert ssh_with_key(host.sshd, name, key, "id -un") == Result(REFUSED_CODE, "", "")
+        host.sshd.wait_for_log(f"Access denied for user {name} by PAM account configuration")
 
 
 def test_a_user_of_etc_passwd_logs_in_through_pam_unix_first(host):
