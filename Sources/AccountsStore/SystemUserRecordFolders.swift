@@ -55,8 +55,9 @@ public struct SystemUserRecordFolders: UserRecordFolders {
     return session
   }
 
-  /// Reads the record `name` of `folder` for `userdb ssh-authorized-keys`: nil when there is
-  /// none. Refuses a folder or record that is not root's, or that group or others may write.
+  /// Reads the record `name` of `folder` for `userdb ssh-authorized-keys`; nil when there is none.
+  ///
+  /// Refuses a folder or record that is not root's, or that group or others may write.
   public static func readRecord(folder: String, name: String) throws(AccountsError) -> [UInt8]? {
     let descriptor = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard descriptor >= 0 else {
@@ -194,7 +195,8 @@ public struct SystemUserRecordFolders: UserRecordFolders {
       let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
       guard file >= 0 else {
         if errno == ENOENT { return nil }
-        throw .userdbFolder(path: folder + "/" + name, reason: SystemUserRecordFolders.reason(errno))
+        throw .userdbFolder(
+          path: folder + "/" + name, reason: SystemUserRecordFolders.reason(errno))
       }
       defer { Glibc.close(file) }
       return Self.readAll(file)

@@ -6,11 +6,16 @@ import Foundation
 import Testing
 
 /// Keys made by ssh-keygen (OpenSSH 9.2), with what `ssh-keygen -l -E sha256` printed.
-let ed25519Line = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMhXuQrKswCU5QWvbiXqNOBVLKiT44OtJmQVVdn4Jfls c-ed25519"
-let ecdsa256Line = "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBC4fYQvA5TGTN3IDnjigkAz47sVmAgsMjNcSzY33t/BmT7fLl0DsdTbLsZ6KPfZGlRpgGq34QkCi06p8lCAHIMY= c-ecdsab256"
-let rsa2048Line = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDTbEBgTDl9gSA+bk5JImDU6CABQTfMepCyAeshnXnycC9D2uOsGcXsRYfS6pNHRo41wpa4hswS0RyA7fqbaJcwbLUksLr7Y5KUO074UtjxL7UvCeGe0vc3YEF3CchalAPnnEmZCbqFdcV3teOAKSN24ApZVOVg4vvEIixHjtabGjtvB/8e0RkYxQ1E32RPY3Mid70o7Xe3TRU9VumoNbnrRIkzxxy61wW0Jn2jxdl69ouSlKULPFjA3jn+vq5D1pgANr1tXKsT5no+dozTeQpA5AiRDwv2866RRcaI06oCqyqtw56j+VGEOgb370N+eYS3Mja0/RqAt2r7vLKIe9t/ c-rsab2048"
-let rsa1024Line = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQDBSaAw/0IxhhrBYdeOs65Zuo7uq9n/l0YIflMBGrXeoKaCnX4Wg9I3jpx27U9J6XX3XR0ln+0Fc/lsimakB197Zl18SeH8NesBx5btEoOP/Yh0VjhApWAQY37n8tgD9z/bt57UbrOaOpuGQaLA/T95vErWtgLmD/nfoGOW6IB0rQ== c-rsab1024"
-let dsaLine = "ssh-dss AAAAB3NzaC1kc3MAAACBAKQ4j7sx0Ob+6eBDn+76oQ32INKri0jN0/o8E+GRCXDL13H7MEEOxLNyr15YbgA9QYBgzJ51JvZc60ooRungv/JkSy8Z+ObbLxsb+CmJne/pqiKO1nCMfB1rE+0hQe/6ymFkQLeVP9sj5Rq+7yA+bV4UmmgZRThqtPDjI+s3Mo+zAAAAFQDgpgofOdPDZfqwjoi+BXw5owjN0wAAAIAjVq8ozgoxn2wgXEbT4WZhe+RvWYKxBCP+jfIXvyUOSu0PoU8dYjyWW4XyrLnYt+nf73q+QdTKW1G/zkeneyaJ2+Pl8Z+sKbHF5y9Oiw6wf1Pyn2iNGaahTAjQysW95OmjWMVXxsdehOOQN97sxtjVsfHAZ4zzYp5ril+n1b6DxAAAAIAoXJEDjlLlNmL69+Aq8mnh0TUWmRW1z8D2cxQe7GqVo0wpyGoH7TeFE4JIVxS3fCgLKJG/Mxla5gpnYz+TjpyUaiLgRKqi6QtKDE/KLWzZn3A1YW0X89yXN865MtyMGulUkucNvPo43faQvEznZF6z+kq4YGEJtQu321YWRsWrnw== c-dsa"
+let ed25519Line =
+  "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMhXuQrKswCU5QWvbiXqNOBVLKiT44OtJmQVVdn4Jfls c-ed25519"
+let ecdsa256Line =
+  "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBC4fYQvA5TGTN3IDnjigkAz47sVmAgsMjNcSzY33t/BmT7fLl0DsdTbLsZ6KPfZGlRpgGq34QkCi06p8lCAHIMY= c-ecdsab256"
+let rsa2048Line =
+  "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDTbEBgTDl9gSA+bk5JImDU6CABQTfMepCyAeshnXnycC9D2uOsGcXsRYfS6pNHRo41wpa4hswS0RyA7fqbaJcwbLUksLr7Y5KUO074UtjxL7UvCeGe0vc3YEF3CchalAPnnEmZCbqFdcV3teOAKSN24ApZVOVg4vvEIixHjtabGjtvB/8e0RkYxQ1E32RPY3Mid70o7Xe3TRU9VumoNbnrRIkzxxy61wW0Jn2jxdl69ouSlKULPFjA3jn+vq5D1pgANr1tXKsT5no+dozTeQpA5AiRDwv2866RRcaI06oCqyqtw56j+VGEOgb370N+eYS3Mja0/RqAt2r7vLKIe9t/ c-rsab2048"
+let rsa1024Line =
+  "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQDBSaAw/0IxhhrBYdeOs65Zuo7uq9n/l0YIflMBGrXeoKaCnX4Wg9I3jpx27U9J6XX3XR0ln+0Fc/lsimakB197Zl18SeH8NesBx5btEoOP/Yh0VjhApWAQY37n8tgD9z/bt57UbrOaOpuGQaLA/T95vErWtgLmD/nfoGOW6IB0rQ== c-rsab1024"
+let dsaLine =
+  "ssh-dss AAAAB3NzaC1kc3MAAACBAKQ4j7sx0Ob+6eBDn+76oQ32INKri0jN0/o8E+GRCXDL13H7MEEOxLNyr15YbgA9QYBgzJ51JvZc60ooRungv/JkSy8Z+ObbLxsb+CmJne/pqiKO1nCMfB1rE+0hQe/6ymFkQLeVP9sj5Rq+7yA+bV4UmmgZRThqtPDjI+s3Mo+zAAAAFQDgpgofOdPDZfqwjoi+BXw5owjN0wAAAIAjVq8ozgoxn2wgXEbT4WZhe+RvWYKxBCP+jfIXvyUOSu0PoU8dYjyWW4XyrLnYt+nf73q+QdTKW1G/zkeneyaJ2+Pl8Z+sKbHF5y9Oiw6wf1Pyn2iNGaahTAjQysW95OmjWMVXxsdehOOQN97sxtjVsfHAZ4zzYp5ril+n1b6DxAAAAIAoXJEDjlLlNmL69+Aq8mnh0TUWmRW1z8D2cxQe7GqVo0wpyGoH7TeFE4JIVxS3fCgLKJG/Mxla5gpnYz+TjpyUaiLgRKqi6QtKDE/KLWzZn3A1YW0X89yXN865MtyMGulUkucNvPo43faQvEznZF6z+kq4YGEJtQu321YWRsWrnw== c-dsa"
 
 func fingerprint(_ blob: [UInt8]) throws(AccountsError) -> String {
   do {
@@ -27,11 +32,12 @@ struct SSHKeyParserTests {
     let keys = try SSHKeyParser.keys(
       in: [ed25519Line, "", "# a comment", ecdsa256Line, rsa2048Line].joined(separator: "\n"),
       fingerprint: fingerprint)
-    #expect(keys.map(\.fingerprint) == [
-      "SHA256:5lg3DbxDz7e8oRzRFHXbPst5h+oblZHWalu63TuoQ/A",
-      "SHA256:9ZlBKk5mixpdybBxzRp8iSur1BHN79jPMiIajv4ukYU",
-      "SHA256:TBkMMvfjqUE1wvsOmupTA7gFTXgsZSqWry5lUf+8JHg",
-    ])
+    #expect(
+      keys.map(\.fingerprint) == [
+        "SHA256:5lg3DbxDz7e8oRzRFHXbPst5h+oblZHWalu63TuoQ/A",
+        "SHA256:9ZlBKk5mixpdybBxzRp8iSur1BHN79jPMiIajv4ukYU",
+        "SHA256:TBkMMvfjqUE1wvsOmupTA7gFTXgsZSqWry5lUf+8JHg",
+      ])
     #expect(keys.map(\.bits) == [256, 256, 2048])
     #expect(keys.map(\.comment) == ["c-ed25519", "c-ecdsab256", "c-rsab2048"])
     #expect(keys.first?.line == ed25519Line)
@@ -51,7 +57,9 @@ struct SSHKeyParserTests {
     #expect(problem("from=\"10.0.0.1\",no-pty " + ed25519Line) == .options)
     let blob = ed25519Line.split(separator: " ")[1]
     #expect(problem("ssh-rsa \(blob)") == .malformed)
-    #expect(problem("ssh-ed25519-cert-v01@openssh.com \(blob)") == .refusedType("ssh-ed25519-cert-v01@openssh.com"))
+    #expect(
+      problem("ssh-ed25519-cert-v01@openssh.com \(blob)")
+        == .refusedType("ssh-ed25519-cert-v01@openssh.com"))
     #expect(problem("ssh-ed25519 \(blob.dropLast(8))") == .malformed)
     #expect(problem("ssh-ed25519 AAAA") == .malformed)
     #expect(problem("ssh-ed25519") == .malformed)
@@ -70,12 +78,14 @@ struct SSHKeyParserTests {
       let count = UInt32(bytes.count)
       return [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: count >> $0) } + bytes
     }
-    let ed = string(Array("sk-ssh-ed25519@openssh.com".utf8)) + string([UInt8](repeating: 7, count: 32))
+    let ed =
+      string(Array("sk-ssh-ed25519@openssh.com".utf8)) + string([UInt8](repeating: 7, count: 32))
       + string(Array("ssh:".utf8))
     let line = "sk-ssh-ed25519@openssh.com " + Data(ed).base64EncodedString() + " yubikey"
     let parsed = try SSHKeyParser.keys(in: line, fingerprint: fingerprint)
     #expect(parsed.map(\.bits) == [256])
-    let ecdsa = string(Array("sk-ecdsa-sha2-nistp256@openssh.com".utf8)) + string(Array("nistp256".utf8))
+    let ecdsa =
+      string(Array("sk-ecdsa-sha2-nistp256@openssh.com".utf8)) + string(Array("nistp256".utf8))
       + string([4] + [UInt8](repeating: 9, count: 64)) + string(Array("ssh:".utf8))
     let ecdsaLine = "sk-ecdsa-sha2-nistp256@openssh.com " + Data(ecdsa).base64EncodedString()
     #expect(try SSHKeyParser.keys(in: ecdsaLine, fingerprint: fingerprint).map(\.bits) == [256])
@@ -169,7 +179,9 @@ struct UserRecordTests {
     #expect(alice["locked"] as? Bool == false)
     #expect(
       Set(alice.keys)
-        == ["userName", "realName", "uid", "gid", "homeDirectory", "shell", "disposition", "locked"])
+        == [
+          "userName", "realName", "uid", "gid", "homeDirectory", "shell", "disposition", "locked",
+        ])
     #expect(folders.files["21002.user"]?.linkTarget == "Alice.user")
     #expect(folders.files["21002.group"]?.linkTarget == "Alice.group")
     #expect(folders.object("Alice.group")?["gid"] as? Int == 21002)
@@ -183,7 +195,8 @@ struct UserRecordTests {
   /// are the account's; a removed account's records go and its uid is never given again; a
   /// name the system knows gets no record; the range used up is told.
   @Test func changesAndNeverReused() throws {
-    _ = try UserdbFlow.enable(env(), folder: "/run/userdb", range: PosixIDRange(parsing: "21000-21002"))
+    _ = try UserdbFlow.enable(
+      env(), folder: "/run/userdb", range: PosixIDRange(parsing: "21000-21002"))
     try add("bob", fullName: "Bob: B", home: "/srv/bob", shell: "/bin/sh")
     _ = try UserdbFlow.sync(env())
     let bob = try #require(folders.object("bob.user"))
@@ -199,7 +212,10 @@ struct UserRecordTests {
     #expect(folders.object("carol.user")?["uid"] as? Int == 21002)
     try add("dave", fullName: "Dave")
     let full = try UserdbFlow.sync(env())
-    #expect(full.skipped == [Messages.posixIDsUsedUp(range: "21000-21002", left: 1), Messages.noRecordNoUID("dave")])
+    #expect(
+      full.skipped == [
+        Messages.posixIDsUsedUp(range: "21000-21002", left: 1), Messages.noRecordNoUID("dave"),
+      ])
     names.users["carol"] = 1234
     let known = try UserdbFlow.sync(env())
     #expect(known.skipped.contains(Messages.noRecordNameKnown("carol")))
@@ -219,11 +235,13 @@ struct UserRecordTests {
   /// records and memberOf; disabled accounts are locked, expiring ones carry notAfterUSec, keys
   /// go into sshAuthorizedKeys.
   @Test func groupsLockExpiryKeys() throws {
-    _ = try UserdbFlow.enable(env(), folder: "/run/userdb", range: PosixIDRange(parsing: "21000-21009"))
+    _ = try UserdbFlow.enable(
+      env(), folder: "/run/userdb", range: PosixIDRange(parsing: "21000-21009"))
     try GroupFlow.add(env(), name: "crew")
     try UserEditFlow.run(
       env(), username: "Alice",
-      edit: AccountEdit(expiry: .at(Date(timeIntervalSince1970: 1_900_000_000)), addGroups: ["crew"]))
+      edit: AccountEdit(
+        expiry: .at(Date(timeIntervalSince1970: 1_900_000_000)), addGroups: ["crew"]))
     try SSHKeyFlow.add(env(), username: "Alice", text: ed25519Line)
     _ = try UserdbFlow.sync(env())
     let alice = try #require(folders.object("Alice.user"))

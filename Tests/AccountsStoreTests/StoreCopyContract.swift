@@ -61,7 +61,8 @@ struct StoreCopyContract {
       try writer.setGID(30002, groupID: staff.id)
       _ = try writer.addMember(accountID: alice.id, groupID: staff.id)
       let key = SSHKey(
-        type: "ssh-ed25519", data: "AAAAC3NzaC1lZDI1NTE5AAAAIOFZkC33EfqKewwOisSItt2FJo/PInlAGgMR0vFXd8aG",
+        type: "ssh-ed25519",
+        data: "AAAAC3NzaC1lZDI1NTE5AAAAIOFZkC33EfqKewwOisSItt2FJo/PInlAGgMR0vFXd8aG",
         comment: "alice@laptop", fingerprint: "SHA256:oJ5Ml5JTa0iXcArq79CChS/mAg0y2TbJuPFnFjzKH7Y",
         bits: 256)
       #expect(try writer.insertSSHKey(key, accountID: alice.id, at: noon + 7))

@@ -23,7 +23,9 @@ COMMANDS = ["activate", "help", "log", "login", "logout", "passwd", "reset", "st
             "user.export", "verify", "whoami", "pam-auth", "pam-helper",
             "2fa", "2fa.enable", "2fa.disable", "2fa.status", "2fa.recovery-codes", "session",
             "session.list", "session.revoke", "store", "store.copy", "group", "group.add",
-            "group.list", "group.show", "group.remove"]
+            "group.list", "group.show", "group.remove", "user.ssh-key", "user.ssh-key.add",
+            "user.ssh-key.list", "user.ssh-key.remove", "userdb", "userdb.enable",
+            "userdb.disable", "userdb.sync", "userdb.status", "userdb.ssh-authorized-keys"]
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +36,20 @@ def installed(tmp_path_factory):
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(f"Installed accounts in {destdir}{PREFIX}: ")
     return destdir, destdir / PREFIX.lstrip("/")
+
+
+def test_sync_units_installed_disabled(installed):
+    """The user record sync service and timer in PREFIX/lib/systemd/system, naming the installed
+    program; nothing enabled (no link in any .wants folder)."""
+    destdir, base = installed
+    folder = base / "lib" / "systemd" / "system"
+    assert {p.name for p in folder.iterdir()} == {"accounts-userdb-sync.service",
+                                                  "accounts-userdb-sync.timer"}
+    service = (folder / "accounts-userdb-sync.service").read_text()
+    assert f"ExecStart={PREFIX}/bin/accounts userdb sync\n" in service
+    assert "Type=oneshot" in service
+    assert "OnUnitActiveSec=" in (folder / "accounts-userdb-sync.timer").read_text()
+    assert not [p for p in destdir.rglob("*.wants")]
 
 
 def test_program_installed(installed):

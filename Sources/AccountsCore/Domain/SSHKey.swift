@@ -68,8 +68,9 @@ public enum SSHKeyParser {
   /// The longest comment, in bytes.
   public static let longestComment = 1024
 
-  /// The keys of `text`, one per line; blank lines and `#` comments are skipped. Throws with
-  /// the first refused line's number (from 1) and why.
+  /// The keys of `text`, one per line; blank lines and `#` comments are skipped.
+  ///
+  /// Throws with the first refused line's number (from 1) and why.
   public static func keys(in text: String, fingerprint: ([UInt8]) throws(AccountsError) -> String)
     throws(AccountsError) -> [SSHKey]
   {

@@ -1,11 +1,12 @@
 import Foundation
 
-/// `accounts userdb enable|disable|sync|status` (administrator, as root): the store's accounts
-/// and groups as Linux users and groups, through systemd's JSON user records in a drop-in
-/// folder that `libnss-systemd` reads. And the same work after every command that changes what
-/// the records say (`reconcile`): each time the whole folder is compared with the store and
-/// only what differs is written, so a change whose records were never written (a crash between
-/// the commit and the files) is repaired by the next one.
+/// `accounts userdb enable|disable|sync|status` (administrator, as root): accounts as Linux users.
+///
+/// The store's accounts and groups become Linux users and groups through systemd's JSON user
+/// records in a drop-in folder that `libnss-systemd` reads. The same work runs after every
+/// command that changes what the records say (`reconcile`): each time the whole folder is
+/// compared with the store and only what differs is written, so a change whose records were
+/// never written (a crash between the commit and the files) is repaired by the next one.
 public enum UserdbFlow {
   /// What a sync found and did.
   public struct Outcome: Equatable, Sendable {
@@ -21,6 +22,12 @@ public enum UserdbFlow {
     public var changes = UserRecordChanges()
     /// Why some accounts or groups have no record: one sentence each.
     public var skipped: [String] = []
+    /// Accounts and groups without a number yet (the next sync gives them one).
+    public var unnumbered = 0
+
+    /// How far the folder is behind the store: files to write or remove, and accounts and
+    /// groups still to number.
+    public var behind: Int { changes.written.count + changes.removed.count + unnumbered }
   }
 
   /// Turns records on for this host: in `folder` (default `/etc/userdb`), from `range` (which
@@ -89,8 +96,9 @@ public enum UserdbFlow {
     return try store.read { reader throws(AccountsError) in try reader.userdbSettings().range }
   }
 
-  /// After a committed change: brings this host's records up to date, if it keeps any. A
-  /// failure says the change is kept and the records are behind.
+  /// After a committed change: brings this host's records up to date, if it keeps any.
+  ///
+  /// A failure says the change is kept and the records are behind.
   public static func reconcile(_ env: AccountsEnvironment) throws(AccountsError) {
     env.beforeUserRecords?()
     guard env.userRecords != nil else { return }
@@ -119,7 +127,9 @@ public enum UserdbFlow {
   private static func run(_ env: AccountsEnvironment, dryRun: Bool) throws(AccountsError)
     -> Outcome?
   {
-    guard let folders = env.userRecords, let store = try env.readableStore() else { return nil }
+    guard let folders = env.userRecords,
+      let store = try dryRun ? env.readableStore() : env.storeForChange()
+    else { return nil }
     let (settings, found) = try store.read { reader throws(AccountsError) in
       (try reader.userdbSettings(), try reader.userdbHost(named: env.hostName))
     }
@@ -136,6 +146,7 @@ public enum UserdbFlow {
     outcome.users = built.users
     outcome.groups = built.groups
     outcome.skipped += built.skipped
+    outcome.unnumbered = built.unnumbered
     if let session {
       outcome.changes = try session.apply(built.files, dryRun: dryRun)
     } else {
@@ -162,7 +173,7 @@ public enum UserdbFlow {
       return wanting
     }
     guard wanting else { return [] }
-    return try store.write { writer throws(AccountsError) -> [String] in
+    return try env.writableStore().write { writer throws(AccountsError) -> [String] in
       var accounts: [Account] = []
       try writer.forEachAccount { listing throws(AccountsError) in
         if listing.account.uid == nil { accounts.append(listing.account) }
@@ -200,13 +211,15 @@ public enum UserdbFlow {
   /// The record files the store's accounts and groups make, how many of each, and why some
   /// make none.
   static func build(_ reader: any AccountReader, names: (any NameService)?) throws(AccountsError)
-    -> (files: [UserRecordFile], users: Int, groups: Int, skipped: [String])
+    -> (files: [UserRecordFile], users: Int, groups: Int, skipped: [String], unnumbered: Int)
   {
     var skipped: [String] = []
+    var unnumbered = 0
     var accounts: [(account: Account, uid: Int64, groups: [String])] = []
     try reader.forEachAccount { listing throws(AccountsError) in
       let account = listing.account
       guard let uid = account.uid else {
+        unnumbered += 1
         return skipped.append(Messages.noRecordNoUID(account.username))
       }
       guard LinuxNameRules.isValid(account.username) else {
@@ -229,6 +242,7 @@ public enum UserdbFlow {
     for listing in listings {
       let group = listing.group
       guard let gid = group.gid else {
+        unnumbered += 1
         skipped.append(Messages.noGroupRecordNoGID(group.name))
         continue
       }
@@ -264,7 +278,7 @@ public enum UserdbFlow {
       files.append(.record("\(name).group", UserRecordJSON.group(name, gid: uid, members: [])))
       files.append(.link("\(uid).group", to: "\(name).group"))
     }
-    return (files, accounts.count, groupCount + accounts.count, skipped)
+    return (files, accounts.count, groupCount + accounts.count, skipped, unnumbered)
   }
 
   /// A records folder as given: absolute, normalized, no ':' or control characters.

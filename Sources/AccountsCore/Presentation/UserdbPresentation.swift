@@ -9,7 +9,7 @@ public enum UserdbPresentation {
     guard let outcome else {
       return ["Host: \(host)", "User records: off", "UIDs: \(range)"]
     }
-    let behind = outcome.changes.written.count + outcome.changes.removed.count
+    let behind = outcome.behind
     return [
       "Host: \(host)", "User records: on", "Folder: \(outcome.host.folder)", "UIDs: \(range)",
       "Users: \(outcome.users)", "Groups: \(outcome.groups)",
@@ -38,8 +38,7 @@ public enum UserdbPresentation {
     JSON.key("groups", to: &bytes)
     bytes += Array(String(outcome?.groups ?? 0).utf8)
     JSON.key("behind", to: &bytes)
-    let behind = (outcome?.changes.written.count ?? 0) + (outcome?.changes.removed.count ?? 0)
-    bytes += Array(String(behind).utf8)
+    bytes += Array(String(outcome?.behind ?? 0).utf8)
     JSON.key("foreign", to: &bytes)
     JSON.append(outcome?.changes.foreign ?? [], to: &bytes)
     JSON.key("skipped", to: &bytes)

@@ -83,12 +83,12 @@ extension AccountsCommand {
     func run(_ context: CommandContext) throws {
       let keys = try SSHKeyFlow.list(context.environment, username: username)
       if json {
-        keys.forEach { context.bulk.line(SSHKeyPresentation.json($0)) }
+        for key in keys { context.bulk.line(SSHKeyPresentation.json(key)) }
       } else if keys.isEmpty {
         context.console.output(Messages.noSSHKeysOf(username))
       } else {
         context.bulk.line(SSHKeyPresentation.header)
-        keys.forEach { context.bulk.line(SSHKeyPresentation.line($0)) }
+        for key in keys { context.bulk.line(SSHKeyPresentation.line(key)) }
       }
     }
   }

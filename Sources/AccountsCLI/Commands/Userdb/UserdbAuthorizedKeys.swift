@@ -27,7 +27,8 @@ extension AccountsCommand {
 
     func run() throws {
       guard LinuxNameRules.isValid(username),
-        let record = try SystemUserRecordFolders.readRecord(folder: folder, name: username + ".user")
+        let record = try SystemUserRecordFolders.readRecord(
+          folder: folder, name: username + ".user")
       else { return }
       for key in UserRecordJSON.authorizedKeys(record, userName: username, now: Date()) {
         StandardStreams.write(Escaping.visible(key) + "\n", to: STDOUT_FILENO)
