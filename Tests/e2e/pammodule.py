@@ -11,6 +11,9 @@ API:
   service line, `GROUP CONTROL /abs/pam_accounts.so database=DATABASE OPTIONS...`.
 - `scratch_service(lines) -> context manager yielding the service name`: writes
   /etc/pam.d/accounts-test-<random> with `lines` (strings, one per line) and removes it.
+- `replaced_service(name, lines) -> context manager`: /etc/pam.d/NAME (a service of the system's,
+  such as su-l) replaced by `lines` and put back exactly afterwards, one test at a time across the
+  pytest-xdist workers (an exclusive lock on /run/lock/accounts-test-NAME.lock while it is held).
 - `spawn_pamtester(service, user=USER, operations=("authenticate",), items=None, prefix=(),
   preexec_fn=None, timeout=60, environment=None, env=None) -> pexpect.spawn`: `pamtester -v
   [-I key=value...] [-E NAME=value...] SERVICE USER OPERATIONS...` on a pseudo-terminal:
@@ -46,6 +49,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import io
 import json
 import os
@@ -115,6 +119,23 @@ def scratch_service(lines):
     finally:
         if os.path.exists(path):
             os.unlink(path)
+
+
+@contextlib.contextmanager
+def replaced_service(name: str, lines):
+    """/etc/pam.d/NAME holds `lines` for the duration, for one test at a time; then the file is
+    as it was (its bytes, mode and times)."""
+    path = f"/etc/pam.d/{name}"
+    saved = f"{path}.accounts-test"
+    with open(f"/run/lock/accounts-test-{name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        shutil.copy2(path, saved)
+        try:
+            with open(path, "w") as f:
+                f.write("".join(line + "\n" for line in lines))
+            yield
+        finally:
+            os.replace(saved, path)
 
 
 @dataclass

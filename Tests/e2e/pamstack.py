@@ -9,10 +9,16 @@ release program, service files for a device's store, and the answers a person ty
   line per group whose options are given (a tuple of extra options, or None for none of that
   group), the module `required`.
 - `service(device, **groups)`: `scratch_service(lines(device, **groups))`.
+- `shared_stack(device) -> list[str]`: README's /etc/pam.d/accounts-stack for the device's store:
+  pam_unix first for the system's own users, then the module (auth with use_first_pass).
+- `sshd_service(device) -> context manager yielding the service name`: README's sshd service,
+  a scratch stack file (`shared_stack`) and a scratch service that makes the home directory
+  (pam_mkhomedir) and includes the stack.
 - `events(device) -> list[(event, user, detail)]`.
 - `typed(*pairs)`: the (prompt, answer) pairs, for `pammodule.pamtester(answers=...)`.
 """
 
+import contextlib
 import os
 
 from conftest import BIN
@@ -44,6 +50,28 @@ def lines(device, auth=(), account=None, password=None, session=None, timeout=30
 
 def service(device, **groups):
     return scratch_service(lines(device, **groups))
+
+
+def shared_stack(device) -> list:
+    module_options = " ".join([str(module()), *options(device)])
+    return [
+        "auth     [success=done default=ignore]                  pam_unix.so nullok",
+        f"auth     required                                       {module_options} use_first_pass",
+        f"account  [success=ok user_unknown=ignore default=bad]   {module_options}",
+        "account  required                                       pam_unix.so",
+        f"password [success=done user_unknown=ignore default=die] {module_options}",
+        "password required                                       pam_unix.so obscure yescrypt",
+        "session  required                                       pam_unix.so",
+        f"session  optional                                       {module_options}",
+    ]
+
+
+@contextlib.contextmanager
+def sshd_service(device):
+    with scratch_service(shared_stack(device)) as stack:
+        with scratch_service(["session  required  pam_mkhomedir.so skel=/etc/skel umask=0077",
+                              f"@include {stack}"]) as name:
+            yield name
 
 
 def events(device) -> list:
