@@ -60,9 +60,12 @@ V3_AUDIT_KINDS = AUDIT_KINDS | {
 V4_AUDIT_KINDS = V3_AUDIT_KINDS | {"accounts_imported", "accounts_exported"}
 
 
-LATEST_AUDIT_KINDS = V4_AUDIT_KINDS | {
+V5_AUDIT_KINDS = V4_AUDIT_KINDS | {
     "group_added", "group_removed", "group_member_added", "group_member_removed",
     "pam_session_opened", "pam_session_closed"}
+
+
+LATEST_AUDIT_KINDS = V5_AUDIT_KINDS | {"ssh_key_added", "ssh_key_removed"}
 V2_SCHEMA = {
     ("table", "account"), ("table", "activation"), ("table", "login_throttle"),
     ("table", "audit_event"), ("table", "audit_kind"), ("table", "grdb_migrations"),
@@ -246,7 +249,8 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
         if activation != expected["activation"]:
             problems.append(f"activation {activation}, was {expected['activation']}")
         kinds = {r[0] for r in con.execute("SELECT name FROM main.audit_kind")}
-        if kinds != (LATEST_AUDIT_KINDS if latest else V4_AUDIT_KINDS if has_v4
+        if kinds != (LATEST_AUDIT_KINDS if latest else V5_AUDIT_KINDS if has_v5
+                     else V4_AUDIT_KINDS if has_v4
                      else V3_AUDIT_KINDS if has_v3 else AUDIT_KINDS):
             problems.append(f"audit_kind {sorted(kinds)}")
         if not same_rows(con, "audit_event", AUDIT_COLUMNS, "WHERE id <= ?",
