@@ -225,8 +225,9 @@ public final class PostgresStore: AccountRepository {
     }
   }
 
-  /// Begins a transaction that holds the migration lock, then runs `body` in it (which ends
-  /// it). The lock is the transaction's (`pg_advisory_xact_lock`), never the session's: behind
+  /// Runs `body` in a new transaction that holds the migration lock (`body` ends it).
+  ///
+  /// The lock is the transaction's (`pg_advisory_xact_lock`), never the session's: behind
   /// a pooler in transaction mode a session lock could be taken on one server connection and
   /// released on another, and stay held for good. The transaction is READ COMMITTED, so each
   /// statement after the lock sees what any migration that held it committed.
@@ -299,8 +300,9 @@ public final class PostgresStore: AccountRepository {
     }
   }
 
-  /// What every transaction begins with: its own search path, pinned to pg_catalog (see
-  /// `PGConnection.open`). The connection sets it for the session too, but behind a pooler in
+  /// What every transaction begins with: its own search path, pinned to pg_catalog.
+  ///
+  /// See `PGConnection.open`. The connection sets it for the session too, but behind a pooler in
   /// transaction mode the session is not ours from one transaction to the next.
   static let pinnedPath = "SET LOCAL search_path = pg_catalog;"
 
