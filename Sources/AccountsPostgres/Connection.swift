@@ -55,8 +55,9 @@ final class PGConnection {
   /// Where the server is, in words: `at HOST:PORT` or `on the socket FOLDER (port PORT)`.
   let server: String
   private var cursors = 0
-  /// The statements prepared in the current transaction: their SQL, and the name each was
-  /// given. Released before the transaction ends (`releasePrepared`): behind a pooler in
+  /// The statements prepared in the current transaction: their SQL, and each one's name.
+  ///
+  /// Released before the transaction ends (`releasePrepared`): behind a pooler in
   /// transaction mode (PgBouncer), the next transaction may run on another server connection,
   /// where the name means nothing, and this one may serve another client.
   private var prepared: [String: String] = [:]
@@ -211,10 +212,10 @@ final class PGConnection {
   /// True while the connection is open.
   var isAlive: Bool { library.status(handle) == CONNECTION_OK }
 
-  /// True when a transaction is open (or failed and not yet rolled back).
-  /// Forgets the statements prepared in this transaction, on the server too: called before the
-  /// transaction ends (and again, failures ignored, after a rollback, when an aborted
-  /// transaction refused it).
+  /// Forgets the statements prepared in this transaction, on the server too.
+  ///
+  /// Called before the transaction ends, and again (failures ignored) after a rollback, when an
+  /// aborted transaction refused it.
   func releasePrepared() {
     for name in prepared.values {
       if let result = library.exec(handle, "DEALLOCATE \(name)") { library.clear(result) }
@@ -222,6 +223,7 @@ final class PGConnection {
     prepared.removeAll()
   }
 
+  /// True when a transaction is open (or failed and not yet rolled back).
   var inTransaction: Bool {
     let status = library.transactionStatus(handle)
     return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
