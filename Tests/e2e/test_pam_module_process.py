@@ -103,19 +103,20 @@ def test_only_items_that_are_set(helper, tmp_path):
 
 
 def test_clock_stops_while_the_person_types(helper, tmp_path):
-    """timeout=1 is the helper's own time: a person who takes 2 seconds to answer is not cut
-    off (the typist waits here: that wait is the point of the test)."""
+    """timeout=2 is the helper's own time: a person who takes 3 seconds at each of two
+    questions is not cut off (the typist waits here: that wait is the point of the test, and
+    the 2 seconds leave a loaded machine room for the fake helper's own start)."""
     path, module = helper
     fake_helper(path, f"""
 record({str(tmp_path / 'got')!r}, [ask('SECRET Verification code: '), ask('TEXT Again: ')])
 send('RESULT success')""")
-    with scratch_service([module_line("auth", module, "timeout=1")]) as service:
+    with scratch_service([module_line("auth", module, "timeout=2")]) as service:
         child = spawn_pamtester(service)
         child.expect_exact("Verification code: ")
-        time.sleep(2)
+        time.sleep(3)
         child.sendline("492039")
         child.expect_exact("Again: ")
-        time.sleep(2)
+        time.sleep(3)
         child.sendline("492039")
         run = finish(child)
     assert succeeded(run), run

@@ -1,0 +1,120 @@
+"""The records' folder: `userdb disable` leaves it as it was, files someone else changed are
+left alone, an unsafe folder refused, a kill between the store's commit and the files repaired by
+the next command, two hosts keeping folders of their own on one store."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+
+from conftest import BIN, PASSWORD
+from userdbhelp import unique, userdb, enable, add, ok, snapshot, check_records
+
+
+def test_disable_leaves_the_folder_as_it_was(activated, tmp_path):
+    """A folder with others' files, one of them holding a name accounts wants: enable reports
+    it and leaves it, disable removes exactly what accounts wrote (byte for byte as before); a
+    folder enable made is removed again."""
+    folder = tmp_path / "rec"
+    folder.mkdir(mode=0o755)
+    (folder / "other.user").write_text('{"userName":"other","uid":4242}\n')
+    (folder / "alice.user").write_text("not ours\n")
+    (folder / "notes.txt").write_text("keep\n")
+    os.symlink("other.user", folder / "4242.user")
+    before = snapshot(folder)
+    enable(activated, folder, "24400-24409",
+           stderr=f"Left alone: {folder}/alice.user was not written by accounts (no record of "
+           "that name was written).\n")
+    add(activated, "bob")
+    assert (folder / "bob.user").exists() and (folder / "alice.user").read_text() == "not ours\n"
+    status = json.loads(ok(userdb(activated, "status", "--json")).stdout)
+    assert (status["enabled"], status["behind"], status["foreign"]) == (True, 0, ["alice.user"])
+    result = ok(userdb(activated, "disable"))
+    assert result.stdout == f"User records turned off: 1 file removed from {folder}.\n"
+    assert snapshot(folder) == before
+
+    fresh = tmp_path / "fresh"
+    enable(activated, fresh, "24400-24409")
+    assert {p.name for p in fresh.iterdir() if not p.name.startswith(".")} == {
+        "alice.user", "alice.group", "24400.user", "24400.group", "bob.user", "bob.group",
+        "24401.user", "24401.group"}
+    ok(userdb(activated, "disable"))
+    assert not fresh.exists()
+
+
+def test_records_changed_by_someone_else_are_left(activated, tmp_path):
+    """A record of accounts' that someone edited is not removed by disable."""
+    folder = tmp_path / "rec"
+    enable(activated, folder, "24500-24509")
+    (folder / "alice.user").write_text("edited\n")
+    ok(userdb(activated, "disable"))
+    assert (folder / "alice.user").read_text() == "edited\n"
+
+
+def test_enable_refuses_an_unsafe_folder(activated, tmp_path):
+    folder = tmp_path / "rec"
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    result = userdb(activated, "enable", "--folder", str(folder), "--uids", "24600-24609")
+    assert result.code == 3, result
+    assert f"The user records folder {folder} cannot be used: group or others may write the " \
+        "folder (mode 777)." in result.stderr
+
+
+def test_killed_between_commit_and_records_is_repaired(activated, tmp_path):
+    """SIGKILL at the point after the store's commit and before the files (the program stops
+    itself there): the account is stored, its record missing, status tells; the next changing
+    command writes it. The same for sync."""
+    folder = tmp_path / "rec"
+    enable(activated, folder, "24700-24709")
+    for repair in (["group", "add", "crew"], ["userdb", "sync"]):
+        name = unique("k")
+        env = activated.env(ACCOUNTS_TEST_STOP_BEFORE_USER_RECORDS="1")
+        proc = subprocess.Popen(
+            [BIN, "user", "add", "--username", name, "--full-name", "K", "--email",
+             "k@example.org", "--password-stdin"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        proc.stdin.write(f"{PASSWORD}\n".encode())
+        proc.stdin.close()
+        _, status = os.waitpid(proc.pid, os.WUNTRACED)
+        assert os.WIFSTOPPED(status) and os.WSTOPSIG(status) == signal.SIGSTOP
+        proc.kill()
+        proc.wait()
+        assert activated.account(name)["username"] == name
+        assert not (folder / f"{name}.user").exists()
+        status = json.loads(ok(userdb(activated, "status", "--json")).stdout)
+        assert (status["behind"], status["skipped"]) == (
+            1, [f"No user record for {name}: it has no uid yet."]), status
+        ok(activated.run(*repair))
+        check_records(folder)
+        assert json.loads((folder / f"{name}.user").read_text())["userName"] == name
+        assert json.loads(ok(userdb(activated, "status", "--json")).stdout)["behind"] == 0
+
+
+def test_two_hosts_share_a_store(activated, tmp_path):
+    """Two host names (UTS namespaces) on one store, each with its own folder: a user added on
+    either is in both folders after sync, with the same uid; disabling one host leaves the
+    other."""
+    def on(host, *args, input=None):
+        return subprocess.run(
+            ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', host, BIN, *args],
+            input=input, capture_output=True, text=True, env=activated.env())
+
+    for host, folder in (("host-a", "a"), ("host-b", "b")):
+        proc = on(host, "userdb", "enable", "--folder", str(tmp_path / folder), "--uids",
+                  "24800-24809")
+        assert proc.returncode == 0, proc
+    proc = on("host-a", "user", "add", "--username", "bob", "--full-name", "B", "--email",
+              "b@example.org", "--password-stdin", input=PASSWORD + "\n")
+    assert proc.returncode == 0, proc
+    assert (tmp_path / "a" / "bob.user").exists() and not (tmp_path / "b" / "bob.user").exists()
+    assert on("host-b", "userdb", "sync").returncode == 0
+    a = check_records(tmp_path / "a")
+    assert a == check_records(tmp_path / "b")
+    assert a["bob.user"]["uid"] == 24801
+    assert on("host-a", "userdb", "disable").returncode == 0
+    assert not (tmp_path / "a").exists() and (tmp_path / "b" / "bob.user").exists()
+    status = json.loads(on("host-b", "userdb", "status", "--json").stdout)
+    assert (status["host"], status["enabled"], status["users"]) == ("host-b", True, 2)

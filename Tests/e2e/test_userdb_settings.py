@@ -1,0 +1,67 @@
+"""`accounts userdb status|enable|disable|sync` as they refuse or report, and `--home`/`--shell`
+with what `user show` and `user list --json` tell: the settings of user records (the records
+themselves: test_userdb_nss.py, test_userdb_folder.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from conftest import PASSWORD
+from userdbhelp import userdb, enable, add, ok
+
+
+def test_status_when_off(activated):
+    """status --json with every key present; text says off; disable and sync refuse (exit 1)."""
+    status = json.loads(ok(userdb(activated, "status", "--json")).stdout)
+    assert status == {"host": os.uname().nodename, "enabled": False, "folder": None,
+                      "uids": "20000-29999", "users": 0, "groups": 0, "behind": 0,
+                      "foreign": [], "skipped": []}
+    host = os.uname().nodename
+    for command in ("disable", "sync"):
+        result = userdb(activated, command)
+        assert (result.code, result.stdout, result.stderr) == (
+            1, "", f"This host ({host}) keeps no user records of this store; run accounts "
+            "userdb enable first.\n")
+
+
+@pytest.mark.parametrize("uids", ["1-2", "20000", "30000-20000", "999-2000", "1000-60000",
+                                  "a-b", "20000-29999-1", "+2000-3000"])
+def test_enable_refuses_a_range(activated, uids):
+    result = userdb(activated, "enable", "--uids", uids)
+    assert result.code == 2, result
+    assert f"--uids {uids} is not valid: give FIRST-LAST, two numbers from 1000 to 59999, " \
+        "FIRST not above LAST." in result.stderr
+
+
+@pytest.mark.parametrize("option,path", [("--shell", "bin/sh"), ("--home", "/home/a:b"),
+                                         ("--home", "/home/a/"), ("--shell", "/bin/../sh"),
+                                         ("--home", "/home/a\tb")])
+def test_home_and_shell_refused(activated, option, path):
+    """A relative path, ':', a trailing /, .. or a control character: one sentence, exit 2, for
+    add and edit, nothing stored."""
+    for args in (["user", "add", "--username", "zed", "--full-name", "Z", "--email",
+                  "z@example.org", "--password-stdin"], ["user", "edit", "alice"]):
+        result = activated.run(*args, option, path, input=PASSWORD + "\n")
+        assert result.code == 2, result
+        assert f"{option} " in result.stderr and "is not valid: give an absolute path without " \
+            "':', control characters, empty, . or .. parts, or a trailing /." in result.stderr
+    assert [a["username"] for a in activated.accounts()] == ["alice"]
+
+
+def test_show_and_list_tell_uid_home_shell(activated, tmp_path):
+    add(activated, "bob", "--shell", "/bin/sh", "--home", "/srv/bob")
+    bob = activated.account("bob")
+    assert (bob["uid"], bob["home"], bob["shell"]) == (None, "/srv/bob", "/bin/sh")
+    assert activated.account("alice")["home"] == "/home/alice"
+    enable(activated, tmp_path / "rec", "23900-23909")
+    listed = {a["username"]: (a["uid"], a["home"], a["shell"]) for a in activated.accounts()}
+    assert listed == {"alice": (23900, "/home/alice", "/bin/bash"),
+                      "bob": (23901, "/srv/bob", "/bin/sh")}
+    shown = ok(activated.run("user", "show", "bob")).out_lines
+    assert ["UID: 23901", "Home: /srv/bob", "Shell: /bin/sh"] == shown[12:15]
+    ok(activated.run("user", "edit", "bob", "--shell", "/bin/dash"))
+    assert json.loads((tmp_path / "rec" / "bob.user").read_text())["shell"] == "/bin/dash"
+    assert activated.events()[-1]["detail"] == "shell /bin/dash"

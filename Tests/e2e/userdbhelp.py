@@ -1,0 +1,128 @@
+"""What the user-record tests share (test_userdb_*.py, test_ssh_keys.py): running `userdb`,
+enabling it in a folder with a uid range, adding an account, a folder's snapshot, every record
+checked field by field against systemd's user and group record specification (types, required
+fields, no secret, mode 0644, owner root, each UID.user / GID.group link naming its record), and
+NSS read back (`getent`, `id`).
+
+Each test gives its own `--uids` range, so that parallel tests never hand out the same number
+(and a number NSS already knows is skipped anyway)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import stat
+import subprocess
+import tempfile
+import uuid
+
+from conftest import PASSWORD
+
+RUN_USERDB = pathlib.Path("/run/userdb")
+PBKDF2 = "pbkdf2_sha256$1000$UnicodeSaltXyz9876543$g4MD6bb2teH3Xo/srajDalClWyx/3E2EdVR8qdZ64U0="
+USER_FIELDS = {"userName": str, "realName": str, "uid": int, "gid": int, "memberOf": list,
+               "homeDirectory": str, "shell": str, "disposition": str, "locked": bool,
+               "notAfterUSec": int, "sshAuthorizedKeys": list}
+GROUP_FIELDS = {"groupName": str, "gid": int, "members": list, "disposition": str}
+SECRET_WORDS = ("password", "hash", "pbkdf2", "secret", "hashedPassword", "privileged")
+
+
+def unique(prefix: str = "u") -> str:
+    return prefix + uuid.uuid4().hex[:8]
+
+
+def userdb(device, *args, env=None):
+    return device.run("userdb", *args, env=env)
+
+
+def enable(device, folder, uids, stderr=""):
+    result = userdb(device, "enable", "--folder", str(folder), "--uids", uids)
+    assert (result.code, result.stderr) == (0, stderr), result
+    assert result.stdout.startswith(f"User records in {folder} (uids {uids}): "), result
+    return result
+
+
+def add(device, name, *flags, full_name="Some One"):
+    result = device.run("user", "add", "--username", name, "--full-name", full_name, "--email",
+                        f"{name}@example.org", "--password-stdin", *flags, input=PASSWORD + "\n")
+    assert (result.code, result.stdout, result.stderr) == (
+        0, f"Account added: {name}.\n", ""), result
+
+
+def ok(result):
+    assert (result.code, result.stderr) == (0, ""), result
+    return result
+
+
+def snapshot(folder: pathlib.Path) -> dict:
+    """Every entry of `folder`: kind, mode, owner, and content or link target."""
+    entries = {}
+    for entry in sorted(folder.iterdir()):
+        info = entry.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            what = "-> " + os.readlink(entry)
+        else:
+            what = entry.read_bytes()
+        entries[entry.name] = (stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode),
+                               info.st_uid, info.st_gid, what)
+    return entries
+
+
+def check_records(folder: pathlib.Path) -> dict:
+    """Checks every record accounts wrote in `folder` against the specification and returns
+    them by name: types of the known fields, required fields, no secret, mode 0644, owner
+    root, and each UID.user / GID.group link naming its record."""
+    records = {}
+    for entry in folder.iterdir():
+        if entry.name.startswith(".accounts-"):
+            assert entry.name.endswith(".manifest") and stat.S_IMODE(entry.lstat().st_mode) == 0o644
+            continue
+        info = entry.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            number, kind = entry.name.split(".")
+            assert number.isdigit() and kind in ("user", "group"), entry
+            target = json.loads((folder / os.readlink(entry)).read_text())
+            assert target["uid" if kind == "user" else "gid"] == int(number), entry
+            continue
+        assert stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o644, entry
+        assert (info.st_uid, info.st_gid) == (0, 0), entry
+        text = entry.read_text()
+        assert not any(word in text for word in SECRET_WORDS), text
+        record = json.loads(text)
+        records[entry.name] = record
+        if entry.name.endswith(".user"):
+            fields = USER_FIELDS
+            assert entry.name == record["userName"] + ".user"
+            assert {"userName", "uid", "gid", "homeDirectory", "shell", "disposition",
+                    "locked"} <= record.keys(), record
+            assert record["uid"] == record["gid"] and record["disposition"] == "regular"
+        elif entry.name.endswith(".group"):
+            fields = GROUP_FIELDS
+            assert entry.name == record["groupName"] + ".group"
+        else:
+            assert entry.name.endswith(".membership"), entry
+            assert entry.name == f"{record['userName']}:{record['groupName']}.membership"
+            continue
+        for key, value in record.items():
+            assert key in fields and isinstance(value, fields[key]), (key, value)
+            assert not isinstance(value, bool) or fields[key] is bool, (key, value)
+    return records
+
+
+def getent(database, key):
+    proc = subprocess.run(["getent", database, key], capture_output=True, text=True)
+    return proc.returncode, proc.stdout
+
+
+def groups_of(name):
+    proc = subprocess.run(["id", "-Gn", name], capture_output=True, text=True)
+    assert proc.returncode == 0, proc
+    return set(proc.stdout.split())
+
+
+def public_folder():
+    """A private folder `nobody` can traverse (the test's own tmp_path cannot be)."""
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="userdb-", dir="/tmp"))
+    folder.chmod(0o755)
+    return folder
