@@ -118,6 +118,14 @@ public struct AccountsEnvironment {
   /// Every caller goes on to change the store: it is opened for that (`.change`), and the store
   /// opener hands the same connection to the `writableStore()` that follows.
   func isActivated() throws(AccountsError) -> Bool {
+    if storeContainer == .sharedDatabase {
+      // A server's state read answers in one statement, and leaves the store known to be of
+      // this version, so that opening it for the change that follows asks nothing more.
+      guard let status = try storing({ () throws(StoreError) in try readStatus() }),
+        status.state == .activated
+      else { return false }
+      return try storeForChange() != nil
+    }
     guard let store = try storeForChange() else { return false }
     return try storing { () throws(StoreError) in try store.storedStatus() }.state == .activated
   }

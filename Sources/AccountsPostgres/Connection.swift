@@ -55,6 +55,8 @@ final class PGConnection {
   /// Where the server is, in words: `at HOST:PORT` or `on the socket FOLDER (port PORT)`.
   let server: String
   private var cursors = 0
+  /// True once the session's search path was pinned (`pinPath`).
+  private var pathPinned = false
   /// The statements prepared in the current transaction: their SQL, and each one's name.
   ///
   /// Released before the transaction ends (`releasePrepared`): behind a pooler in
@@ -144,19 +146,15 @@ final class PGConnection {
     }
     // Notices (such as "schema already exists") are not for the person at the terminal.
     _ = library.setNoticeProcessor(connection, { _, _ in }, nil)
-    let opened = PGConnection(library: library, handle: connection, server: server)
-    // Every name of ours is written with its schema; the functions and operators SQL itself
-    // calls (count, coalesce, =) are looked up in pg_catalog alone, so that no other role's
-    // objects in a schema on the search path can stand in for them (CVE-2018-1058).
-    do {
-      try opened.run("SELECT pg_catalog.set_config('search_path', 'pg_catalog', false)")
-    } catch {
-      throw error.connectionLost
-        ? .cannotConnect(location: location, server: server, reason: error.message)
-        : .failure(location: location, reason: error.message)
-    }
-    return opened
+    return PGConnection(library: library, handle: connection, server: server)
   }
+
+  /// Pins the session's search path, sent with the first statement (no round trip of its own).
+  ///
+  /// Every name of ours is written with its schema; the functions and operators SQL itself
+  /// calls (count, coalesce, =) are looked up in pg_catalog alone, so that no other role's
+  /// objects in a schema on the search path can stand in for them (CVE-2018-1058).
+  static let pinPath = "SELECT pg_catalog.set_config('search_path', 'pg_catalog', false);"
 
   /// Runs `sql` (one statement, or several with no parameters) and returns the last result.
   ///
@@ -165,6 +163,28 @@ final class PGConnection {
   /// outside a transaction it runs unnamed, as any other.
   @discardableResult
   func run(_ sql: String, _ parameters: [PGValue] = [], prepared: Bool = false)
+    throws(PGFailure) -> PGRows
+  {
+    var sql = sql
+    if !pathPinned {
+      // Sent ahead of the first statement, in the same message where it has no parameters;
+      // a failure leaves it to be sent again with the next one.
+      if parameters.isEmpty && !(prepared && inTransaction) {
+        sql = Self.pinPath + " " + sql
+      } else {
+        try check(library.exec(handle, Self.pinPath))
+      }
+      pathPinned = true
+    }
+    do {
+      return try send(sql, parameters, prepared: prepared)
+    } catch {
+      if sql.hasPrefix(Self.pinPath) { pathPinned = false }
+      throw error
+    }
+  }
+
+  private func send(_ sql: String, _ parameters: [PGValue], prepared: Bool)
     throws(PGFailure) -> PGRows
   {
     let result: OpaquePointer?

@@ -65,7 +65,7 @@ struct PostgresAccess: AccountWriter {
     try storing { () throws(StoreError) in try decoding(location: store.location, body) }
   }
 
-  private func account(_ rows: PGRows, _ row: Int) throws(AccountsError) -> Account {
+  func account(_ rows: PGRows, _ row: Int) throws(AccountsError) -> Account {
     try decoded { () throws(PGUnreadableValue) in
       Account(
         id: try rows.decode(Int64.self, row, 0), username: try rows.decode(String.self, row, 1),
@@ -378,8 +378,13 @@ struct PostgresAccess: AccountWriter {
     }
   }
 
-  /// A text array parameter (`{a,b}`) of simple words.
+  /// A text array parameter (`{"a","b"}`), each element quoted and escaped.
   static func textArray(_ words: [String]) -> PGValue {
-    .text("{" + words.map { "\"\($0)\"" }.joined(separator: ",") + "}")
+    .text(
+      "{"
+        + words.map {
+          "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }.joined(separator: ",") + "}")
   }
 }

@@ -136,6 +136,22 @@ public final class PostgresStore: AccountRepository {
 
   // MARK: - Connection, transactions, errors
 
+  /// Runs one statement on its own (its own transaction, as a function call that pins its
+  /// search path needs no other), with the store opened for `access` first.
+  func statement(_ sql: String, _ parameters: [PGValue], for access: StoreAccess)
+    throws(AccountsError) -> (PGRows, PostgresAccess)
+  {
+    guard try storing({ () throws(StoreError) in try opened(for: access) }) != nil else {
+      throw .storage(.failure(location: location, reason: "it holds no accounts store"))
+    }
+    let db = try storing { () throws(StoreError) in try connected() }
+    do {
+      return (try db.run(sql, parameters), self.access(db))
+    } catch {
+      throw .storage(translate(error))
+    }
+  }
+
   private func connected() throws(StoreError) -> PGConnection {
     if let connection, connection.isAlive { return connection }
     let opened = try PGConnection.open(uri: uri, location: location)

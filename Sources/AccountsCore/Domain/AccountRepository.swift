@@ -37,6 +37,22 @@ public protocol AccountRepository: AnyObject {
   /// The backend's own integrity problems and the facts the device's rules are judged on (see
   /// `consistencyProblems`, which judges them).
   func consistencyFacts() throws(AccountsError) -> ConsistencyFacts
+
+  // MARK: Login steps (the core's generic ones are in LoginSteps.swift)
+
+  /// The account of `key`, its tally, the reference hash and its second factor, read together
+  /// (with no key: the reference hash alone).
+  func loginFacts(key: String?) throws(AccountsError) -> LoginFacts
+  /// Counts a failed login in one transaction (`LoginRecorder.recordFailure`).
+  func recordLoginFailure(_ record: LoginFailureRecord) throws(AccountsError)
+    -> LoginFailureOutcome
+  /// Logs a refused attempt and returns the lock's end when `usernameKey` is locked at `now`;
+  /// writes nothing and returns nil otherwise.
+  func recordLoginRefusal(username: String, usernameKey: String, at now: Date, detail: String)
+    throws(AccountsError) -> Date?
+  /// Records a successful login in one transaction (`LoginRecorder.recordSuccess`).
+  func recordLoginSuccess(_ record: LoginSuccessRecord) throws(AccountsError)
+    -> LoginSuccessOutcome
 }
 
 /// What the flows read.

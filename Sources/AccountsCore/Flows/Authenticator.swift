@@ -25,38 +25,42 @@ struct Authenticator {
     var password: String
     /// True when the stored hash is weaker than the policy's.
     var needsRehash: Bool
+    /// The account's second factor as read with it, before the check.
+    var secondFactor: StoredSecondFactor?
   }
 
   /// Refuses at once, logging the refused attempt, when `key` is locked; used right after the
   /// user name is typed, so that nobody types a password in vain (unknown names lock the same
-  /// way, so this tells nothing about which names exist).
-  func refuseIfLocked(username: String, key: String) throws(AccountsError) {
+  /// way, so this tells nothing about which names exist). Returns what it read, for `check`.
+  @discardableResult
+  func refuseIfLocked(username: String, key: String) throws(AccountsError) -> LoginFacts {
+    let facts = try store.loginFacts(key: key)
     if let until = try LoginRecorder.recordRefusalIfLocked(
-      store, username: username, usernameKey: key, at: env.now())
+      store, username: username, usernameKey: key, at: env.now(), tally: facts.tally)
     {
       throw env.lockedError(until: until)
     }
+    return facts
   }
 
   /// Checks `password` (already NFKC-normalized) for `username`; counts and logs a failure.
   ///
   /// With `exactName`, an account whose stored name is not `username` byte for byte (only the
-  /// same key) is treated as no account at all (`pam-auth`).
-  func check(username: String, password: String, exactName: Bool = false) throws(AccountsError)
-    -> Verified
-  {
+  /// same key) is treated as no account at all (`pam-auth`). `facts` are what was read for this
+  /// name when it was typed (read now when nil). With `straightToLogIn`, the caller records the
+  /// login next unless a question follows (a second factor, a required new password): then the
+  /// lock is read again in the login's own transaction instead of here.
+  func check(
+    username: String, password: String, exactName: Bool = false, facts: LoginFacts? = nil,
+    straightToLogIn: Bool = false
+  ) throws(AccountsError) -> Verified {
     // A name that breaks the naming rules cannot exist: nothing is looked up or written for
     // it (nobody can fill the database with junk names), but it costs the same work.
     let key = UsernameRules.key(for: username)
-    let (account, tally, reference) = try store.read {
-      reader throws(AccountsError) -> (Account?, ThrottleState, String?) in
-      guard let key else { return (nil, .clear, try reader.owner()?.passwordHash) }
-      let account = try reader.account(key: key).flatMap {
-        exactName && !$0.isNamed(exactly: username) ? nil : $0
-      }
-      let reference = account?.isOwner == true ? account : try reader.owner()
-      return (account, try reader.tally(key: key), reference?.passwordHash)
-    }
+    let read: LoginFacts
+    if let facts { read = facts } else { read = try store.loginFacts(key: key) }
+    let account = read.account.flatMap { exactName && !$0.isNamed(exactly: username) ? nil : $0 }
+    let (tally, reference) = (read.tally, read.referenceHash)
     let workTarget = Self.workTarget(referenceHash: reference, setting: env.hasher.iterations)
     guard let key else {
       _ = try hashing { () throws(CryptoError) in
@@ -93,8 +97,16 @@ struct Authenticator {
     }
     // The lock is read again now that the password is known to be right: logins that started
     // together may have locked the name while this one hashed, and whatever comes next (the
-    // code question above all) would tell that this password is the right one.
-    try refuseIfLocked(username: username, key: key)
+    // code question above all) would tell that this password is the right one. A login with
+    // nothing more to ask reads it in its own transaction.
+    let factor = read.secondFactor.flatMap { $0.accountID == account.id ? $0 : nil }
+    if !straightToLogIn || factor != nil || account.mustChangePassword {
+      if let until = try LoginRecorder.recordRefusalIfLocked(
+        store, username: username, usernameKey: key, at: env.now())
+      {
+        throw env.lockedError(until: until)
+      }
+    }
     if account.isDisabled {
       try fail(username: username, key: key, detail: Messages.detailDisabled)
     }
@@ -104,7 +116,7 @@ struct Authenticator {
     }
     return Verified(
       account: account, typedName: username, password: password,
-      needsRehash: verification.needsRehash)
+      needsRehash: verification.needsRehash, secondFactor: factor)
   }
 
   /// Records a successful login in one transaction (the tally cleared, the last login stamped,

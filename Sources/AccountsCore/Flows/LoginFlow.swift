@@ -21,7 +21,7 @@ public enum LoginFlow {
     let reader = FieldReader(console: env.console, stage: stage)
     let verified = try Credentials.ask(
       reader, authenticator: authenticator, username: options.username,
-      passwordPrompt: Messages.passwordPrompt)
+      passwordPrompt: Messages.passwordPrompt, straightToLogIn: true)
     let proof = try SecondFactorGate(authenticator).askIfEnabled(verified, stage: stage)
     var newPassword: String?
     if verified.account.mustChangePassword {
@@ -40,7 +40,7 @@ public enum LoginFlow {
     let (token, hash) = try SessionBook.newToken()
     let start = SessionStart(
       tokenHash: hash, policy: env.sessionPolicy,
-      replacing: SessionBook.previousID(env, store: store))
+      replacing: SessionBook.previousTokenHash(env))
     let home = try authenticator.logIn(
       verified, newPassword: newPassword,
       completion: LoginCompletion(proof: proof, session: start))
@@ -55,17 +55,20 @@ public enum LoginFlow {
 /// A user name and password read and checked: shared by `login`, `passwd` and the bare flow.
 enum Credentials {
   /// Reads the user name (refusing a locked one at once), then the password, and checks them.
+  ///
+  /// With `straightToLogIn`, the caller records the login next (see `Authenticator.check`).
   static func ask(
     _ reader: FieldReader, authenticator: Authenticator, username: String?,
-    passwordPrompt: String
+    passwordPrompt: String, straightToLogIn: Bool = false
   ) throws(AccountsError) -> Authenticator.Verified {
     let usernameField = try reader.read(Messages.usernamePrompt, flag: username)
+    var facts: LoginFacts?
     if !usernameField.isBlank,
       TextRules.problem(usernameField, field: Messages.usernamePrompt) == nil
     {
       let name = TextRules.trimmed(usernameField.textOrEmpty)
       if let key = UsernameRules.key(for: name) {
-        try authenticator.refuseIfLocked(username: name, key: key)
+        facts = try authenticator.refuseIfLocked(username: name, key: key)
       }
     }
     let passwordField = try reader.read(passwordPrompt, flag: nil, secret: true)
@@ -80,6 +83,7 @@ enum Credentials {
     }
     return try authenticator.check(
       username: TextRules.trimmed(usernameField.textOrEmpty),
-      password: PasswordRules.normalized(passwordField.textOrEmpty))
+      password: PasswordRules.normalized(passwordField.textOrEmpty), facts: facts,
+      straightToLogIn: straightToLogIn)
   }
 }

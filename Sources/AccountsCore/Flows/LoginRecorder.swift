@@ -48,11 +48,12 @@ public struct SessionStart: Equatable, Sendable {
   public var tokenHash: [UInt8]
   /// How long it lasts.
   public var policy: SessionPolicy
-  /// The session this client held before, ended now (a new token at every login).
-  public var replacing: Int64?
+  /// The SHA-256 of the token of the session this client held before, ended now (a new token
+  /// at every login).
+  public var replacing: [UInt8]?
 
   /// Creates a session start.
-  public init(tokenHash: [UInt8], policy: SessionPolicy, replacing: Int64?) {
+  public init(tokenHash: [UInt8], policy: SessionPolicy, replacing: [UInt8]?) {
     self.tokenHash = tokenHash
     self.policy = policy
     self.replacing = replacing
@@ -78,43 +79,33 @@ public enum LoginRecorder {
     policy: LockoutPolicy, detail: String = Messages.detailInvalidCredentials,
     origin: String? = nil
   ) throws(AccountsError) -> LoginFailureOutcome {
-    try store.write { writer throws(AccountsError) -> LoginFailureOutcome in
-      try writer.forgetTallies(
-        lastFailureBefore: now.addingTimeInterval(-policy.forgetAfter), notLockedAt: now)
-      if let until = try refusal(
-        writer, username: username, key: usernameKey, at: now, origin: origin)
-      {
-        return .alreadyLocked(until: until)
-      }
-      let (next, lockedUntil) = policy.tally(
-        afterFailure: try writer.tally(key: usernameKey), at: now)
-      try writer.append(
-        AuditRecord(
-          .loginFailure, at: now, username: username, usernameKey: usernameKey,
-          detail: Messages.detail(detail, origin: origin)))
-      if let lockedUntil {
-        try writer.append(
-          AuditRecord(
-            .lockout, at: now, username: username, usernameKey: usernameKey,
-            detail: Messages.detailLockedUntil(Timestamp.string(from: lockedUntil))))
-      }
-      try writer.setTally(next, key: usernameKey, at: now)
-      return lockedUntil.map { .lockedNow(until: $0) } ?? .counted(failures: next.failures)
-    }
+    try store.recordLoginFailure(
+      LoginFailureRecord(
+        username: username, usernameKey: usernameKey, now: now, policy: policy,
+        detail: Messages.detail(detail, origin: origin),
+        refusalDetail: Messages.detail(Messages.detailLocked, origin: origin),
+        lockoutDetail: Messages.detailLockedUntil(LoginFailureRecord.untilMark)))
   }
 
   /// Logs a refused attempt and returns the lock's end when `usernameKey` is locked at `now`;
   /// writes nothing and returns nil otherwise.
+  ///
+  /// `tally` is the name's tally as just read, when it was: nothing is read again, and a name
+  /// it shows unlocked is not written to at all.
   public static func recordRefusalIfLocked(
-    _ store: any AccountRepository, username: String, usernameKey: String, at now: Date
+    _ store: any AccountRepository, username: String, usernameKey: String, at now: Date,
+    tally: ThrottleState? = nil
   ) throws(AccountsError) -> Date? {
-    let tally = try store.read { reader throws(AccountsError) in
-      try reader.tally(key: usernameKey)
+    let known: ThrottleState
+    if let tally {
+      known = tally
+    } else {
+      known = try store.read { reader throws(AccountsError) in try reader.tally(key: usernameKey) }
     }
-    guard tally.lock(at: now) != nil else { return nil }
-    return try store.write { writer throws(AccountsError) -> Date? in
-      try refusal(writer, username: username, key: usernameKey, at: now)
-    }
+    guard known.lock(at: now) != nil else { return nil }
+    return try store.recordLoginRefusal(
+      username: username, usernameKey: usernameKey, at: now,
+      detail: Messages.detail(Messages.detailLocked, origin: nil))
   }
 
   /// Records a successful login of the account with `usernameKey` in one transaction: the
@@ -129,58 +120,104 @@ public enum LoginRecorder {
     expected: Account? = nil, newHash: String? = nil, requiredChange: Bool = false,
     completion: LoginCompletion = LoginCompletion()
   ) throws(AccountsError) -> LoginSuccessOutcome {
-    try store.write { writer throws(AccountsError) -> LoginSuccessOutcome in
-      if let until = try refusal(writer, username: username, key: usernameKey, at: now) {
-        return .locked(until: until)
-      }
-      guard var account = try writer.account(key: usernameKey), !account.isDisabled,
-        !account.isExpired(at: now),
-        expected.map({ $0.id == account.id && $0.passwordChangedAt == account.passwordChangedAt })
-          ?? true
-      else {
-        try writer.append(
-          AuditRecord(
-            .loginFailure, at: now, username: username, usernameKey: usernameKey,
-            detail: Messages.detailInvalidCredentials))
-        return .gone
-      }
-      if let proof = completion.proof {
-        guard try SecondFactorGate.accept(proof, writer: writer, account: account, at: now)
-        else { return .codeAlreadyUsed }
-      }
-      let failuresSince = try writer.eventCount(
-        key: usernameKey, kind: .loginFailure, afterLatestOf: failureCountResets)
-      let previous = account.lastLoginAt
-      account.lastLoginAt = now
-      if let newHash {
-        account.passwordHash = newHash
-        account.updatedAt = now
-      }
-      if requiredChange {
-        account.mustChangePassword = false
-        account.passwordChangedAt = now
-        try writer.append(
-          AuditRecord(
-            .passwordChanged, at: now, username: account.username, usernameKey: usernameKey,
-            detail: Messages.detailRequiredAtLogin))
-      }
-      try writer.update(account)
-      try writer.setTally(nil, key: usernameKey, at: now)
+    try store.recordLoginSuccess(
+      LoginSuccessRecord(
+        username: username, usernameKey: usernameKey, now: now, expected: expected,
+        newHash: newHash, requiredChange: requiredChange, completion: completion,
+        goneDetail: Messages.detailInvalidCredentials,
+        refusalDetail: Messages.detail(Messages.detailLocked, origin: nil),
+        requiredChangeDetail: Messages.detailRequiredAtLogin,
+        codesLeftDetails: (0...SecondFactor.recoveryCodeCount).map(Messages.detailCodesLeft),
+        failureCountResets: failureCountResets))
+  }
+
+  /// A failed login counted inside a write, by `LockoutPolicy`'s arithmetic.
+  static func failure(_ record: LoginFailureRecord, writer: any AccountWriter)
+    throws(AccountsError) -> LoginFailureOutcome
+  {
+    let (now, key) = (record.now, record.usernameKey)
+    try writer.forgetTallies(
+      lastFailureBefore: now.addingTimeInterval(-record.policy.forgetAfter), notLockedAt: now)
+    if let until = try refusal(
+      writer, username: record.username, key: key, at: now, detail: record.refusalDetail)
+    {
+      return .alreadyLocked(until: until)
+    }
+    let (next, lockedUntil) = record.policy.tally(afterFailure: try writer.tally(key: key), at: now)
+    try writer.append(
+      AuditRecord(
+        .loginFailure, at: now, username: record.username, usernameKey: key,
+        detail: record.detail))
+    if let lockedUntil {
       try writer.append(
         AuditRecord(
-          .loginSuccess, at: now, username: username, usernameKey: usernameKey,
-          detail: completion.origin))
-      if let start = completion.session {
-        try SessionBook.start(
-          start, writer: writer, account: account, secondFactor: completion.proof != nil,
-          endingOthers: requiredChange, at: now)
-      } else if requiredChange {
-        _ = try writer.endSessions(accountID: account.id, keeping: nil)
-      }
-      return .loggedIn(
-        HomeScreen(
-          fullName: account.fullName, previousLogin: previous, failuresSince: failuresSince))
+          .lockout, at: now, username: record.username, usernameKey: key,
+          detail: record.lockoutDetail(until: lockedUntil)))
     }
+    try writer.setTally(next, key: key, at: now)
+    return lockedUntil.map { .lockedNow(until: $0) } ?? .counted(failures: next.failures)
+  }
+
+  /// A successful login recorded inside a write (see `recordSuccess`).
+  static func success(_ record: LoginSuccessRecord, writer: any AccountWriter)
+    throws(AccountsError) -> LoginSuccessOutcome
+  {
+    let (now, key, completion) = (record.now, record.usernameKey, record.completion)
+    if let until = try refusal(
+      writer, username: record.username, key: key, at: now, detail: record.refusalDetail)
+    {
+      return .locked(until: until)
+    }
+    guard var account = try writer.account(key: key), !account.isDisabled,
+      !account.isExpired(at: now),
+      record.expected.map({
+        $0.id == account.id && $0.passwordChangedAt == account.passwordChangedAt
+      }) ?? true
+    else {
+      try writer.append(
+        AuditRecord(
+          .loginFailure, at: now, username: record.username, usernameKey: key,
+          detail: record.goneDetail))
+      return .gone
+    }
+    if let proof = completion.proof {
+      guard
+        try SecondFactorGate.accept(
+          proof, writer: writer, account: account, at: now, detail: record.codesLeftDetail)
+      else { return .codeAlreadyUsed }
+    }
+    let failuresSince = try writer.eventCount(
+      key: key, kind: .loginFailure, afterLatestOf: record.failureCountResets)
+    let previous = account.lastLoginAt
+    account.lastLoginAt = now
+    if let newHash = record.newHash {
+      account.passwordHash = newHash
+      account.updatedAt = now
+    }
+    if record.requiredChange {
+      account.mustChangePassword = false
+      account.passwordChangedAt = now
+      try writer.append(
+        AuditRecord(
+          .passwordChanged, at: now, username: account.username, usernameKey: key,
+          detail: record.requiredChangeDetail))
+    }
+    try writer.update(account)
+    try writer.setTally(nil, key: key, at: now)
+    try writer.append(
+      AuditRecord(
+        .loginSuccess, at: now, username: record.username, usernameKey: key,
+        detail: completion.origin))
+    if let start = completion.session {
+      try SessionBook.start(
+        start, writer: writer, account: account, secondFactor: completion.proof != nil,
+        endingOthers: record.requiredChange, at: now)
+    } else if record.requiredChange {
+      _ = try writer.endSessions(accountID: account.id, keeping: nil)
+    }
+    return .loggedIn(
+      HomeScreen(
+        fullName: account.fullName, previousLogin: previous, failuresSince: failuresSince))
   }
 
   /// Clears the failures and lock of `usernameKey` (an administrator's unlock) and logs it;
@@ -198,16 +235,14 @@ public enum LoginRecorder {
     }
   }
 
-  /// Logs a refused attempt and returns the lock's end when `key` is locked at `now`.
+  /// Logs a refused attempt (with `detail`) and returns the lock's end when `key` is locked
+  /// at `now`.
   static func refusal(
-    _ writer: any AccountWriter, username: String, key: String, at now: Date,
-    origin: String? = nil
+    _ writer: any AccountWriter, username: String, key: String, at now: Date, detail: String
   ) throws(AccountsError) -> Date? {
     guard let until = try writer.tally(key: key).lock(at: now) else { return nil }
     try writer.append(
-      AuditRecord(
-        .loginFailure, at: now, username: username, usernameKey: key,
-        detail: Messages.detail(Messages.detailLocked, origin: origin)))
+      AuditRecord(.loginFailure, at: now, username: username, usernameKey: key, detail: detail))
     return until
   }
 }

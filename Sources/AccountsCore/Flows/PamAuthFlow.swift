@@ -101,13 +101,10 @@ public enum PamAuthFlow {
     // costs nothing next to the password's check, and a refusal is the same either way).
     var password = text
     var code: String?
-    let factor = try UsernameRules.key(for: username).flatMap { key throws(AccountsError) in
-      try store.read { reader throws(AccountsError) -> StoredSecondFactor? in
-        guard let account = try reader.account(key: key), account.isNamed(exactly: username)
-        else { return nil }
-        return try reader.secondFactor(accountID: account.id)
-      }
+    let facts = try UsernameRules.key(for: username).map { key throws(AccountsError) in
+      try store.loginFacts(key: key)
     }
+    let factor = facts?.account?.isNamed(exactly: username) == true ? facts?.secondFactor : nil
     if factor != nil, text.count > SecondFactor.digits,
       text.suffix(SecondFactor.digits).allSatisfy({ $0.isASCII && $0.isNumber })
     {
@@ -116,9 +113,10 @@ public enum PamAuthFlow {
     }
     if password.isEmpty || username.isEmpty { throw .invalidCredentials }
     let verified = try authenticator.check(
-      username: username, password: PasswordRules.normalized(password), exactName: true)
+      username: username, password: PasswordRules.normalized(password), exactName: true,
+      facts: facts, straightToLogIn: true)
     var proof: VerificationProof?
-    if let factor = try gate.factor(of: verified.account) {
+    if let factor = verified.secondFactor {
       guard let code else {
         try authenticator.fail(
           username: verified.typedName, key: verified.account.usernameKey,

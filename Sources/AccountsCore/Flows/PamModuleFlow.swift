@@ -126,7 +126,7 @@ public enum PamModuleFlow {
     do {
       verified = try authenticator.check(
         username: username, password: try acceptablePassword(answer, username: username),
-        exactName: true)
+        exactName: true, straightToLogIn: true)
     } catch {
       // A token an earlier module had (try_first_pass) is not this account's password: the
       // person is asked once. Under use_first_pass the module answers with the same token
@@ -136,7 +136,7 @@ public enum PamModuleFlow {
       guard case .typed = typed else { throw .invalidCredentials }
       verified = try authenticator.check(
         username: username, password: try acceptablePassword(typed, username: username),
-        exactName: true)
+        exactName: true, straightToLogIn: true)
     }
     let proof = try secondFactor(verified, authenticator: authenticator)
     _ = try authenticator.logIn(
@@ -165,7 +165,7 @@ public enum PamModuleFlow {
     throws(AccountsError) -> VerificationProof?
   {
     let gate = SecondFactorGate(authenticator)
-    guard let factor = try gate.factor(of: verified.account) else { return nil }
+    guard let factor = verified.secondFactor else { return nil }
     let typed: String
     do {
       typed = try SecondFactorGate.readCode(

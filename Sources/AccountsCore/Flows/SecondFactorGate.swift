@@ -38,7 +38,7 @@ struct SecondFactorGate {
   func askIfEnabled(_ verified: Authenticator.Verified, stage: InputStage)
     throws(AccountsError) -> VerificationProof?
   {
-    guard let factor = try factor(of: verified.account) else { return nil }
+    guard let factor = verified.secondFactor else { return nil }
     return try ask(verified, factor: factor, stage: stage)
   }
 
@@ -101,7 +101,8 @@ struct SecondFactorGate {
   /// The step is stored if it is later than the last one, or the recovery code marked used (and
   /// logged); nothing is written when it was used first.
   static func accept(
-    _ proof: VerificationProof, writer: any AccountWriter, account: Account, at now: Date
+    _ proof: VerificationProof, writer: any AccountWriter, account: Account, at now: Date,
+    detail: (Int) -> String = Messages.detailCodesLeft
   ) throws(AccountsError) -> Bool {
     switch proof {
     case .totp(let step):
@@ -114,7 +115,7 @@ struct SecondFactorGate {
       try writer.append(
         AuditRecord(
           .recoveryCodeUsed, at: now, username: account.username,
-          usernameKey: account.usernameKey, detail: Messages.detailCodesLeft(left)))
+          usernameKey: account.usernameKey, detail: detail(left)))
       return true
     }
   }

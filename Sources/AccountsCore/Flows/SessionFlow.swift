@@ -28,7 +28,9 @@ enum SessionBook {
     endingOthers: Bool, at now: Date
   ) throws(AccountsError) {
     try writer.endSessions(deadAt: now)
-    if let previous = start.replacing { _ = try writer.endSession(id: previous) }
+    if let previous = start.replacing, let session = try writer.session(tokenHash: previous) {
+      _ = try writer.endSession(id: session.id)
+    }
     if endingOthers { _ = try writer.endSessions(accountID: account.id, keeping: nil) }
     _ = try writer.startSession(
       NewSession(
@@ -77,8 +79,18 @@ enum SessionBook {
     try find(env, store: try env.storeForChange())
   }
 
+  /// The SHA-256 of the token this client's session file holds for this database (the
+  /// session a new login replaces), read from the file alone; nil when there is none or the
+  /// file cannot be used.
+  static func previousTokenHash(_ env: AccountsEnvironment) -> [UInt8]? {
+    guard let saved = try? env.sessions.load(),
+      saved.database == env.sessions.recorded(env.storeLocation)
+    else { return nil }
+    return try? hash(saved.token)
+  }
+
   /// The id of the session this client's file names on this database, live or not (the one a
-  /// new login replaces); nil when there is none or the file cannot be used.
+  /// change that ends the others keeps); nil when there is none or the file cannot be used.
   static func previousID(_ env: AccountsEnvironment, store: any AccountRepository) -> Int64? {
     switch try? find(env, store: store) {
     case .live(_, let session, _): return session.id

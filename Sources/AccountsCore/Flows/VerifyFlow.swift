@@ -15,7 +15,7 @@ public enum VerifyFlow {
     let reader = FieldReader(console: env.console, stage: .login)
     let verified = try Credentials.ask(
       reader, authenticator: authenticator, username: username,
-      passwordPrompt: Messages.passwordPrompt)
+      passwordPrompt: Messages.passwordPrompt, straightToLogIn: true)
     // With a second factor, its code is the next line.
     let proof = try SecondFactorGate(authenticator).askIfEnabled(verified, stage: .login)
     _ = try authenticator.logIn(verified, completion: LoginCompletion(proof: proof))

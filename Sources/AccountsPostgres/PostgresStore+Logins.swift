@@ -1,0 +1,119 @@
+import AccountsCore
+import Foundation
+
+/// A login's steps, each one statement on its own: a call of the migration "v5" function that
+/// does the whole step in the database (its own transaction), so that a login costs one round
+/// trip before the password is checked and one after it.
+extension PostgresStore {
+  public func loginFacts(key: String?) throws(AccountsError) -> LoginFacts {
+    let (rows, access) = try statement(
+      "SELECT * FROM accounts.login_facts($1)", [PGValue(key)], for: .readOnly)
+    guard rows.count == 1 else { throw .storage(.inconsistent(location: location)) }
+    let account = try access.decoded { () throws(PGUnreadableValue) in
+      try rows.decode(Int64?.self, 0, 0)
+    } == nil ? nil : try access.account(rows, 0)
+    return try access.decoded { () throws(PGUnreadableValue) in
+      var factor: StoredSecondFactor?
+      if let account, let sealed = try rows.decode([UInt8]?.self, 0, 21) {
+        factor = StoredSecondFactor(
+          accountID: account.id, sealedSecret: sealed, keyID: try rows.decode(String.self, 0, 22),
+          lastStep: UInt64(max(try rows.decode(Int64.self, 0, 23), 0)),
+          enabledAt: try rows.decode(Date.self, 0, 24))
+      }
+      return LoginFacts(
+        account: account,
+        tally: ThrottleState(
+          failures: try rows.decode(Int?.self, 0, 17) ?? 0,
+          lockouts: try rows.decode(Int?.self, 0, 18) ?? 0,
+          lockedUntil: try rows.decode(Date?.self, 0, 19)),
+        referenceHash: try rows.decode(String?.self, 0, 20), secondFactor: factor)
+    }
+  }
+
+  public func recordLoginFailure(_ record: LoginFailureRecord) throws(AccountsError)
+    -> LoginFailureOutcome
+  {
+    let policy = record.policy
+    let (rows, access) = try statement(
+      """
+      SELECT * FROM accounts.login_failure($1, $2, $3::timestamptz, $4::integer, $5::bigint,
+        $6::double precision, $7::double precision, $8::double precision, $9, $10, $11)
+      """,
+      [
+        .text(record.username), .text(record.usernameKey), PGValue(record.now), waitMilliseconds,
+        PGValue(policy.threshold), .text(String(policy.firstLock)),
+        .text(String(policy.longestLock)), .text(String(policy.forgetAfter)),
+        .text(record.detail), .text(record.refusalDetail), .text(record.lockoutDetail),
+      ], for: .readWrite)
+    return try access.decoded { () throws(PGUnreadableValue) in
+      switch try rows.decode(String.self, 0, 0) {
+      case "counted": return .counted(failures: try rows.decode(Int.self, 0, 1))
+      case "locked_now": return .lockedNow(until: try rows.decode(Date.self, 0, 2))
+      case "already_locked": return .alreadyLocked(until: try rows.decode(Date.self, 0, 2))
+      default: throw PGUnreadableValue(reason: "login_failure gave no known outcome")
+      }
+    }
+  }
+
+  public func recordLoginRefusal(
+    username: String, usernameKey: String, at now: Date, detail: String
+  ) throws(AccountsError) -> Date? {
+    let (rows, access) = try statement(
+      """
+      SELECT accounts.stamp(accounts.login_refusal($1, $2, $3::timestamptz, $4::integer, $5))
+      """,
+      [.text(username), .text(usernameKey), PGValue(now), waitMilliseconds, .text(detail)],
+      for: .readWrite)
+    return try access.decoded { () throws(PGUnreadableValue) in
+      try rows.decode(Date?.self, 0, 0)
+    }
+  }
+
+  public func recordLoginSuccess(_ record: LoginSuccessRecord) throws(AccountsError)
+    -> LoginSuccessOutcome
+  {
+    var (step, recovery): (PGValue, PGValue) = (.null, .null)
+    switch record.completion.proof {
+    case .totp(let number): step = PGValue(Int64(clamping: number))
+    case .recovery(let hash): recovery = .bytes(hash)
+    case nil: break
+    }
+    let session = record.completion.session
+    let (rows, access) = try statement(
+      """
+      SELECT * FROM accounts.login_success($1, $2, $3::timestamptz, $4::integer, $5::bigint,
+        $6, $7, $8::boolean, $9::bigint, $10::bytea, $11::bytea, $12::double precision,
+        $13::bigint, $14::bytea, $15, $16, $17, $18, $19::text[], $20::text[])
+      """,
+      [
+        .text(record.username), .text(record.usernameKey), PGValue(record.now),
+        waitMilliseconds, record.expected.map { PGValue($0.id) } ?? .null,
+        PGValue(record.expected.map { Timestamp.string(from: $0.passwordChangedAt) }),
+        PGValue(record.newHash), PGValue(record.requiredChange), step, recovery,
+        session.map { .bytes($0.tokenHash) } ?? .null,
+        .text(String(session?.policy.lifetime ?? 0)),
+        PGValue(Int64(session?.policy.idle ?? 0)),
+        session?.replacing.map { .bytes($0) } ?? .null, PGValue(record.completion.origin),
+        .text(record.goneDetail), .text(record.refusalDetail),
+        .text(record.requiredChangeDetail), PostgresAccess.textArray(record.codesLeftDetails),
+        PostgresAccess.textArray(record.failureCountResets.map(\.rawValue)),
+      ], for: .readWrite)
+    return try access.decoded { () throws(PGUnreadableValue) in
+      switch try rows.decode(String.self, 0, 0) {
+      case "logged_in":
+        return .loggedIn(
+          HomeScreen(
+            fullName: try rows.decode(String.self, 0, 2),
+            previousLogin: try rows.decode(Date?.self, 0, 3),
+            failuresSince: try rows.decode(Int.self, 0, 4)))
+      case "locked": return .locked(until: try rows.decode(Date.self, 0, 1))
+      case "gone": return .gone
+      case "code_used": return .codeAlreadyUsed
+      default: throw PGUnreadableValue(reason: "login_success gave no known outcome")
+      }
+    }
+  }
+
+  /// How long a step waits for another writer, as the functions take it.
+  private var waitMilliseconds: PGValue { PGValue(max(Int(busyTimeout * 1000), 1)) }
+}
