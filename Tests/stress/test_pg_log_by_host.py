@@ -58,7 +58,7 @@ def test_log_by_host_tells_two_hosts_apart(pg: PgContext):
         failed = hosts.run(reader, ["log", "--json", "--host", host.name, "--event",
                                     "login_failure"], uri)
         assert sorted(json.loads(line)["user"] for line in failed.stdout.splitlines()) == sorted(
-            name for name, kind in mine if kind == "login_failure"), failed.brief()
+            name for kind, name in mine if kind == "login_failure"), failed.brief()
     # The administrator's events came from host-0; no event names the reader.
     admin_events = hosts.run(reader, ["log", "--json", "--host", "host-0"], uri)
     assert [json.loads(line)["event"] for line in admin_events.stdout.splitlines()] == (
