@@ -1,5 +1,5 @@
 -- The schema `accounts` works with: the picture of the database after every migration
--- (Sources/AccountsStore/Schema.swift: "v1" to "v6"). A test compares it with a migrated file.
+-- (Sources/AccountsStore/Schema.swift: "v1" to "v7"). A test compares it with a migrated file.
 
 -- Every account of an activated device. Which one owns the device, the activation row says.
 -- `expires_at`: from when it cannot log in (NULL: never). Migration "v5" added it with ALTER
@@ -54,7 +54,9 @@ CREATE TABLE audit_kind (
   name TEXT NOT NULL PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 64)
 ) STRICT, WITHOUT ROWID;
 
--- What happened, oldest first. Never a password or a hash. Survives reset.
+-- What happened, oldest first. Never a password or a hash. Survives reset. `host`: the host
+-- that wrote it (its node name, or ACCOUNTS_HOST_NAME); migration "v7" added it with ALTER
+-- TABLE, and the events from before have none.
 CREATE TABLE audit_event (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   occurred_at TEXT NOT NULL,
@@ -62,8 +64,10 @@ CREATE TABLE audit_event (
   username TEXT,
   username_key TEXT,
   detail TEXT
-) STRICT;
+, host TEXT CHECK (
+  host IS NULL OR length(host) BETWEEN 1 AND 253)) STRICT;
 
+CREATE INDEX audit_event_by_host ON audit_event (host, id);
 CREATE INDEX audit_event_by_kind ON audit_event (kind, id);
 CREATE INDEX audit_event_by_user ON audit_event (username_key, id);
 
@@ -86,7 +90,8 @@ END;
 -- A login that lasts: the client keeps a random 256-bit token, the store only its SHA-256.
 -- Live while the time is before both `expires_at` (the absolute limit) and `idle_until`
 -- (`last_seen_at` + `idle_seconds`). Ids are never reused, so `session revoke ID` taken from
--- an older list cannot end a newer session.
+-- an older list cannot end a newer session. `host`: the host it was started on (migration "v7";
+-- none for the sessions from before).
 CREATE TABLE session (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   token_hash BLOB NOT NULL UNIQUE CHECK (typeof(token_hash) = 'blob' AND length(token_hash) = 32),
@@ -96,7 +101,8 @@ CREATE TABLE session (
   expires_at TEXT NOT NULL,
   idle_seconds INTEGER NOT NULL CHECK (idle_seconds > 0),
   idle_until TEXT NOT NULL,
-  second_factor INTEGER NOT NULL DEFAULT 0 CHECK (second_factor IN (0, 1)),
+  second_factor INTEGER NOT NULL DEFAULT 0 CHECK (second_factor IN (0, 1)), host TEXT CHECK (
+  host IS NULL OR length(host) BETWEEN 1 AND 253),
   CHECK (created_at <= last_seen_at AND last_seen_at < idle_until AND created_at < expires_at)
 ) STRICT;
 

@@ -43,6 +43,9 @@ public struct AccountsEnvironment {
   public var sessionPolicy: SessionPolicy
   /// This device's name, in the label an authenticator app shows (`user@host`).
   public var hostName: String
+  /// The host recorded on every audit event and session this process writes (its node name, or
+  /// `ACCOUNTS_HOST_NAME`; nil records none): handed to every store opened, which stamps it.
+  public var writingHost: String?
   /// Where logins come from when not from a person at `accounts` (`pam service=sshd …`): added
   /// to the audit events of logins.
   public var origin: String?
@@ -104,13 +107,19 @@ public struct AccountsEnvironment {
     }
   }
 
+  /// Opens the database for `access`, telling the store which host writes.
+  private func opened(_ access: StoreAccess) throws(AccountsError) -> (any AccountRepository)? {
+    let store = try storing { () throws(StoreError) in try openStore(access) }
+    store?.writingHost = writingHost
+    return store
+  }
+
   /// Opens the database for writing (it always exists afterwards).
   func writableStore() throws(AccountsError) -> any AccountRepository {
-    let opened = try storing { () throws(StoreError) in try openStore(.readWrite) }
-    guard let opened else {
+    guard let store = try opened(.readWrite) else {
       throw .storage(.cannotOpen(location: storeLocation, reason: "it could not be created"))
     }
-    return opened
+    return store
   }
 
   /// True when the database exists and says Activated; creates nothing.
@@ -133,12 +142,12 @@ public struct AccountsEnvironment {
   /// Opens an existing database to decide on a change (`StoreAccess.change`); nil when nothing
   /// was ever stored.
   func storeForChange() throws(AccountsError) -> (any AccountRepository)? {
-    try storing { () throws(StoreError) in try openStore(.change) }
+    try opened(.change)
   }
 
   /// Opens the database for reading; nil when nothing was ever stored.
   func readableStore() throws(AccountsError) -> (any AccountRepository)? {
-    try storing { () throws(StoreError) in try openStore(.readOnly) }
+    try opened(.readOnly)
   }
 }
 

@@ -243,6 +243,8 @@ public enum Messages {
   public static let limitAtLeastOne = "--limit must be at least 1."
   /// `log --user ""`.
   public static let userFilterEmpty = "--user must not be empty."
+  /// `log --host ""`.
+  public static let hostFilterEmpty = "--host must not be empty."
   /// `log --event` of a kind that does not exist.
   public static var eventKinds: String {
     "--event must be one of: \(AuditEventKind.known.map(\.rawValue).joined(separator: ", "))."

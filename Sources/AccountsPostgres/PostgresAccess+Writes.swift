@@ -160,12 +160,12 @@ extension PostgresAccess {
   func append(_ event: AuditRecord) throws(AccountsError) {
     try query(
       """
-      INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail)
-      VALUES ($1::timestamptz, $2, $3, $4, $5)
+      INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail, host)
+      VALUES ($1::timestamptz, $2, $3, $4, $5, $6)
       """,
       [
         PGValue(event.occurredAt), .text(event.kind.rawValue), PGValue(event.username),
-        PGValue(event.usernameKey), PGValue(event.detail),
+        PGValue(event.usernameKey), PGValue(event.detail), PGValue(event.host ?? store.writingHost),
       ])
   }
 
@@ -176,23 +176,24 @@ extension PostgresAccess {
     }
     let created = stored(new.createdAt)
     let idleUntil = stored(new.createdAt.addingTimeInterval(TimeInterval(new.idleSeconds)))
+    let host = new.host ?? store.writingHost
     let rows = try query(
       """
       INSERT INTO accounts.session (token_hash, account_id, created_at, last_seen_at,
-        expires_at, idle_seconds, idle_until, second_factor)
+        expires_at, idle_seconds, idle_until, second_factor, host)
       VALUES ($1, $2, $3::timestamptz, $3::timestamptz, $4::timestamptz, $5, $6::timestamptz,
-        $7::boolean)
+        $7::boolean, $8)
       RETURNING id
       """,
       [
         .bytes(new.tokenHash), PGValue(new.accountID), PGValue(created),
         PGValue(stored(new.expiresAt)), PGValue(new.idleSeconds), PGValue(idleUntil),
-        PGValue(new.secondFactor),
+        PGValue(new.secondFactor), PGValue(host),
       ])
     return Session(
       id: try single(Int64.self, rows), accountID: new.accountID, createdAt: created,
       lastSeenAt: created, expiresAt: stored(new.expiresAt), idleSeconds: new.idleSeconds,
-      idleUntil: idleUntil, secondFactor: new.secondFactor)
+      idleUntil: idleUntil, secondFactor: new.secondFactor, host: host)
   }
 
   func touchSession(id: Int64, at date: Date, idleUntil: Date) throws(AccountsError) {

@@ -26,9 +26,10 @@ struct PostgresAccess: AccountWriter {
   /// The columns `session(_:_:)` reads.
   static let sessionColumns = """
     s.id, s.account_id, accounts.stamp(s.created_at), accounts.stamp(s.last_seen_at),
-    accounts.stamp(s.expires_at), s.idle_seconds, accounts.stamp(s.idle_until), s.second_factor
+    accounts.stamp(s.expires_at), s.idle_seconds, accounts.stamp(s.idle_until), s.second_factor,
+    s.host
     """
-  static let sessionColumnCount = 8
+  static let sessionColumnCount = 9
 
   /// Runs one statement, its failure as a store error.
   @discardableResult
@@ -95,7 +96,8 @@ struct PostgresAccess: AccountWriter {
         expiresAt: try rows.decode(Date.self, row, 4),
         idleSeconds: try rows.decode(Int.self, row, 5),
         idleUntil: try rows.decode(Date.self, row, 6),
-        secondFactor: try rows.decode(Bool.self, row, 7))
+        secondFactor: try rows.decode(Bool.self, row, 7),
+        host: try rows.decode(String?.self, row, 8))
     }
   }
 
@@ -220,12 +222,16 @@ struct PostgresAccess: AccountWriter {
       parameters.append(PGValue(since))
       conditions.append("occurred_at >= $\(parameters.count)::timestamptz")
     }
+    if let host = query.host {
+      parameters.append(.text(host))
+      conditions.append("host = $\(parameters.count)")
+    }
     let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
     parameters.append(query.limit.map { PGValue($0) } ?? .null)
     try forEach(
       """
       SELECT * FROM (
-        SELECT id, accounts.stamp(occurred_at), kind, username, detail
+        SELECT id, accounts.stamp(occurred_at), kind, username, detail, host
         FROM accounts.audit_event \(filter)
         ORDER BY id DESC LIMIT $\(parameters.count)::bigint) AS latest
       ORDER BY id ASC
@@ -236,7 +242,8 @@ struct PostgresAccess: AccountWriter {
           id: try rows.decode(Int64.self, row, 0), occurredAt: try rows.decode(Date.self, row, 1),
           kind: AuditEventKind(rawValue: try rows.decode(String.self, row, 2)),
           username: try rows.decode(String?.self, row, 3),
-          detail: try rows.decode(String?.self, row, 4))
+          detail: try rows.decode(String?.self, row, 4),
+          host: try rows.decode(String?.self, row, 5))
       }
       try body(event)
     }

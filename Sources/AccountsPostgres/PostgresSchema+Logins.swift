@@ -50,7 +50,8 @@ let postgresSchemaV5 = """
 
   -- A refused attempt: logged (p_detail) when p_key is locked at p_now; returns the lock's end.
   CREATE FUNCTION accounts.login_refusal(
-    p_username text, p_key text, p_now timestamptz, p_wait_ms integer, p_detail text)
+    p_username text, p_key text, p_now timestamptz, p_wait_ms integer, p_detail text,
+    p_host text)
   RETURNS timestamptz
   LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
   DECLARE
@@ -62,8 +63,9 @@ let postgresSchemaV5 = """
     IF lock_end IS NULL OR lock_end <= p_now THEN
       RETURN NULL;
     END IF;
-    INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail)
-    VALUES (p_now, 'login_failure', p_username, p_key, p_detail);
+    INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail,
+      host)
+    VALUES (p_now, 'login_failure', p_username, p_key, p_detail, p_host);
     RETURN lock_end;
   END $$;
 
@@ -75,7 +77,7 @@ let postgresSchemaV5 = """
     p_username text, p_key text, p_now timestamptz, p_wait_ms integer, p_threshold bigint,
     p_first_lock double precision, p_longest_lock double precision,
     p_forget_after double precision, p_detail text, p_refusal_detail text,
-    p_lockout_detail text)
+    p_lockout_detail text, p_host text)
   RETURNS TABLE (r_outcome text, r_failures bigint, r_until text)
   LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
   DECLARE
@@ -91,7 +93,8 @@ let postgresSchemaV5 = """
     DELETE FROM accounts.login_throttle AS t
     WHERE t.updated_at < p_now - make_interval(secs => p_forget_after)
       AND (t.locked_until IS NULL OR t.locked_until <= p_now);
-    refused := accounts.login_refusal(p_username, p_key, p_now, p_wait_ms, p_refusal_detail);
+    refused := accounts.login_refusal(p_username, p_key, p_now, p_wait_ms, p_refusal_detail,
+      p_host);
     IF refused IS NOT NULL THEN
       RETURN QUERY SELECT 'already_locked'::text, NULL::bigint, accounts.stamp(refused);
       RETURN;
@@ -110,12 +113,14 @@ let postgresSchemaV5 = """
                              ELSE 1::bigint << least(next_lockouts - 1, 30)::integer END),
         p_longest_lock));
     END IF;
-    INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail)
-    VALUES (p_now, 'login_failure', p_username, p_key, p_detail);
+    INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail,
+      host)
+    VALUES (p_now, 'login_failure', p_username, p_key, p_detail, p_host);
     IF locking THEN
-      INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail)
+      INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail,
+      host)
       VALUES (p_now, 'lockout', p_username, p_key,
-              replace(p_lockout_detail, '{until}', accounts.stamp(lock_end)));
+              replace(p_lockout_detail, '{until}', accounts.stamp(lock_end)), p_host);
     END IF;
     INSERT INTO accounts.login_throttle AS t
       (username_key, failures, lockouts, locked_until, updated_at)
@@ -143,7 +148,7 @@ let postgresSchemaV5 = """
     p_step bigint, p_recovery_hash bytea, p_token_hash bytea,
     p_lifetime double precision, p_idle bigint, p_replacing bytea, p_origin text,
     p_gone_detail text, p_refusal_detail text, p_required_detail text,
-    p_codes_left_details text[], p_reset_kinds text[])
+    p_codes_left_details text[], p_reset_kinds text[], p_host text)
   RETURNS TABLE (r_outcome text, r_until text, r_full_name text, r_previous text,
                  r_failures_since bigint)
   LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
@@ -154,7 +159,8 @@ let postgresSchemaV5 = """
     since bigint;
   BEGIN
     PERFORM accounts.take_write_turn(p_wait_ms);
-    refused := accounts.login_refusal(p_username, p_key, p_now, p_wait_ms, p_refusal_detail);
+    refused := accounts.login_refusal(p_username, p_key, p_now, p_wait_ms, p_refusal_detail,
+      p_host);
     IF refused IS NOT NULL THEN
       RETURN QUERY SELECT 'locked'::text, accounts.stamp(refused), NULL::text, NULL::text,
         NULL::bigint;
@@ -165,8 +171,9 @@ let postgresSchemaV5 = """
        OR (p_expected_id IS NOT NULL
            AND (acct.id <> p_expected_id
                 OR accounts.stamp(acct.password_changed_at) <> p_expected_changed)) THEN
-      INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail)
-      VALUES (p_now, 'login_failure', p_username, p_key, p_gone_detail);
+      INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail,
+      host)
+      VALUES (p_now, 'login_failure', p_username, p_key, p_gone_detail, p_host);
       RETURN QUERY SELECT 'gone'::text, NULL::text, NULL::text, NULL::text, NULL::bigint;
       RETURN;
     END IF;
@@ -188,18 +195,20 @@ let postgresSchemaV5 = """
       END IF;
       SELECT count(*) INTO codes_left FROM accounts.recovery_code AS c
       WHERE c.account_id = acct.id AND c.used_at IS NULL;
-      INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail)
+      INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail,
+      host)
       VALUES (p_now, 'recovery_code_used', acct.username, acct.username_key,
               coalesce(p_codes_left_details[codes_left + 1],
-                       p_codes_left_details[cardinality(p_codes_left_details)]));
+                       p_codes_left_details[cardinality(p_codes_left_details)]), p_host);
     END IF;
     SELECT count(*) INTO since FROM accounts.audit_event AS e
     WHERE e.username_key = p_key AND e.kind = 'login_failure'
       AND e.id > (SELECT coalesce(max(r.id), 0) FROM accounts.audit_event AS r
                   WHERE r.username_key = p_key AND r.kind = ANY (p_reset_kinds));
     IF p_required_change THEN
-      INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail)
-      VALUES (p_now, 'password_changed', acct.username, p_key, p_required_detail);
+      INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail,
+      host)
+      VALUES (p_now, 'password_changed', acct.username, p_key, p_required_detail, p_host);
     END IF;
     UPDATE accounts.account AS a SET
       last_login_at = p_now,
@@ -210,8 +219,9 @@ let postgresSchemaV5 = """
                                  ELSE a.password_changed_at END
     WHERE a.id = acct.id;
     DELETE FROM accounts.login_throttle AS t WHERE t.username_key = p_key;
-    INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail)
-    VALUES (p_now, 'login_success', p_username, p_key, p_origin);
+    INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail,
+      host)
+    VALUES (p_now, 'login_success', p_username, p_key, p_origin, p_host);
     IF p_token_hash IS NOT NULL THEN
       DELETE FROM accounts.session AS s WHERE s.expires_at <= p_now OR s.idle_until <= p_now;
       IF p_replacing IS NOT NULL THEN
@@ -223,10 +233,10 @@ let postgresSchemaV5 = """
     END IF;
     IF p_token_hash IS NOT NULL THEN
       INSERT INTO accounts.session (token_hash, account_id, created_at, last_seen_at,
-        expires_at, idle_seconds, idle_until, second_factor)
+        expires_at, idle_seconds, idle_until, second_factor, host)
       VALUES (p_token_hash, acct.id, p_now, p_now, p_now + make_interval(secs => p_lifetime),
         p_idle, p_now + make_interval(secs => p_idle),
-        p_step IS NOT NULL OR p_recovery_hash IS NOT NULL);
+        p_step IS NOT NULL OR p_recovery_hash IS NOT NULL, p_host);
     END IF;
     RETURN QUERY SELECT 'logged_in'::text, NULL::text, acct.full_name,
       accounts.stamp(acct.last_login_at), since;
@@ -234,11 +244,11 @@ let postgresSchemaV5 = """
 
   REVOKE ALL ON FUNCTION accounts.login_facts(text) FROM PUBLIC;
   REVOKE ALL ON FUNCTION accounts.take_write_turn(integer) FROM PUBLIC;
-  REVOKE ALL ON FUNCTION accounts.login_refusal(text, text, timestamptz, integer, text)
+  REVOKE ALL ON FUNCTION accounts.login_refusal(text, text, timestamptz, integer, text, text)
     FROM PUBLIC;
   REVOKE ALL ON FUNCTION accounts.login_failure(text, text, timestamptz, integer, bigint,
-    double precision, double precision, double precision, text, text, text) FROM PUBLIC;
+    double precision, double precision, double precision, text, text, text, text) FROM PUBLIC;
   REVOKE ALL ON FUNCTION accounts.login_success(text, text, timestamptz, integer, bigint, text,
     text, boolean, bigint, bytea, bytea, double precision, bigint, bytea, text, text, text,
-    text, text[], text[]) FROM PUBLIC;
+    text, text[], text[], text) FROM PUBLIC;
   """

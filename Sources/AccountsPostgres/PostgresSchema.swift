@@ -6,7 +6,7 @@
 /// migration; a test compares it with a migrated database.
 let postgresMigrations: [(identifier: String, sql: String)] = [
   ("v1", postgresSchemaV1), ("v2", postgresSchemaV2), ("v3", postgresSchemaV3),
-  ("v5", postgresSchemaV5),
+  ("v4", postgresSchemaV4), ("v5", postgresSchemaV5),
 ]
 
 /// The SQL of PostgreSQL migration "v1": the whole of SQLite's schema after its "v4", in
@@ -255,4 +255,17 @@ let postgresSchemaV3 = """
   );
 
   INSERT INTO accounts.audit_kind (name) VALUES ('ssh_key_added'), ('ssh_key_removed');
+  """
+
+/// The SQL of PostgreSQL migration "v4" (SQLite's "v7": the host that wrote each event and
+/// started each session).
+let postgresSchemaV4 = """
+  -- The host that wrote each audit event and started each session (its node name, or the name
+  -- the administrator gave it). New nullable columns: every row of v3 stays as it is, the events
+  -- and sessions from before with no host.
+  ALTER TABLE accounts.audit_event ADD COLUMN host text
+    CHECK (host IS NULL OR char_length(host) BETWEEN 1 AND 253);
+  ALTER TABLE accounts.session ADD COLUMN host text
+    CHECK (host IS NULL OR char_length(host) BETWEEN 1 AND 253);
+  CREATE INDEX audit_event_by_host ON accounts.audit_event (host, id);
   """

@@ -37,13 +37,14 @@ extension PostgresStore {
     let (rows, access) = try statement(
       """
       SELECT * FROM accounts.login_failure($1, $2, $3::timestamptz, $4::integer, $5::bigint,
-        $6::double precision, $7::double precision, $8::double precision, $9, $10, $11)
+        $6::double precision, $7::double precision, $8::double precision, $9, $10, $11, $12)
       """,
       [
         .text(record.username), .text(record.usernameKey), PGValue(record.now), waitMilliseconds,
         PGValue(policy.threshold), .text(String(policy.firstLock)),
         .text(String(policy.longestLock)), .text(String(policy.forgetAfter)),
         .text(record.detail), .text(record.refusalDetail), .text(record.lockoutDetail),
+        PGValue(writingHost),
       ], for: .readWrite)
     return try access.decoded { () throws(PGUnreadableValue) in
       switch try rows.decode(String.self, 0, 0) {
@@ -60,9 +61,12 @@ extension PostgresStore {
   ) throws(AccountsError) -> Date? {
     let (rows, access) = try statement(
       """
-      SELECT accounts.stamp(accounts.login_refusal($1, $2, $3::timestamptz, $4::integer, $5))
+      SELECT accounts.stamp(accounts.login_refusal($1, $2, $3::timestamptz, $4::integer, $5, $6))
       """,
-      [.text(username), .text(usernameKey), PGValue(now), waitMilliseconds, .text(detail)],
+      [
+        .text(username), .text(usernameKey), PGValue(now), waitMilliseconds, .text(detail),
+        PGValue(writingHost),
+      ],
       for: .readWrite)
     return try access.decoded { () throws(PGUnreadableValue) in
       try rows.decode(Date?.self, 0, 0)
@@ -83,7 +87,7 @@ extension PostgresStore {
       """
       SELECT * FROM accounts.login_success($1, $2, $3::timestamptz, $4::integer, $5::bigint,
         $6, $7, $8::boolean, $9::bigint, $10::bytea, $11::bytea, $12::double precision,
-        $13::bigint, $14::bytea, $15, $16, $17, $18, $19::text[], $20::text[])
+        $13::bigint, $14::bytea, $15, $16, $17, $18, $19::text[], $20::text[], $21)
       """,
       [
         .text(record.username), .text(record.usernameKey), PGValue(record.now),
@@ -96,7 +100,7 @@ extension PostgresStore {
         session?.replacing.map { .bytes($0) } ?? .null, PGValue(record.completion.origin),
         .text(record.goneDetail), .text(record.refusalDetail),
         .text(record.requiredChangeDetail), PostgresAccess.textArray(record.codesLeftDetails),
-        PostgresAccess.textArray(record.failureCountResets.map(\.rawValue)),
+        PostgresAccess.textArray(record.failureCountResets.map(\.rawValue)), PGValue(writingHost),
       ], for: .readWrite)
     return try access.decoded { () throws(PGUnreadableValue) in
       switch try rows.decode(String.self, 0, 0) {

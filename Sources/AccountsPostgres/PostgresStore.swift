@@ -17,6 +17,8 @@ public final class PostgresStore: AccountRepository {
   public let location: String
   /// How long a write waits for another one, in seconds.
   public let busyTimeout: Double
+  /// The host this process writes as, stamped on the events and sessions it writes.
+  public var writingHost: String?
   private let uri: String
   private var connection: PGConnection?
   private var migrated = false

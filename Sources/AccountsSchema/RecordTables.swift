@@ -40,11 +40,12 @@ extension StoreRecordKind {
     case .groupMember: return ["account_id", "group_id"]
     case .loginThrottle:
       return ["username_key", "failures", "lockouts", "locked_until", "updated_at"]
-    case .auditEvent: return ["id", "occurred_at", "kind", "username", "username_key", "detail"]
+    case .auditEvent:
+      return ["id", "occurred_at", "kind", "username", "username_key", "detail", "host"]
     case .session:
       return [
         "id", "token_hash", "account_id", "created_at", "last_seen_at", "expires_at",
-        "idle_seconds", "idle_until", "second_factor",
+        "idle_seconds", "idle_until", "second_factor", "host",
       ]
     case .secondFactor:
       return ["account_id", "sealed_secret", "key_id", "last_step", "enabled_at"]

@@ -206,13 +206,14 @@ struct ThrottleRecord: FetchableRecord, PersistableRecord {
 /// A row of `audit_event`.
 struct AuditEventRecord: FetchableRecord, MutablePersistableRecord {
   static let databaseTableName = "audit_event"
-  static let selection = "id, occurred_at, kind, username, username_key, detail"
+  static let selection = "id, occurred_at, kind, username, username_key, detail, host"
   var id: Int64?
   var occurredAt: String
   var kind: String
   var username: String?
   var usernameKey: String?
   var detail: String?
+  var host: String?
 
   init(row: Row) {
     id = row[0]
@@ -221,6 +222,7 @@ struct AuditEventRecord: FetchableRecord, MutablePersistableRecord {
     username = row[3]
     usernameKey = row[4]
     detail = row[5]
+    host = row[6]
   }
 
   init(_ event: AuditRecord) {
@@ -230,6 +232,7 @@ struct AuditEventRecord: FetchableRecord, MutablePersistableRecord {
     username = event.username
     usernameKey = event.usernameKey
     detail = event.detail
+    host = event.host
   }
 
   func encode(to container: inout PersistenceContainer) {
@@ -239,12 +242,13 @@ struct AuditEventRecord: FetchableRecord, MutablePersistableRecord {
     container["username"] = username
     container["username_key"] = usernameKey
     container["detail"] = detail
+    container["host"] = host
   }
 
   var event: AuditEvent {
     AuditEvent(
       id: id ?? 0, occurredAt: Timestamp.date(from: occurredAt) ?? .distantPast,
-      kind: AuditEventKind(rawValue: kind), username: username, detail: detail)
+      kind: AuditEventKind(rawValue: kind), username: username, detail: detail, host: host)
   }
 }
 
@@ -264,9 +268,10 @@ struct SessionRecord: FetchableRecord, MutablePersistableRecord {
   static let databaseTableName = "session"
   static let selection = """
     session.id, session.account_id, session.created_at, session.last_seen_at,
-    session.expires_at, session.idle_seconds, session.idle_until, session.second_factor
+    session.expires_at, session.idle_seconds, session.idle_until, session.second_factor,
+    session.host
     """
-  static let columnCount = 8
+  static let columnCount = 9
 
   var id: Int64?
   var tokenHash: Data?
@@ -277,6 +282,7 @@ struct SessionRecord: FetchableRecord, MutablePersistableRecord {
   var idleSeconds: Int
   var idleUntil: String
   var secondFactor: Bool
+  var host: String?
 
   init(row: Row) {
     id = row[0]
@@ -288,6 +294,7 @@ struct SessionRecord: FetchableRecord, MutablePersistableRecord {
     idleSeconds = row[5]
     idleUntil = row[6]
     secondFactor = row[7]
+    host = row[8]
   }
 
   init(_ new: NewSession) {
@@ -301,6 +308,7 @@ struct SessionRecord: FetchableRecord, MutablePersistableRecord {
     idleUntil = Timestamp.string(
       from: new.createdAt.addingTimeInterval(TimeInterval(new.idleSeconds)))
     secondFactor = new.secondFactor
+    host = new.host
   }
 
   func encode(to container: inout PersistenceContainer) {
@@ -313,6 +321,7 @@ struct SessionRecord: FetchableRecord, MutablePersistableRecord {
     container["idle_seconds"] = idleSeconds
     container["idle_until"] = idleUntil
     container["second_factor"] = secondFactor
+    container["host"] = host
   }
 
   mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -321,7 +330,8 @@ struct SessionRecord: FetchableRecord, MutablePersistableRecord {
     Session(
       id: id ?? 0, accountID: accountID, createdAt: Self.date(createdAt),
       lastSeenAt: Self.date(lastSeenAt), expiresAt: Self.date(expiresAt),
-      idleSeconds: idleSeconds, idleUntil: Self.date(idleUntil), secondFactor: secondFactor)
+      idleSeconds: idleSeconds, idleUntil: Self.date(idleUntil), secondFactor: secondFactor,
+      host: host)
   }
 
   /// A stored time; a damaged one reads as long past (the session is not live).

@@ -156,6 +156,10 @@ extension SQLiteReading {
         conditions.append("occurred_at >= ?")
         arguments += [Timestamp.string(from: since)]
       }
+      if let host = query.host {
+        conditions.append("host = ?")
+        arguments += [host]
+      }
       let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
       arguments += [query.limit ?? -1]
       let rows = try AuditEventRecord.fetchCursor(

@@ -7,6 +7,12 @@ extension SQLiteStore: AccountRepository {
   /// The file's path as given.
   public var location: String { path }
 
+  /// The host this process writes as, stamped on the events and sessions it writes.
+  public var writingHost: String? {
+    get { host.withLock { $0 } }
+    set { host.withLock { $0 = newValue } }
+  }
+
   public func read<T>(_ body: (any AccountReader) throws(AccountsError) -> T)
     throws(AccountsError) -> T
   {
@@ -28,7 +34,7 @@ extension SQLiteStore: AccountRepository {
         var result: T?
         try db.inTransaction(.immediate) {
           result = try Self.passingThrough { () throws(AccountsError) in
-            try body(SQLiteAccountWriter(db: db, path: path))
+            try body(SQLiteAccountWriter(db: db, path: path, host: writingHost))
           }
           return .commit
         }

@@ -8,6 +8,8 @@ import GRDBSQLite
 struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
   let db: Database
   let path: String
+  /// Stamped on every event and session written without a host.
+  let host: String?
   func storeActivation(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {
     // The row is made by the first migration; without it the file is damaged.
     guard try statement(path, { try ActivationRecord.exists(db, key: 1) }) else {
@@ -141,6 +143,7 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
   func append(_ event: AuditRecord) throws(AccountsError) {
     try statement(path) {
       var record = AuditEventRecord(event)
+      record.host = event.host ?? host
       try record.insert(db)
     }
   }
@@ -148,6 +151,7 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
   func startSession(_ session: NewSession) throws(AccountsError) -> Session {
     try statement(path) {
       var record = SessionRecord(session)
+      record.host = session.host ?? host
       try record.insert(db)
       return record.session
     }

@@ -1,6 +1,7 @@
 import AccountsCore
 import Foundation
 import GRDB
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -30,6 +31,8 @@ public final class SQLiteStore: Sendable {
   /// The file itself, its folder resolved (what SQLite opens and `flock` locks).
   private let lockPath: String
   let writer: DatabaseQueue
+  /// What `writingHost` holds (the store is shared across threads).
+  let host = Mutex<String?>(nil)
 
   private init(path: String, lockPath: String, busyTimeout: Double, writer: DatabaseQueue) {
     self.path = path
@@ -59,6 +62,7 @@ public final class SQLiteStore: Sendable {
     ("v4", { db in try db.execute(sql: schemaV4) }),
     ("v5", { db in try db.execute(sql: schemaV5) }),
     ("v6", { db in try db.execute(sql: schemaV6) }),
+    ("v7", { db in try db.execute(sql: schemaV7) }),
   ]
 
   /// The identifiers of the migrations this build knows, in order.

@@ -351,3 +351,16 @@ let schemaV6 = """
 
   INSERT INTO audit_kind (name) VALUES ('ssh_key_added'), ('ssh_key_removed');
   """
+
+/// The SQL of migration "v7" (the host that wrote each event and started each session); never
+/// edit it once shipped.
+let schemaV7 = """
+  -- Migration "v7": the host that wrote each audit event and started each session (its node
+  -- name, or the name the administrator gave it). New nullable columns: every row of v6 stays as
+  -- it is, the events and sessions from before with no host.
+  ALTER TABLE audit_event ADD COLUMN host TEXT CHECK (
+    host IS NULL OR length(host) BETWEEN 1 AND 253);
+  ALTER TABLE session ADD COLUMN host TEXT CHECK (
+    host IS NULL OR length(host) BETWEEN 1 AND 253);
+  CREATE INDEX audit_event_by_host ON audit_event (host, id);
+  """

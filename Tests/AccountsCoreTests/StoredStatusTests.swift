@@ -7,6 +7,7 @@ struct StoredStatusTests {
   /// A repository whose every call fails with `error`.
   private final class FailingStore: AccountRepository {
     let location = "/srv/accounts.sqlite3"
+    var writingHost: String?
     let error: AccountsError
     init(_ error: AccountsError) { self.error = error }
     func read<T>(_ body: (any AccountReader) throws(AccountsError) -> T) throws(AccountsError) -> T

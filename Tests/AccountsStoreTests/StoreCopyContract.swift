@@ -28,7 +28,8 @@ struct StoreCopyContract {
 
   /// A store with a row in every table: an owner, a disabled account with a crypt(3) hash, a
   /// removed one (a gap in ids), a tally with a lock and one at the largest count, events, a live
-  /// and an ended session, a second factor with one recovery code used.
+  /// and an ended session, a second factor with one recovery code used; events with a host and
+  /// one with none.
   func filled(_ backend: Backend) throws -> (any AccountRepository, () -> Void) {
     let (store, cleanup) = try backend.make()
     try store.write { writer throws(AccountsError) in
@@ -74,9 +75,12 @@ struct StoreCopyContract {
       // Whole numbers are 64-bit in both stores: the largest copies over.
       try writer.setTally(
         ThrottleState(failures: .max, lockouts: .max, lockedUntil: nil), key: "zed", at: noon)
-      for kind in [AuditEventKind.activation, .accountAdded, .lockout] {
-        try writer.append(AuditRecord(kind, at: noon + 5, username: "bob", detail: "from x"))
+      // Events from two hosts and one from before hosts were recorded.
+      for (kind, host) in [(AuditEventKind.activation, "host-1"), (.accountAdded, "hôte-2")] {
+        try writer.append(
+          AuditRecord(kind, at: noon + 5, username: "bob", detail: "from x", host: host))
       }
+      try writer.append(AuditRecord(.lockout, at: noon + 5, username: "bob", detail: "from x"))
       let live = try writer.startSession(
         NewSession(
           tokenHash: [UInt8](repeating: 7, count: 32), accountID: alice.id, createdAt: noon,
@@ -119,6 +123,7 @@ struct StoreCopyContract {
     for table in StoreRecordKind.allCases where table.isCopied {
       #expect(copied[table] == original[table], "\(table)")
     }
+    #expect(try target.auditEvents().map(\.host) == ["host-1", "hôte-2", nil])
     // Sessions stay behind: people log in again on the new store.
     #expect(original[.session]?.count == 1)
     #expect(copied[.session] == [])

@@ -7,9 +7,9 @@ import Testing
 @testable import AccountsPostgres
 @testable import AccountsStore
 
-/// The migrations that add groups and expiry (SQLite "v5", PostgreSQL "v2") and accounts as
-/// Linux users (SQLite "v6", PostgreSQL "v3") keep every row of a store that holds something in
-/// every table.
+/// The migrations that add groups and expiry (SQLite "v5", PostgreSQL "v2"), accounts as Linux
+/// users (SQLite "v6", PostgreSQL "v3") and the host of events and sessions (SQLite "v7",
+/// PostgreSQL "v4") keep every row of a store that holds something in every table.
 @Suite("Upgrade to groups and expiry")
 struct UpgradeToGroupsTests {
   /// Rows for every table of the schema before the migration, in plain SQL both stores take
@@ -59,11 +59,23 @@ struct UpgradeToGroupsTests {
     ]
   }
 
-  /// The columns `account` had before the migration.
-  static let accountColumns = """
-    id, username, username_key, full_name, email, password_hash, must_change_password,
-    disabled_at, created_at, updated_at, password_changed_at, last_login_at
-    """
+  /// The columns `table` had before the migrations.
+  static func columns(_ table: String) -> String {
+    switch table {
+    case "account":
+      return """
+        id, username, username_key, full_name, email, password_hash, must_change_password,
+        disabled_at, created_at, updated_at, password_changed_at, last_login_at
+        """
+    case "audit_event": return "id, occurred_at, kind, username, username_key, detail"
+    case "session":
+      return """
+        id, token_hash, account_id, created_at, last_seen_at, expires_at, idle_seconds,
+        idle_until, second_factor
+        """
+    default: return "*"
+    }
+  }
 
   /// A total order of `table`'s rows.
   static func order(_ table: String) -> String { table == "audit_kind" ? "1" : "1, 2" }
@@ -73,9 +85,10 @@ struct UpgradeToGroupsTests {
     "second_factor", "recovery_code",
   ]
 
-  /// A v4 SQLite file with a row in every table becomes v6 at its first write with every row
-  /// as it was (accounts with no expiry, no uid, the default home and shell), no group, no
-  /// SSH key, the standard uid range, and the new audit kinds.
+  /// A v4 SQLite file with a row in every table becomes v7 at its first write with every row
+  /// as it was (accounts with no expiry, no uid, the default home and shell; events and
+  /// sessions with no host), no group, no SSH key, the standard uid range, and the new audit
+  /// kinds.
   @Test func sqliteV4ToLatestKeepsEveryRow() throws {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -91,9 +104,8 @@ struct UpgradeToGroupsTests {
     func dump(_ db: Database) throws -> [String: [Row]] {
       var dump: [String: [Row]] = [:]
       for table in Self.tables {
-        let columns = table == "account" ? Self.accountColumns : "*"
         dump[table] = try Row.fetchAll(
-          db, sql: "SELECT \(columns) FROM \(table) ORDER BY \(Self.order(table))")
+          db, sql: "SELECT \(Self.columns(table)) FROM \(table) ORDER BY \(Self.order(table))")
       }
       return dump
     }
@@ -122,12 +134,18 @@ struct UpgradeToGroupsTests {
       #expect(try reader.rowCount(.sshKey) == 0)
       #expect(try reader.rowCount(.posixID) == 0)
       #expect(try reader.userdbSettings().range == .standard)
+      var hosts: [String?] = []
+      try reader.forEachEvent(AuditQuery()) { event throws(AccountsError) in
+        hosts.append(event.host)
+      }
+      #expect(hosts == [nil, nil])
+      #expect(try reader.session(id: 3)?.host == nil)
     }
     #expect(try store.consistencyProblems() == [])
   }
 
-  /// A PostgreSQL store of migration v1 with a row in every table becomes v3 at its first
-  /// write with every row as it was.
+  /// A PostgreSQL store of migration v1 with a row in every table becomes v4 at its first
+  /// write with every row as it was (events and sessions with no host).
   @Test func postgresV1ToLatestKeepsEveryRow() throws {
     let (uri, drop) = try temporaryPostgresDatabase()
     defer { drop() }
@@ -149,8 +167,8 @@ struct UpgradeToGroupsTests {
     _ = try run("BEGIN;\n" + statements.joined(separator: ";\n") + ";\nCOMMIT;")
     func dump() throws -> [String] {
       try Self.tables.map { table in
-        let columns = table == "account" ? Self.accountColumns : "*"
-        return try run("SELECT \(columns) FROM accounts.\(table) ORDER BY \(Self.order(table))")
+        try run(
+          "SELECT \(Self.columns(table)) FROM accounts.\(table) ORDER BY \(Self.order(table))")
       }
     }
     let before = try dump()
@@ -164,7 +182,10 @@ struct UpgradeToGroupsTests {
       #expect(after[index] == before[index], "\(table)")
     }
     #expect(
-      try run("SELECT identifier FROM accounts.schema_migration ORDER BY 1") == "v1\nv2\nv3")
+      try run("SELECT identifier FROM accounts.schema_migration ORDER BY 1")
+        == "v1\nv2\nv3\nv4\nv5")
+    #expect(try run("SELECT count(*) FROM accounts.audit_event WHERE host IS NULL") == "2")
+    #expect(try run("SELECT count(*) FROM accounts.session WHERE host IS NULL") == "1")
     #expect(try run("SELECT count(*) FROM accounts.account WHERE expires_at IS NULL") == "2")
     #expect(
       try run(

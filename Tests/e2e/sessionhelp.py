@@ -26,13 +26,13 @@ STORAGE = 3
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 TOKEN = re.compile(r"^[0-9a-f]{64}$")
 HEADER = ("ID      USER NAME         STARTED                   LAST SEEN                 ENDS"
-          "                      2FA")
+          "                      2FA  HOST")
 WHOAMI_KEYS = ["loggedIn", "username", "fullName", "session", "startedAt", "lastSeenAt",
                "expiresAt", "idleUntil", "secondFactor"]
 LIST_KEYS = ["session", "username", "startedAt", "lastSeenAt", "expiresAt", "idleUntil",
-             "secondFactor"]
+             "secondFactor", "host"]
 COLUMNS = ["id", "token_hash", "account_id", "created_at", "last_seen_at", "expires_at",
-           "idle_seconds", "idle_until", "second_factor"]
+           "idle_seconds", "idle_until", "second_factor", "host"]
 
 
 # Helpers.

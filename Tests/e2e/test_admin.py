@@ -108,7 +108,8 @@ def test_log_order_and_fields(device):
     assert all(ISO_UTC.match(t) for t in times), times
     assert times == sorted(times)
     for event in events:
-        assert {"time", "event", "user"} <= set(event) <= {"time", "event", "user", "detail"}
+        assert {"time", "event", "user"} <= set(event) <= {
+            "time", "event", "user", "detail", "host"}
         assert event["user"] == "alice"
     assert events[2]["detail"] == "invalid user name or password"
     assert events[7]["detail"].startswith("locked until ")
@@ -185,5 +186,5 @@ def test_reset_leaves_no_trace_of_the_hash(activated):
 
 def test_log_json_always_has_every_key(activated):
     for event in activated.events():
-        assert list(event) == ["time", "event", "user", "detail"]
+        assert list(event) == ["time", "event", "user", "detail", "host"]
     assert activated.events()[0]["detail"] is None

@@ -225,20 +225,20 @@ def test_limit_with_since(device):
 
 
 def test_json_lines_have_every_key(device):
-    """With filters, every --json line is an object with time, event, user and detail, in that
-    order."""
+    """With filters, every --json line is an object with time, event, user, detail and host, in
+    that order."""
     history(device)
     result = device.run("log", "--json", "--user", "bob", "--event", "login_failure")
     assert result.code == 0
     for line in result.out_lines:
         event = json.loads(line)
-        assert list(event) == ["time", "event", "user", "detail"]
+        assert list(event) == ["time", "event", "user", "detail", "host"]
         assert event["detail"] == "invalid user name or password"
 
 
 def test_text_lines_match_json(device):
-    """Each text line is `<time>  <kind padded to 16>  <user>  (<detail>)`, the same events as
-    --json, with or without filters."""
+    """Each text line is `<time>  <kind padded to 16>  <user>  (<detail>)  on <host>`, the same
+    events as --json, with or without filters."""
     history(device)
     for filters in ([], ["--user", "bob"], ["--event", "account_disabled"]):
         text = device.run("log", *filters)
@@ -246,7 +246,8 @@ def test_text_lines_match_json(device):
         expected = []
         for e in log(device, *filters):
             line = f"{e['time']}  {e['event']:<16}  {e['user'] or '-'}"
-            expected.append(line + (f"  ({e['detail']})" if e["detail"] is not None else ""))
+            line += f"  ({e['detail']})" if e["detail"] is not None else ""
+            expected.append(line + (f"  on {e['host']}" if e["host"] is not None else ""))
         assert text.out_lines == expected
 
 

@@ -16,7 +16,7 @@ from sessionhelp import (Client, HEADER, LIST_KEYS, NO_SUCH, assert_not_logged_i
 
 def list_line(row, ends, two_factor="no"):
     return (f"{row['id']:<6}  {row['username']:<16}  {row['created_at']:<24}  "
-            f"{row['last_seen_at']:<24}  {ends:<24}  {two_factor}")
+            f"{row['last_seen_at']:<24}  {ends:<24}  {two_factor:<3}  {row['host'] or '-'}")
 
 
 def test_session_list_text(two):
@@ -49,7 +49,7 @@ def test_session_list_json(two):
     assert objects == [
         {"session": r["id"], "username": r["username"], "startedAt": r["created_at"],
          "lastSeenAt": r["last_seen_at"], "expiresAt": r["expires_at"],
-         "idleUntil": r["idle_until"], "secondFactor": False}
+         "idleUntil": r["idle_until"], "secondFactor": False, "host": r["host"]}
         for r in sessions(two)]
 
 
@@ -58,7 +58,7 @@ def test_session_list_shows_the_rows_second_factor(two):
     row = logged_in(two)
     two.execute("UPDATE session SET second_factor = ? WHERE id = ?", True, row["id"])
     result = two.run("session", "list")
-    assert result.out_lines[1].endswith("  yes"), result.out_lines
+    assert result.out_lines[1].endswith(f"  yes  {row['host']}"), result.out_lines
     result = two.run("session", "list", "--json")
     assert json.loads(result.stdout)["secondFactor"] is True
 

@@ -9,8 +9,9 @@ extension AccountsCommand {
       commandName: "log",
       abstract: "Show what happened: activations, logins, lockouts, account changes, resets.",
       discussion: """
-        Oldest first, times in UTC. Never shows a password or a hash. The log survives reset. \
-        Filters combine. Event kinds: \
+        Oldest first, times in UTC, each event with the host that wrote it (`on <host>`; none \
+        for events from before hosts were recorded). Never shows a password or a hash. The log \
+        survives reset. Filters combine. Event kinds: \
         \(AuditEventKind.known.map(\.rawValue).joined(separator: ", ")).
         """)
 
@@ -26,6 +27,11 @@ extension AccountsCommand {
         "Only events since a UTC date (2026-11-23), time (2026-11-23T10:00:00Z) or age (30m, 2h, 7d).",
         valueName: "time"))
     var since: String?
+
+    @Option(
+      name: .customLong("host"),
+      help: ArgumentHelp("Only events written by this host (its exact name).", valueName: "name"))
+    var host: String?
 
     @Option(name: .customLong("limit"), help: "Show only the newest N matching events.")
     var limit: Int?
@@ -44,12 +50,13 @@ extension AccountsCommand {
         throw ValidationError(Messages.sinceForms)
       }
       if let user, user.isEmpty { throw ValidationError(Messages.userFilterEmpty) }
+      if let host, host.isEmpty { throw ValidationError(Messages.hostFilterEmpty) }
     }
 
     func run(_ context: CommandContext) throws {
       let env = context.environment
       let query = AuditLogQuery.query(
-        user: user, event: event, since: since, limit: limit, now: env.now())
+        user: user, event: event, since: since, host: host, limit: limit, now: env.now())
       try AuditLogQuery.run(env, query: query) { event in
         context.bulk.line(json ? AuditPresentation.json(event) : AuditPresentation.line(event))
       }

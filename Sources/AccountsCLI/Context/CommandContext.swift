@@ -24,6 +24,11 @@ struct CommandContext {
       throw .invalidSetting(
         name: "ACCOUNTS_DATABASE", value: Escaping.visible(bytes: raw), expected: "valid UTF-8")
     }
+    if let raw = RawInput.undecodableVariable(WritingHost.variable) {
+      throw .invalidSetting(
+        name: WritingHost.variable, value: Escaping.visible(bytes: raw),
+        expected: WritingHost.expected)
+    }
     if let database, StoreLocation.holdsPassword(database) {
       console.message(Messages.passwordInURI)
     }
@@ -47,6 +52,8 @@ struct CommandContext {
     let sessionPolicy = try SessionPolicy(
       lifetimeSetting: variable(SessionPolicy.lifetimeVariable),
       idleSetting: variable(SessionPolicy.idleVariable))
+    let writingHost = try WritingHost.named(
+      setting: variable(WritingHost.variable), nodeName: nodeName())
     let sessions = SessionFile(
       path: SessionFile.defaultPath(
         stateHome: variable("XDG_STATE_HOME"), home: variable("HOME")))
@@ -84,6 +91,7 @@ struct CommandContext {
         hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
         sessionPolicy: sessionPolicy, hostName: hostName())
     }
+    environment.writingHost = writingHost
     if openStore == nil {
       environment.userRecords = SystemUserRecordFolders()
       environment.nameService = SystemNameService()
@@ -112,6 +120,15 @@ private func hostName() -> String {
   let name = String(
     decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   return name.isEmpty ? "localhost" : name
+}
+
+/// This machine's node name (`uname(2)`), which every event and session it writes records unless
+/// `ACCOUNTS_HOST_NAME` names it; nil when it is not UTF-8.
+private func nodeName() -> String? {
+  var names = utsname()
+  guard uname(&names) == 0 else { return nil }
+  let bytes = withUnsafeBytes(of: &names.nodename) { Array($0.prefix { $0 != 0 }) }
+  return String(validating: bytes, as: UTF8.self)
 }
 
 /// A command that runs against a `CommandContext`; `run()` builds the live one.

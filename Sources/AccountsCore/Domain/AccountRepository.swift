@@ -25,6 +25,13 @@ public protocol AccountRepository: AnyObject {
   /// Where the store is, as messages name it (a file's path, a URI without its password).
   var location: String { get }
 
+  /// The host this process writes as (its node name, or `ACCOUNTS_HOST_NAME`).
+  ///
+  /// Every audit event appended and every session started without a host of its own is stamped
+  /// with it, so no flow has to name the host and none can forget it. The environment sets it
+  /// on every store it opens; nil stamps none.
+  var writingHost: String? { get set }
+
   /// Runs `body` against one consistent view of the store.
   ///
   /// A store that was never written reads as an empty Public device.

@@ -101,17 +101,21 @@ public struct AuditRecord: Equatable, Sendable {
   public var usernameKey: String?
   /// A few words more, never a secret.
   public var detail: String?
+  /// The host that writes it: the store's writer sets it (`AccountRepository.writingHost`) when
+  /// it is nil, so no flow has to and none can forget.
+  public var host: String?
 
   /// Creates an event to append.
   public init(
     _ kind: AuditEventKind, at occurredAt: Date, username: String? = nil,
-    usernameKey: String? = nil, detail: String? = nil
+    usernameKey: String? = nil, detail: String? = nil, host: String? = nil
   ) {
     self.occurredAt = occurredAt
     self.kind = kind
     self.username = username
     self.usernameKey = usernameKey
     self.detail = detail
+    self.host = host
   }
 }
 
@@ -127,16 +131,20 @@ public struct AuditEvent: Equatable, Sendable {
   public var username: String?
   /// A few words more, never a secret.
   public var detail: String?
+  /// The host that wrote it; nil for an event a version before hosts wrote.
+  public var host: String?
 
   /// Creates an event.
   public init(
-    id: Int64, occurredAt: Date, kind: AuditEventKind, username: String?, detail: String?
+    id: Int64, occurredAt: Date, kind: AuditEventKind, username: String?, detail: String?,
+    host: String? = nil
   ) {
     self.id = id
     self.occurredAt = occurredAt
     self.kind = kind
     self.username = username
     self.detail = detail
+    self.host = host
   }
 }
 
@@ -148,16 +156,20 @@ public struct AuditQuery: Equatable, Sendable {
   public var kind: AuditEventKind?
   /// Only events at or after this time.
   public var since: Date?
+  /// Only events written by the host of exactly this name.
+  public var host: String?
   /// Only the newest this many (still shown oldest first).
   public var limit: Int?
 
   /// Creates a query; with no argument, every event.
   public init(
-    usernameKey: String? = nil, kind: AuditEventKind? = nil, since: Date? = nil, limit: Int? = nil
+    usernameKey: String? = nil, kind: AuditEventKind? = nil, since: Date? = nil,
+    host: String? = nil, limit: Int? = nil
   ) {
     self.usernameKey = usernameKey
     self.kind = kind
     self.since = since
+    self.host = host
     self.limit = limit
   }
 }

@@ -18,11 +18,13 @@ public struct Session: Equatable, Sendable {
   public var idleUntil: Date
   /// True when the login passed a second factor.
   public var secondFactor: Bool
+  /// The host it was started on; nil for a session a version before hosts started.
+  public var host: String?
 
   /// Creates a session as stored.
   public init(
     id: Int64, accountID: Int64, createdAt: Date, lastSeenAt: Date, expiresAt: Date,
-    idleSeconds: Int, idleUntil: Date, secondFactor: Bool
+    idleSeconds: Int, idleUntil: Date, secondFactor: Bool, host: String? = nil
   ) {
     self.id = id
     self.accountID = accountID
@@ -32,6 +34,7 @@ public struct Session: Equatable, Sendable {
     self.idleSeconds = idleSeconds
     self.idleUntil = idleUntil
     self.secondFactor = secondFactor
+    self.host = host
   }
 
   /// When it ends if not used again: the sooner of the two limits.
@@ -55,11 +58,14 @@ public struct NewSession: Equatable, Sendable {
   public var idleSeconds: Int
   /// True when the login passed a second factor.
   public var secondFactor: Bool
+  /// The host it is started on: the store's writer sets it (`AccountRepository.writingHost`)
+  /// when it is nil, so no flow has to.
+  public var host: String?
 
   /// Creates a session to store.
   public init(
     tokenHash: [UInt8], accountID: Int64, createdAt: Date, expiresAt: Date, idleSeconds: Int,
-    secondFactor: Bool
+    secondFactor: Bool, host: String? = nil
   ) {
     self.tokenHash = tokenHash
     self.accountID = accountID
@@ -67,6 +73,7 @@ public struct NewSession: Equatable, Sendable {
     self.expiresAt = expiresAt
     self.idleSeconds = idleSeconds
     self.secondFactor = secondFactor
+    self.host = host
   }
 }
 

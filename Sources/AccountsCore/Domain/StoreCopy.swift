@@ -61,9 +61,9 @@ public enum StoreRecordKind: CaseIterable, Sendable {
     case .group: return [.integer, .text, .time, .integer]
     case .groupMember: return [.integer, .integer]
     case .loginThrottle: return [.text, .integer, .integer, .time, .time]
-    case .auditEvent: return [.integer, .time, .text, .text, .text, .text]
+    case .auditEvent: return [.integer, .time, .text, .text, .text, .text, .text]
     case .session:
-      return [.integer, .blob, .integer, .time, .time, .time, .integer, .time, .boolean]
+      return [.integer, .blob, .integer, .time, .time, .time, .integer, .time, .boolean, .text]
     case .secondFactor: return [.integer, .blob, .text, .integer, .time]
     case .recoveryCode: return [.integer, .blob, .time]
     }

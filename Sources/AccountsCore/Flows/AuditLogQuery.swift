@@ -13,14 +13,15 @@ public enum AuditLogQuery {
   }
 
   /// The query `log`'s filters ask for: `user` compared as a login compares names (its key),
-  /// `since` read by `since(_:now:)` (nil when it cannot be: the command checks that first).
+  /// `since` read by `since(_:now:)` (nil when it cannot be: the command checks that first),
+  /// `host` compared exactly.
   public static func query(
-    user: String?, event: String?, since: String?, limit: Int?, now: Date
+    user: String?, event: String?, since: String?, host: String? = nil, limit: Int?, now: Date
   ) -> AuditQuery {
     AuditQuery(
       usernameKey: user.map(UsernameRules.lookupKey(for:)),
       kind: event.map(AuditEventKind.init(rawValue:)),
-      since: since.flatMap { Self.since($0, now: now) }, limit: limit)
+      since: since.flatMap { Self.since($0, now: now) }, host: host, limit: limit)
   }
 
   /// `--since`'s value: a UTC date (`2026-11-23`), a UTC time (`2026-11-23T10:00:00Z`, with or

@@ -64,3 +64,38 @@ extension SessionPolicy {
     return seconds
   }
 }
+
+/// The name of the host that writes: what every audit event and session records.
+public enum WritingHost {
+  /// The variable that names the host (a container's node name is a random one).
+  public static let variable = "ACCOUNTS_HOST_NAME"
+  /// What a host name may be, as a refusal says it.
+  public static let expected =
+    "a host name of 1 to 253 bytes of UTF-8 without spaces or control characters"
+
+  /// The host `ACCOUNTS_HOST_NAME` names, else the node name; nil when neither is usable.
+  ///
+  /// An empty setting counts as absent, as the other settings' do; any other that breaks the
+  /// rule is refused. A node name that breaks it records no host.
+  public static func named(setting text: String?, nodeName: String?)
+    throws(AccountsError) -> String?
+  {
+    if let text, !text.isEmpty {
+      guard isUsable(text) else {
+        throw .invalidSetting(name: variable, value: text, expected: expected)
+      }
+      return text
+    }
+    return nodeName.flatMap { isUsable($0) ? $0 : nil }
+  }
+
+  /// True for 1 to 253 bytes of UTF-8 without a space, a control character, or a character
+  /// that stood for bytes that were not UTF-8.
+  public static func isUsable(_ name: String) -> Bool {
+    (1...253).contains(name.utf8.count)
+      && !name.unicodeScalars.contains {
+        $0 == "\u{FFFD}" || $0.properties.isWhitespace || $0.properties.generalCategory == .control
+          || $0.properties.generalCategory == .format
+      }
+  }
+}

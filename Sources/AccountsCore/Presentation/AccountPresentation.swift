@@ -118,7 +118,8 @@ public enum AccountPresentation {
 
 /// How `accounts log` prints an event.
 public enum AuditPresentation {
-  /// One line of text: time, event, user name, detail (escaped unambiguously).
+  /// One line of text: time, event, user name, detail, and `on <host>` when the event names
+  /// the host that wrote it (escaped unambiguously).
   public static func line(_ event: AuditEvent) -> String {
     var line = "\(Timestamp.string(from: event.occurredAt))  "
     // Padded, never cut: a longer kind pushes the rest right.
@@ -126,6 +127,7 @@ public enum AuditPresentation {
     line += kind + String(repeating: " ", count: max(0, 16 - kind.count))
     line += "  \(event.username.map(Escaping.unambiguous) ?? "-")"
     if let detail = event.detail { line += "  (\(Escaping.unambiguous(detail)))" }
+    if let host = event.host { line += "  on \(Escaping.unambiguous(host))" }
     return line
   }
 
@@ -136,6 +138,7 @@ public enum AuditPresentation {
       "event": JSON.string(event.kind.rawValue),
       "user": JSON.string(event.username),
       "detail": JSON.string(event.detail),
+      "host": JSON.string(event.host),
     ])
   }
 }

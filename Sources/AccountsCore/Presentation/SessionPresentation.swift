@@ -32,7 +32,8 @@ public enum SessionPresentation {
   public static let notLoggedInJSON = #"{"loggedIn":false}"#
 
   /// The header of `session list`.
-  public static let header = row("ID", "USER NAME", "STARTED", "LAST SEEN", "ENDS", "2FA")
+  public static let header = row(
+    "ID", "USER NAME", "STARTED", "LAST SEEN", "ENDS", "2FA", "HOST")
 
   /// One line of `session list`.
   public static func line(_ listing: SessionListing) -> String {
@@ -40,7 +41,7 @@ public enum SessionPresentation {
     return row(
       String(session.id), listing.username, Timestamp.string(from: session.createdAt),
       Timestamp.string(from: session.lastSeenAt), Timestamp.string(from: session.endsAt),
-      session.secondFactor ? "yes" : "no")
+      session.secondFactor ? "yes" : "no", session.host ?? "-")
   }
 
   /// One object of `session list --json`.
@@ -51,6 +52,8 @@ public enum SessionPresentation {
     JSON.key("username", to: &bytes)
     JSON.append(listing.username, to: &bytes)
     times(listing.session, into: &bytes)
+    JSON.key("host", to: &bytes)
+    JSON.append(listing.session.host, to: &bytes)
     bytes.append(UInt8(ascii: "}"))
     return String(decoding: bytes, as: UTF8.self)
   }
@@ -71,11 +74,11 @@ public enum SessionPresentation {
 
   private static func row(
     _ id: String, _ name: String, _ started: String, _ seen: String, _ ends: String,
-    _ factor: String
+    _ factor: String, _ host: String
   ) -> String {
     let pad = AccountPresentation.pad
     return pad(id, 6) + "  " + pad(name, 16) + "  " + pad(started, 24) + "  " + pad(seen, 24) + "  "
-      + pad(ends, 24) + "  " + factor
+      + pad(ends, 24) + "  " + pad(factor, 3) + "  " + host
   }
 
   /// `2fa status`'s sentence.

@@ -6,10 +6,12 @@ extension AccountsCommand {
   struct SessionList: ContextualCommand {
     static let configuration = CommandConfiguration(
       commandName: "list",
-      abstract: "List the live sessions: id, user name, started, last seen, ends, 2FA.",
+      abstract: "List the live sessions: id, user name, started, last seen, ends, 2FA, host.",
       discussion: """
-        ENDS is the sooner of the absolute end and the idle end. With --json, one object per \
-        line: session, username, startedAt, lastSeenAt, expiresAt, idleUntil, secondFactor.
+        ENDS is the sooner of the absolute end and the idle end; HOST the host the session was \
+        started on (- for a session from before hosts were recorded). With --json, one object \
+        per line: session, username, startedAt, lastSeenAt, expiresAt, idleUntil, \
+        secondFactor, host.
         """)
 
     @Option(name: .customLong("user"), help: "Only this account's sessions.")
