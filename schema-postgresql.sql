@@ -234,7 +234,8 @@ CREATE TABLE accounts.ssh_key (
 -- whole step; revoked from PUBLIC).
 -- What a login of p_key is decided on, in one row: the account (as PostgresAccess reads it),
 -- the name's tally, the hash a failure's cost must match (the owner's, or the account's when
--- it is the owner), and the account's second factor. With no key: only that hash.
+-- it is the owner), the account's second factor, and the device's state and its time. With
+-- no key: only the hash and the state.
 CREATE FUNCTION accounts.login_facts(p_key text)
 RETURNS TABLE (
   id bigint, username text, username_key text, full_name text, email text,
@@ -242,7 +243,7 @@ RETURNS TABLE (
   updated_at text, password_changed_at text, last_login_at text, is_owner boolean,
   expires_at text, uid bigint, home text, shell text, failures bigint, lockouts bigint,
   locked_until text, reference_hash text, sealed_secret text, key_id text, last_step bigint,
-  enabled_at text)
+  enabled_at text, state text, changed_at text)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog
 AS $$
   SELECT a.id, a.username, a.username_key, a.full_name, a.email, a.password_hash,
@@ -253,7 +254,8 @@ AS $$
     t.failures, t.lockouts, accounts.stamp(t.locked_until),
     CASE WHEN a.id IS NOT DISTINCT FROM v.owner_id AND a.id IS NOT NULL THEN a.password_hash
          ELSE (SELECT o.password_hash FROM accounts.account AS o WHERE o.id = v.owner_id) END,
-    encode(f.sealed_secret, 'hex'), f.key_id, f.last_step, accounts.stamp(f.enabled_at)
+    encode(f.sealed_secret, 'hex'), f.key_id, f.last_step, accounts.stamp(f.enabled_at),
+    v.state, accounts.stamp(v.changed_at)
   FROM accounts.activation AS v
   LEFT JOIN accounts.account AS a ON a.username_key = p_key
   LEFT JOIN accounts.login_throttle AS t ON t.username_key = p_key

@@ -22,6 +22,10 @@ public struct AccountsEnvironment {
   /// through the store. Commands that go on to read or write read the state through the store
   /// they open (`isActivated`): each command opens the database once.
   public var readStatus: () throws(StoreError) -> DeviceStatus?
+  /// Reads the device's state and the facts of a login of a user name key together, where the
+  /// backend can (a PostgreSQL server, in one statement); nil from it means "take the usual
+  /// way" (see `activatedStore(forLoginOf:)`).
+  public var readLoginStart: ((String) throws(StoreError) -> (DeviceStatus, LoginFacts)?)?
   /// The current time.
   public var now: () -> Date
   /// The time zone Home shows times in.
@@ -165,6 +169,21 @@ public func storing<T>(_ body: () throws(StoreError) -> T) throws(AccountsError)
 extension AccountsEnvironment {
   func lockedError(until: Date) -> AccountsError {
     .locked(until: until, now: now(), timeZone: timeZone)
+  }
+
+  /// Opens the database for a login of the user name key `key` (known before anything is
+  /// asked: a flag, PAM) and refuses a Public device; with the facts of that login when the
+  /// backend read them with the state.
+  func activatedStore(forLoginOf key: String?) throws(AccountsError)
+    -> (store: any AccountRepository, facts: LoginFacts?)
+  {
+    if let key, let readLoginStart,
+      let (status, facts) = try storing({ () throws(StoreError) in try readLoginStart(key) })
+    {
+      guard status.state == .activated else { throw .notActivated }
+      return (try writableStore(), facts)
+    }
+    return (try activatedStore(), nil)
   }
 
   /// Opens the database for writing and refuses a Public device.

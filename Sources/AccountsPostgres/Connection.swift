@@ -160,13 +160,16 @@ final class PGConnection {
   ///
   /// With `prepared`, the statement is parsed and planned once per transaction (what a
   /// statement run for every row of an import or a copy needs) and run by name after that;
-  /// outside a transaction it runs unnamed, as any other.
+  /// outside a transaction it runs unnamed, as any other. Without `pinning`, the statement
+  /// does not wait for the search path to be pinned: it names every object with its schema and
+  /// calls only functions of ours (which pin their own), so no search path can change it.
   @discardableResult
-  func run(_ sql: String, _ parameters: [PGValue] = [], prepared: Bool = false)
-    throws(PGFailure) -> PGRows
-  {
+  func run(
+    _ sql: String, _ parameters: [PGValue] = [], prepared: Bool = false, pinning: Bool = true
+  ) throws(PGFailure) -> PGRows {
     var sql = sql
-    if !pathPinned {
+    // A transaction pins its own (`SET LOCAL`), and a BEGIN must come first in its message.
+    if !pathPinned && pinning && !inTransaction && !sql.hasPrefix("BEGIN") {
       // Sent ahead of the first statement, in the same message where it has no parameters;
       // a failure leaves it to be sent again with the next one.
       if parameters.isEmpty && !(prepared && inTransaction) {

@@ -390,7 +390,8 @@ struct PostgresAccess: AccountWriter {
     .text(
       "{"
         + words.map {
-          "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\")
+          "\""
+            + $0.replacingOccurrences(of: "\\", with: "\\\\")
             .replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }.joined(separator: ",") + "}")
   }

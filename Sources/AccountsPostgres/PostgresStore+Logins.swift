@@ -8,10 +8,54 @@ extension PostgresStore {
   public func loginFacts(key: String?) throws(AccountsError) -> LoginFacts {
     let (rows, access) = try statement(
       "SELECT * FROM accounts.login_facts($1)", [PGValue(key)], for: .readOnly)
+    return try facts(rows, access)
+  }
+
+  /// The device's state and the facts of a login of `key`, in one statement that also reads
+  /// which migrations the store has had; nil when it is not a store of this version (absent,
+  /// older, newer, foreign): the usual way then looks, upgrades or refuses.
+  public func loginStart(key: String) throws(StoreError) -> (DeviceStatus, LoginFacts)? {
+    let db = try connected()
+    let rows: PGRows
+    do {
+      rows = try db.run(
+        """
+        SELECT f.*, (SELECT pg_catalog.string_agg(m.identifier, ',')
+                     FROM accounts.schema_migration AS m)
+        FROM accounts.login_facts($1) AS f
+        """, [.text(key)], pinning: false)
+    } catch {
+      // No schema, or one without the function yet: looked at more closely the usual way.
+      if error.connectionLost { throw translate(error) }
+      return nil
+    }
+    let recorded = Set((rows.text(0, 27) ?? "").split(separator: ",").map(String.init))
+    let contents = SchemaContents.sorting(known: Self.known, recorded: recorded) { true }
+    guard rows.count == 1, contents == .current else { return nil }
+    migrated = true
+    let access = PostgresAccess(db: db, store: self)
+    do {
+      let status = try access.decoded { () throws(PGUnreadableValue) in
+        DeviceStatus(
+          state: try PostgresAccess.state(rows, 0, 25),
+          changedAt: try rows.decode(Date?.self, 0, 26))
+      }
+      return (status, try facts(rows, access))
+    } catch {
+      if case .storage(let error) = error { throw error }
+      throw .failure(location: location, reason: error.description)
+    }
+  }
+
+  /// The facts in the columns `accounts.login_facts` returns.
+  private func facts(_ rows: PGRows, _ access: PostgresAccess) throws(AccountsError)
+    -> LoginFacts
+  {
     guard rows.count == 1 else { throw .storage(.inconsistent(location: location)) }
-    let account = try access.decoded { () throws(PGUnreadableValue) in
-      try rows.decode(Int64?.self, 0, 0)
-    } == nil ? nil : try access.account(rows, 0)
+    let account =
+      try access.decoded { () throws(PGUnreadableValue) in
+        try rows.decode(Int64?.self, 0, 0)
+      } == nil ? nil : try access.account(rows, 0)
     return try access.decoded { () throws(PGUnreadableValue) in
       var factor: StoredSecondFactor?
       if let account, let sealed = try rows.decode([UInt8]?.self, 0, 21) {

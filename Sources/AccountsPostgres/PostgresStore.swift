@@ -21,7 +21,7 @@ public final class PostgresStore: AccountRepository {
   public var writingHost: String?
   private let uri: String
   private var connection: PGConnection?
-  private var migrated = false
+  var migrated = false
 
   /// A store at the libpq connection URI `uri`; nothing is connected yet.
   public init(uri: String, busyTimeout: Double = 5) {
@@ -138,8 +138,9 @@ public final class PostgresStore: AccountRepository {
 
   // MARK: - Connection, transactions, errors
 
-  /// Runs one statement on its own (its own transaction, as a function call that pins its
-  /// search path needs no other), with the store opened for `access` first.
+  /// Runs one statement on its own (its own transaction), with the store opened for `access`
+  /// first: a call of a function of ours, which pins its own search path (see `PGConnection.run`
+  /// without `pinning`).
   func statement(_ sql: String, _ parameters: [PGValue], for access: StoreAccess)
     throws(AccountsError) -> (PGRows, PostgresAccess)
   {
@@ -148,13 +149,13 @@ public final class PostgresStore: AccountRepository {
     }
     let db = try storing { () throws(StoreError) in try connected() }
     do {
-      return (try db.run(sql, parameters), self.access(db))
+      return (try db.run(sql, parameters, pinning: false), self.access(db))
     } catch {
       throw .storage(translate(error))
     }
   }
 
-  private func connected() throws(StoreError) -> PGConnection {
+  func connected() throws(StoreError) -> PGConnection {
     if let connection, connection.isAlive { return connection }
     let opened = try PGConnection.open(uri: uri, location: location)
     connection = opened

@@ -72,6 +72,7 @@ struct CommandContext {
         hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
         sessionPolicy: sessionPolicy, hostName: hostName())
       environment.storeContainer = .sharedDatabase
+      environment.readLoginStart = { key throws(StoreError) in try store.loginStart(key: key) }
     } else if let openStore {
       environment = AccountsEnvironment(
         console: console, storeLocation: path,

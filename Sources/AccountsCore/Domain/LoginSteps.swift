@@ -147,11 +147,14 @@ extension AccountRepository {
     try write { writer throws(AccountsError) in try LoginRecorder.failure(record, writer: writer) }
   }
 
-  public func recordLoginRefusal(username: String, usernameKey: String, at now: Date, detail: String)
+  public func recordLoginRefusal(
+    username: String, usernameKey: String, at now: Date, detail: String
+  )
     throws(AccountsError) -> Date?
   {
     try write { writer throws(AccountsError) -> Date? in
-      try LoginRecorder.refusal(writer, username: username, key: usernameKey, at: now, detail: detail)
+      try LoginRecorder.refusal(
+        writer, username: username, key: usernameKey, at: now, detail: detail)
     }
   }
 

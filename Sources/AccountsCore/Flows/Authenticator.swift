@@ -33,8 +33,11 @@ struct Authenticator {
   /// user name is typed, so that nobody types a password in vain (unknown names lock the same
   /// way, so this tells nothing about which names exist). Returns what it read, for `check`.
   @discardableResult
-  func refuseIfLocked(username: String, key: String) throws(AccountsError) -> LoginFacts {
-    let facts = try store.loginFacts(key: key)
+  func refuseIfLocked(username: String, key: String, facts known: LoginFacts? = nil)
+    throws(AccountsError) -> LoginFacts
+  {
+    let facts: LoginFacts
+    if let known { facts = known } else { facts = try store.loginFacts(key: key) }
     if let until = try LoginRecorder.recordRefusalIfLocked(
       store, username: username, usernameKey: key, at: env.now(), tally: facts.tally)
     {

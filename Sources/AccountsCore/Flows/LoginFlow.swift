@@ -16,12 +16,12 @@ public enum LoginFlow {
   static func run(_ env: AccountsEnvironment, options: LoginOptions, stage: InputStage)
     throws(AccountsError) -> HomeScreen
   {
-    let store = try env.activatedStore()
+    let (store, prefetched) = try env.activatedStore(forLoginOf: Credentials.key(options.username))
     let authenticator = Authenticator(env: env, store: store)
     let reader = FieldReader(console: env.console, stage: stage)
     let verified = try Credentials.ask(
       reader, authenticator: authenticator, username: options.username,
-      passwordPrompt: Messages.passwordPrompt, straightToLogIn: true)
+      passwordPrompt: Messages.passwordPrompt, straightToLogIn: true, prefetched: prefetched)
     let proof = try SecondFactorGate(authenticator).askIfEnabled(verified, stage: stage)
     var newPassword: String?
     if verified.account.mustChangePassword {
@@ -54,12 +54,21 @@ public enum LoginFlow {
 
 /// A user name and password read and checked: shared by `login`, `passwd` and the bare flow.
 enum Credentials {
+  /// The key of a user name given as a flag, as `ask` will take it; nil when there is none.
+  static func key(_ flag: String?) -> String? {
+    guard let flag, TextRules.problem(.text(flag), field: Messages.usernamePrompt) == nil,
+      TextRules.trimmed(flag) == flag
+    else { return nil }
+    return UsernameRules.key(for: flag)
+  }
+
   /// Reads the user name (refusing a locked one at once), then the password, and checks them.
   ///
   /// With `straightToLogIn`, the caller records the login next (see `Authenticator.check`).
+  /// `prefetched` are the facts of the name given as a flag, read with the device's state.
   static func ask(
     _ reader: FieldReader, authenticator: Authenticator, username: String?,
-    passwordPrompt: String, straightToLogIn: Bool = false
+    passwordPrompt: String, straightToLogIn: Bool = false, prefetched: LoginFacts? = nil
   ) throws(AccountsError) -> Authenticator.Verified {
     let usernameField = try reader.read(Messages.usernamePrompt, flag: username)
     var facts: LoginFacts?
@@ -68,7 +77,8 @@ enum Credentials {
     {
       let name = TextRules.trimmed(usernameField.textOrEmpty)
       if let key = UsernameRules.key(for: name) {
-        facts = try authenticator.refuseIfLocked(username: name, key: key)
+        facts = try authenticator.refuseIfLocked(
+          username: name, key: key, facts: name == username ? prefetched : nil)
       }
     }
     let passwordField = try reader.read(passwordPrompt, flag: nil, secret: true)

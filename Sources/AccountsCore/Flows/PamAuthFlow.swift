@@ -85,25 +85,24 @@ public enum PamAuthFlow {
     var env = env
     env.console = QuietConsole(env.console)
     env.origin = origin(of: request)
-    let store = try env.activatedStore()
+    // PAM_USER as given, untrimmed: other programs on the host take it as it is, so only the
+    // stored name itself (byte for byte) is the account; another case, width or spacing of it
+    // is a name no account has.
+    let username = request.username
+    let key = UsernameRules.key(for: username)
+    let (store, prefetched) = try env.activatedStore(forLoginOf: key)
     let authenticator = Authenticator(env: env, store: store)
-    let gate = SecondFactorGate(authenticator)
     // Bytes no password can hold (not UTF-8, control characters such as a second NUL) are
     // refused before anything is counted, as at the prompts.
     guard let text = String(validating: request.secret, as: UTF8.self),
       TextRules.problem(.text(text), field: Messages.passwordPrompt, allowFormat: true) == nil
     else { throw .invalidCredentials }
-    // PAM_USER as given, untrimmed: other programs on the host take it as it is, so only the
-    // stored name itself (byte for byte) is the account; another case, width or spacing of it
-    // is a name no account has.
-    let username = request.username
     // Which string is the password depends on whether the account has TOTP: read first (it
     // costs nothing next to the password's check, and a refusal is the same either way).
     var password = text
     var code: String?
-    let facts = try UsernameRules.key(for: username).map { key throws(AccountsError) in
-      try store.loginFacts(key: key)
-    }
+    var facts = prefetched
+    if facts == nil, let key { facts = try store.loginFacts(key: key) }
     let factor = facts?.account?.isNamed(exactly: username) == true ? facts?.secondFactor : nil
     if factor != nil, text.count > SecondFactor.digits,
       text.suffix(SecondFactor.digits).allSatisfy({ $0.isASCII && $0.isNumber })
@@ -122,7 +121,7 @@ public enum PamAuthFlow {
           username: verified.typedName, key: verified.account.usernameKey,
           detail: Messages.detailNoCode, error: .invalidVerificationCode)
       }
-      proof = try gate.check(code, verified: verified, factor: factor)
+      proof = try SecondFactorGate(authenticator).check(code, verified: verified, factor: factor)
     }
     _ = try authenticator.logIn(
       verified, completion: LoginCompletion(proof: proof, origin: env.origin))

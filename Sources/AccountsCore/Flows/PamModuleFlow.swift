@@ -118,15 +118,15 @@ public enum PamModuleFlow {
   static func authenticate(
     _ env: AccountsEnvironment, request: PamModuleRequest, conversation: any PamConversation
   ) throws(AccountsError) -> PamVerdict {
-    let store = try env.activatedStore()
-    let authenticator = Authenticator(env: env, store: store)
     let username = request.username
+    let (store, facts) = try env.activatedStore(forLoginOf: UsernameRules.key(for: username))
+    let authenticator = Authenticator(env: env, store: store)
     let verified: Authenticator.Verified
     let answer = conversation.password(prompt: Messages.passwordPrompt + ": ")
     do {
       verified = try authenticator.check(
         username: username, password: try acceptablePassword(answer, username: username),
-        exactName: true, straightToLogIn: true)
+        exactName: true, facts: facts, straightToLogIn: true)
     } catch {
       // A token an earlier module had (try_first_pass) is not this account's password: the
       // person is asked once. Under use_first_pass the module answers with the same token

@@ -10,12 +10,12 @@ public enum VerifyFlow {
   public static func run(_ env: AccountsEnvironment, username: String) throws(AccountsError) {
     var env = env
     env.console = QuietConsole(env.console)
-    let store = try env.activatedStore()
+    let (store, prefetched) = try env.activatedStore(forLoginOf: Credentials.key(username))
     let authenticator = Authenticator(env: env, store: store)
     let reader = FieldReader(console: env.console, stage: .login)
     let verified = try Credentials.ask(
       reader, authenticator: authenticator, username: username,
-      passwordPrompt: Messages.passwordPrompt, straightToLogIn: true)
+      passwordPrompt: Messages.passwordPrompt, straightToLogIn: true, prefetched: prefetched)
     // With a second factor, its code is the next line.
     let proof = try SecondFactorGate(authenticator).askIfEnabled(verified, stage: .login)
     _ = try authenticator.logIn(verified, completion: LoginCompletion(proof: proof))
