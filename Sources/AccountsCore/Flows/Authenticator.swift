@@ -29,9 +29,11 @@ struct Authenticator {
     var secondFactor: StoredSecondFactor?
   }
 
-  /// Refuses at once, logging the refused attempt, when `key` is locked; used right after the
-  /// user name is typed, so that nobody types a password in vain (unknown names lock the same
-  /// way, so this tells nothing about which names exist). Returns what it read, for `check`.
+  /// Refuses at once, logging the refused attempt, when `key` is locked.
+  ///
+  /// Used right after the user name is typed, so that nobody types a password in vain (unknown
+  /// names lock the same way, so this tells nothing about which names exist). Returns what it
+  /// read (or `known`, read before), for `check`.
   @discardableResult
   func refuseIfLocked(username: String, key: String, facts known: LoginFacts? = nil)
     throws(AccountsError) -> LoginFacts
