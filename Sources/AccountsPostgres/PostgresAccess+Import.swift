@@ -9,7 +9,9 @@ extension PostgresAccess {
   /// any id is drawn (writers take turns, so nothing can take a name in between); the others
   /// draw their ids in their order, so that the ids of one import grow by one, as it relies on
   /// to name a duplicate's first line. `ON CONFLICT DO NOTHING` stays as the constraint's
-  /// backstop. The statement is prepared once a transaction: its text never changes.
+  /// backstop. The statement is prepared once a transaction: its text never changes. The
+  /// batch's names are sorted bytewise to find the first of each (the keys are equal only when
+  /// their bytes are, and the locale's order costs more).
   func insert(_ accounts: [NewAccount], at date: Date) throws(AccountsError) -> [Int64?] {
     guard !accounts.isEmpty else { return [] }
     let rows = try query(
@@ -20,10 +22,10 @@ extension PostgresAccess {
           WITH ORDINALITY AS g (username, username_key, full_name, email, password_hash,
             must_change_password, disabled, expires_at, home, shell, n)
       ), fresh AS (
-        SELECT DISTINCT ON (username_key) * FROM given
+        SELECT DISTINCT ON (username_key COLLATE "C") * FROM given
         WHERE NOT EXISTS (
           SELECT 1 FROM accounts.account AS a WHERE a.username_key = given.username_key)
-        ORDER BY username_key, n
+        ORDER BY username_key COLLATE "C", n
       ), stored AS (
         INSERT INTO accounts.account (id, username, username_key, full_name, email,
           password_hash, must_change_password, disabled_at, created_at, updated_at,
@@ -35,7 +37,7 @@ extension PostgresAccess {
         ON CONFLICT (username_key) DO NOTHING
         RETURNING id, username_key
       )
-      SELECT fresh.n, stored.id FROM stored JOIN fresh USING (username_key)
+      SELECT id, username_key FROM stored
       """,
       [
         Self.array(accounts.map(\.username)), Self.array(accounts.map(\.usernameKey)),
@@ -46,17 +48,17 @@ extension PostgresAccess {
         Self.array(accounts.map { $0.expiresAt.map(Timestamp.string(from:)) }),
         Self.array(accounts.map(\.home)), Self.array(accounts.map(\.shell)), PGValue(date),
       ], prepared: true)
-    var ids = [Int64?](repeating: nil, count: accounts.count)
+    // Each key stored goes back to the first account of the batch that has it, joined here (the
+    // server's planner cannot know the batch's size, and joined it row by row), by its bytes as
+    // the unique key compares them (Swift's `==` would also match other normal forms).
+    var stored: [[UInt8]: Int64] = [:]
     try decoded { () throws(PGUnreadableValue) in
       for row in 0..<rows.count {
-        let number = try rows.decode(Int64.self, row, 0)
-        guard number >= 1, number <= Int64(accounts.count) else {
-          throw PGUnreadableValue(reason: "row \(row + 1) numbers no account of the batch")
-        }
-        ids[Int(number - 1)] = try rows.decode(Int64.self, row, 1)
+        stored[Array(try rows.decode(String.self, row, 1).utf8)] = try rows.decode(
+          Int64.self, row, 0)
       }
     }
-    return ids
+    return accounts.map { stored.removeValue(forKey: Array($0.usernameKey.utf8)) }
   }
 
   /// A text array parameter (`{"a","b\"c",NULL}`) of any values, each quoted and escaped.
