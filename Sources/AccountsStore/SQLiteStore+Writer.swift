@@ -79,6 +79,21 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
     return record.account(isOwner: false)
   }
 
+  func insert(_ accounts: [NewAccount], at date: Date) throws(AccountsError) -> [Int64?] {
+    // One at a time: SQLite is in this process, so a row costs no round trip.
+    var ids: [Int64?] = []
+    ids.reserveCapacity(accounts.count)
+    for account in accounts {
+      do throws(AccountsError) {
+        ids.append(try insert(account, at: date).id)
+      } catch {
+        guard case .usernameTaken = error else { throw error }
+        ids.append(nil)
+      }
+    }
+    return ids
+  }
+
   func update(_ account: Account) throws(AccountsError) {
     // Only the columns that change are written (a trigger or a second writer sees no more).
     try statement(path, username: account.username) {

@@ -144,6 +144,27 @@ struct ImportTests {
     #expect(try world.store.accountCount() == 1)
   }
 
+  /// A file longer than a batch is said in its order, each duplicate with its first line,
+  /// whichever batch that line was stored in.
+  @Test func problemsAcrossBatchesInLineOrder() throws {
+    let world = try World()
+    try world.activateAlice()
+    var lines = ["username,full_name,email,password_hash"]
+    for entry in 1...(ImportFlow.batchSize * 5 / 2) {
+      let name = [950: "u949", 1500: "u1", 2400: "U1700"][entry] ?? "u\(entry)"
+      let email = entry == 1600 ? "not-an-address" : "\(name)@example.org"
+      lines.append("\(name),User,\(email),\(hash)")
+    }
+    let (result, console) = importing(world, lines.joined(separator: "\n") + "\n")
+    #expect(throws: AccountsError.importInvalid(problems: 4)) { try result.get() }
+    #expect(console.messages.count == 4)
+    #expect(console.messages[0] == "line 951 (u949): user name u949 is also on line 950.")
+    #expect(console.messages[1] == "line 1501 (u1): user name u1 is also on line 2.")
+    #expect(console.messages[2].hasPrefix("line 1601 (u1600): "))
+    #expect(console.messages[3] == "line 2401 (U1700): user name U1700 is also on line 1701.")
+    #expect(try world.store.accountCount() == 1)
+  }
+
   /// shadow: kept schemes imported with NAME@DOMAIN, entries without a password skipped.
   @Test func shadow() throws {
     let world = try World()

@@ -313,6 +313,46 @@ struct RepositoryContract {
     #expect(ids[1] == ids[0] + 1)
   }
 
+  /// A batch is stored in its order: ids grow by one, a key stored before or given earlier in
+  /// the batch is refused (nil) and draws no id, and every field is kept as given.
+  @Test(arguments: Backend.allCases) func insertsBatches(_ backend: Backend) throws {
+    let (store, cleanup) = try backend.make()
+    defer { cleanup() }
+    try store.activate(newAccount("Alice"), at: noon)
+    // Given a batch whose names are out of key order, with a name twice and one stored, and
+    // an account whose text needs quoting in any list syntax.
+    let dave = NewAccount(
+      username: "Dave", usernameKey: "dave", fullName: #"Dave "Q" O'Brien \ {x,y} NULL"#,
+      email: "dave@example.org", passwordHash: "pbkdf2_sha256$1000$salt$key",
+      mustChangePassword: true, disabled: true, expiresAt: noon + 86_400, home: "/srv/dave",
+      shell: "/bin/sh")
+    let batch = [
+      newAccount("Carol"), newAccount("Bob"), newAccount("carol"), newAccount("ALICE"), dave,
+    ]
+    // When it is stored, then one more batch in the same write.
+    let (ids, more, none) = try store.write {
+      writer throws(AccountsError) -> ([Int64?], [Int64?], [Int64?]) in
+      (
+        try writer.insert(batch, at: noon), try writer.insert([newAccount("Eve")], at: noon),
+        try writer.insert([], at: noon)
+      )
+    }
+    // Then the first of each name holds it, and the ids follow the batch's order.
+    let carol = try #require(ids[0])
+    #expect(ids == [carol, carol + 1, nil, nil, carol + 2])
+    #expect(more == [carol + 3] && none == [])
+    #expect(try store.account(key: "carol")?.username == "Carol")
+    #expect(try store.account(key: "alice")?.isOwner == true)
+    let stored = try #require(try store.account(key: "dave"))
+    #expect(stored.id == carol + 2 && stored.fullName == dave.fullName)
+    #expect(stored.home == "/srv/dave" && stored.shell == "/bin/sh")
+    #expect(stored.mustChangePassword && stored.disabledAt == noon && stored.createdAt == noon)
+    #expect(stored.expiresAt == noon + 86_400 && stored.passwordChangedAt == noon)
+    #expect(try store.account(key: "bob")?.home == nil)
+    #expect(try store.accountCount() == 5)
+    #expect(try store.consistencyProblems() == [])
+  }
+
   /// An error thrown by the body of a walk over rows comes out as it was thrown (a copy's
   /// target failing inside the source's walk is the target's failure, not the source's).
   @Test(arguments: Backend.allCases) func walksPassErrorsThrough(_ backend: Backend) throws {

@@ -65,9 +65,10 @@ SMOKE = {"runs": 1, "fast_runs": 1, "blocklist_runs": 1, "blocklist_lines": 1_00
          "import_count": 10, "import_runs": 1, "memory_users": 200, "memory_lines": 3,
          "postgres_runs": 1, "concurrent_logins": 2, "clients": 2, "concurrent_rounds": 1}
 
-# The module left out when its count is 0.
-LEFT_OUT_BY = {"test_big_store.py": "accounts", "test_import.py": "import_count",
-               "test_import_memory.py": "memory_users", "test_postgres.py": "postgres_runs"}
+# The module left out when its count (or one of its counts) is 0.
+LEFT_OUT_BY = {"test_big_store.py": ("accounts",), "test_import.py": ("import_count",),
+               "test_import_memory.py": ("memory_users",), "test_postgres.py": ("postgres_runs",),
+               "test_postgres_import.py": ("import_count", "postgres_runs")}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -113,7 +114,7 @@ def pytest_configure(config: pytest.Config) -> None:
 # The order the modules run in, as the one script ran them: the quick pairs first, before the
 # big files are made.
 ORDER = ["test_login.py", "test_pam_module.py", "test_startup.py", "test_blocklist.py", "test_big_store.py",
-         "test_import.py", "test_import_memory.py", "test_postgres.py"]
+         "test_import.py", "test_import_memory.py", "test_postgres.py", "test_postgres_import.py"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -122,8 +123,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                else len(ORDER))
     kept, left = [], []
     for item in items:
-        option = LEFT_OUT_BY.get(item.path.name)
-        (left if option and getattr(config.option, option) == 0 else kept).append(item)
+        options = LEFT_OUT_BY.get(item.path.name, ())
+        out = any(getattr(config.option, option) == 0 for option in options)
+        (left if out else kept).append(item)
     if left:
         config.hook.pytest_deselected(items=left)
         items[:] = kept

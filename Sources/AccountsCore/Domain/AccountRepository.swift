@@ -152,6 +152,12 @@ public protocol AccountWriter: AccountReader {
   ///
   /// Throws `.usernameTaken` when its key is already used.
   func insert(_ account: NewAccount, at date: Date) throws(AccountsError) -> Account
+  /// Stores several more accounts on an Activated device, in their order; returns each one's
+  /// id, nil where its key was taken (before, or by an earlier account of `accounts`).
+  ///
+  /// A refused account draws no id: the ids given grow by one in the order of `accounts`, as
+  /// `user import` relies on to name the line a duplicate first appeared on.
+  func insert(_ accounts: [NewAccount], at date: Date) throws(AccountsError) -> [Int64?]
   /// Stores every field of `account` (found by its `id`) as given; `isOwner` is not changed
   /// here (see `moveOwnership`).
   ///

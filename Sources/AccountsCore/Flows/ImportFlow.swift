@@ -63,6 +63,9 @@ public enum ImportFlow {
   public static let shownProblems = 20
   /// Entries between two progress lines.
   static let progressEvery = 10_000
+  /// The entries read before their accounts are stored, in one batch (one statement for a
+  /// PostgreSQL store, not one round trip an account).
+  public static let batchSize = 1_000
 
   /// Reads, checks and (unless dry) stores every account of `input`.
   ///
@@ -93,22 +96,24 @@ public enum ImportFlow {
     let store = try env.activatedStore()
     var state = ImportState(env: env)
     let now = env.now()
-    // Every account is inserted as it is read, even after a problem and in a dry run: the
-    // table's UNIQUE key finds names taken before and names twice in the file, in bounded
-    // memory (a million names are never held). Problems, or a dry run, roll it all back.
+    // Every account is inserted as it is read, a batch at a time, even after a problem and in
+    // a dry run: the table's UNIQUE key finds names taken before and names twice in the file,
+    // in bounded memory (a million names are never held). Problems, or a dry run, roll it all
+    // back.
     do {
       try store.write { writer throws(AccountsError) in
-        try Parser(format: format, input: input, emailDomain: domain).each {
-          item throws(AccountsError) in
-          guard let account = state.take(item, fraction: input.fraction) else { return }
-          do throws(AccountsError) {
-            state.inserted(try writer.insert(account, at: now).id)
-          } catch {
-            guard case .usernameTaken = error else { throw error }
-            let holder = try writer.account(key: account.usernameKey)?.id
-            state.refused(account, heldBy: holder)
+        do throws(AccountsError) {
+          try Parser(format: format, input: input, emailDomain: domain).each {
+            item throws(AccountsError) in
+            state.take(item, fraction: input.fraction)
+            if state.pending.count >= batchSize { try state.store(writer, at: now) }
           }
+        } catch {
+          // What was read before a failure to read on is said first, as it was found.
+          try state.store(writer, at: now)
+          throw error
         }
+        try state.store(writer, at: now)
         try state.finish()
         if options.dryRun { throw AccountsError.importRefused(problems: 0) }
         try writer.append(
@@ -173,9 +178,24 @@ struct ImportEntry {
   var mustChange = false
 }
 
-/// The checks across entries: rules, duplicates, taken names; problems said as found.
+/// What an import has read and not yet said or stored, in the file's order.
+enum ImportPending {
+  /// The next account of the batch, from this line (or entry).
+  case account(Int32)
+  /// A problem of the file, worded.
+  case problem(String)
+  /// A progress line, after this many entries read, this far through the input.
+  case progress(Int, Double?)
+}
+
+/// The checks across entries: rules, duplicates, taken names; problems said in the file's
+/// order, as each batch is stored.
 struct ImportState {
   let env: AccountsEnvironment
+  /// The accounts read and not yet stored.
+  var batch: [NewAccount] = []
+  /// The batch's accounts and what was found between them, in the file's order.
+  var pending: [ImportPending] = []
   var summary = ImportSummary()
   var problems = 0
   /// The problems that are names other accounts of the store already have (the file itself
@@ -189,37 +209,64 @@ struct ImportState {
   var positions: [Int32] = []
   /// Django entries are numbered `entry N`, the others `line N`.
   var positionWord = "line"
-  /// The position of the account being taken.
+  /// The position of the account being stored.
   var current: Int32 = 0
   init(env: AccountsEnvironment) { self.env = env }
 
-  /// Checks one item; returns the account to insert.
-  mutating func take(_ item: ImportItem, fraction: Double?) -> NewAccount? {
+  /// Checks one item; an account joins the batch.
+  mutating func take(_ item: ImportItem, fraction: Double?) {
     entries += 1
-    if entries % ImportFlow.progressEvery == 0 {
-      env.console.progress(Messages.importProgress(entries, fraction: fraction))
-    }
+    if entries % ImportFlow.progressEvery == 0 { pending.append(.progress(entries, fraction)) }
     switch item {
     case .problem(let text):
-      report(text)
-      return nil
+      pending.append(.problem(text))
     case .skipped(let name):
       summary.skippedCount += 1
       if summary.skipped.count < ImportFlow.shownProblems { summary.skipped.append(name) }
-      return nil
     case .entry(let entry):
-      return check(entry)
+      guard let account = check(entry) else { return }
+      batch.append(account)
+      pending.append(.account(entry.number))
     }
   }
 
-  /// The account just taken got `id`.
+  /// Stores the batch, then says what was found, in the file's order: each account stored, or
+  /// refused by the user name's UNIQUE key, and the problems between them.
+  mutating func store(_ writer: any AccountWriter, at now: Date) throws(AccountsError) {
+    // Emptied first: after a failure, nothing is stored or said twice.
+    let accounts = batch
+    let items = pending
+    batch.removeAll(keepingCapacity: true)
+    pending.removeAll(keepingCapacity: true)
+    let ids = accounts.isEmpty ? [] : try writer.insert(accounts, at: now)
+    var next = 0
+    for item in items {
+      switch item {
+      case .problem(let text):
+        report(text)
+      case .progress(let count, let fraction):
+        env.console.progress(Messages.importProgress(count, fraction: fraction))
+      case .account(let number):
+        current = number
+        let account = accounts[next]
+        if let id = ids[next] {
+          inserted(id)
+        } else {
+          refused(account, heldBy: try writer.account(key: account.usernameKey)?.id)
+        }
+        next += 1
+      }
+    }
+  }
+
+  /// The account just stored got `id`.
   mutating func inserted(_ id: Int64) {
     if firstID == nil { firstID = id }
     positions.append(current)
     summary.imported += 1
   }
 
-  /// The account just taken was refused by the user name's UNIQUE key; `holder` is the id of
+  /// The account just stored was refused by the user name's UNIQUE key; `holder` is the id of
   /// the account that has the name: one of this import (a duplicate in the file) or not.
   mutating func refused(_ account: NewAccount, heldBy holder: Int64?) {
     let position = "\(positionWord) \(current)"
@@ -234,7 +281,6 @@ struct ImportState {
 
   /// The entry as an account, or nil after reporting why not.
   mutating func check(_ entry: ImportEntry) -> NewAccount? {
-    current = entry.number
     positionWord = entry.word
     let position = "\(entry.word) \(entry.number)"
     let label = entry.username.isEmpty ? position : "\(position) (\(entry.username))"
@@ -243,7 +289,7 @@ struct ImportState {
       let full = try DetailRules.fullName(.text(entry.fullName))
       let mail = try DetailRules.email(.text(entry.email))
       if let problem = ImportedHash.problem(entry.passwordHash) {
-        report("\(label): \(problem)")
+        pending.append(.problem("\(label): \(problem)"))
         return nil
       }
       return NewAccount(
@@ -251,7 +297,7 @@ struct ImportState {
         passwordHash: entry.passwordHash, mustChangePassword: entry.mustChange,
         disabled: entry.disabled)
     } catch {
-      report("\(label): \(Messages.importFieldProblem(error))")
+      pending.append(.problem("\(label): \(Messages.importFieldProblem(error))"))
       return nil
     }
   }
