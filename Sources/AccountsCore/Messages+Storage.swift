@@ -84,6 +84,23 @@ extension Messages {
     "Cannot copy to \(location): it is not empty (it holds \(count(accounts, "account")) and "
       + "\(count(events, "audit event"))). Copy only into a new store."
   }
+  /// `store roles` with a role name it does not take.
+  public static func unusableRoleName(_ option: String, _ name: String) -> String {
+    "\(option) needs a role name of 1 to 63 letters, digits, _ . or -, starting with a letter "
+      + "or _, and not PUBLIC or pg_…: \(name) is not one."
+  }
+  /// `store roles` with one role for both.
+  public static let sameRoles =
+    "--admin and --host must name two different roles: a host role must not administer."
+  /// `store roles --apply` on an SQLite store.
+  public static let rolesNeedPostgres =
+    "--apply needs a PostgreSQL store (a postgresql:// URI in --database or ACCOUNTS_DATABASE): "
+    + "an SQLite store has no roles; its file's permissions decide who administers."
+  /// `store roles --apply` done.
+  public static func rolesGranted(admin: String, host: String, location: String) -> String {
+    "The role \(admin) may now administer \(location), and the role \(host) may log people "
+      + "in there."
+  }
   /// `store copy` with the same store on both sides.
   public static func copyToItself(_ location: String) -> String {
     "Cannot copy \(location) onto itself: --from and --to name the same store."

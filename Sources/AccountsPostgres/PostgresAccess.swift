@@ -161,13 +161,10 @@ struct PostgresAccess: AccountWriter {
   func eventCount(key: String, kind: AuditEventKind, afterLatestOf kinds: [AuditEventKind])
     throws(AccountsError) -> Int
   {
+    // Through the function, which a host role may call though it may not read the log.
     let rows = try query(
-      """
-      SELECT count(*) FROM accounts.audit_event
-      WHERE username_key = $1 AND kind = $2
-        AND id > (SELECT coalesce(max(id), 0) FROM accounts.audit_event
-                  WHERE username_key = $1 AND kind = ANY ($3::text[]))
-      """, [.text(key), .text(kind.rawValue), Self.textArray(kinds.map(\.rawValue))])
+      "SELECT accounts.event_count($1, $2, $3::text[])",
+      [.text(key), .text(kind.rawValue), Self.textArray(kinds.map(\.rawValue))])
     return try single(Int.self, rows)
   }
 
@@ -255,7 +252,7 @@ struct PostgresAccess: AccountWriter {
 
   func session(tokenHash: [UInt8]) throws(AccountsError) -> Session? {
     let rows = try query(
-      "SELECT \(Self.sessionColumns) FROM accounts.session AS s WHERE s.token_hash = $1",
+      "SELECT * FROM accounts.session_by_token($1)",
       [.bytes(tokenHash)])
     return rows.count == 0 ? nil : try session(rows, 0)
   }

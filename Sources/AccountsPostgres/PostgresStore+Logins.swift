@@ -163,5 +163,5 @@ extension PostgresStore {
   }
 
   /// How long a step waits for another writer, as the functions take it.
-  private var waitMilliseconds: PGValue { PGValue(max(Int(busyTimeout * 1000), 1)) }
+  var waitMilliseconds: PGValue { PGValue(max(Int(busyTimeout * 1000), 1)) }
 }

@@ -192,7 +192,7 @@ public final class PostgresStore: AccountRepository {
     return result
   }
 
-  private func execute(_ db: PGConnection, _ sql: String) throws(AccountsError) {
+  func execute(_ db: PGConnection, _ sql: String) throws(AccountsError) {
     do {
       try db.run(sql)
     } catch {

@@ -60,6 +60,21 @@ public protocol AccountRepository: AnyObject {
   /// Records a successful login in one transaction (`LoginRecorder.recordSuccess`).
   func recordLoginSuccess(_ record: LoginSuccessRecord) throws(AccountsError)
     -> LoginSuccessOutcome
+
+  // MARK: A host's other steps (the core's generic ones are in HostSteps.swift)
+
+  /// Records a use of the live session whose token hashes to `tokenHash`: its last use `now`,
+  /// its idle limit moved on; false when there is no such live session.
+  func touchSession(tokenHash: [UInt8], at now: Date) throws(AccountsError) -> Bool
+  /// Ends the session whose token hashes to `ending.tokenHash` (or every session of its
+  /// account) and logs the logout; returns how many ended.
+  func endSessions(_ ending: SessionEnding) throws(AccountsError) -> Int
+  /// Stores a person's own new password in one transaction (`Authenticator.changePassword`).
+  func changeOwnPassword(_ record: PasswordChangeRecord) throws(AccountsError)
+    -> PasswordChangeOutcome
+  /// Logs PAM's session stage for `account`; false when it is gone.
+  func recordPamSession(of account: Account, opened: Bool, at now: Date, detail: String?)
+    throws(AccountsError) -> Bool
 }
 
 /// What the flows read.

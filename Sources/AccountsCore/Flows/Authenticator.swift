@@ -165,44 +165,26 @@ struct Authenticator {
   }
 
   /// Stores `newPassword` for a checked account (`passwd`): the hash replaced, must-change
-  /// cleared, the name's tally cleared, one event; refused if the password was changed by
-  /// another process meanwhile (not if a concurrent login only rehashed it).
+  /// cleared, the name's tally cleared, one event, every session of the account ended but the
+  /// one whose token hashes to `keeping`; refused if the password was changed by another process
+  /// meanwhile (not if a concurrent login only rehashed it).
   func changePassword(
     _ verified: Verified, to newPassword: String, proof: VerificationProof? = nil,
-    keeping: Int64? = nil
+    keeping: [UInt8]? = nil
   ) throws(AccountsError) {
     let fresh = try hashing { () throws(CryptoError) in
       try env.hasher.hash(password: newPassword)
     }
-    let key = verified.account.usernameKey
-    enum Outcome { case changed, gone, codeAlreadyUsed }
-    let outcome = try store.write { writer throws(AccountsError) -> Outcome in
-      let now = env.now()
-      guard var account = try writer.account(key: key), account.id == verified.account.id,
-        account.passwordChangedAt == verified.account.passwordChangedAt, !account.isDisabled,
-        !account.isExpired(at: now)
-      else { return .gone }
-      if let proof {
-        guard try SecondFactorGate.accept(proof, writer: writer, account: account, at: now)
-        else { return .codeAlreadyUsed }
-      }
-      account.passwordHash = fresh.description
-      account.mustChangePassword = false
-      account.updatedAt = now
-      account.passwordChangedAt = now
-      try writer.update(account)
-      try writer.setTally(nil, key: key, at: now)
-      try writer.append(
-        AuditRecord(.passwordChanged, at: now, username: account.username, usernameKey: key))
-      _ = try writer.endSessions(accountID: account.id, keeping: keeping)
-      return .changed
-    }
+    let outcome = try store.changeOwnPassword(
+      PasswordChangeRecord(
+        expected: verified.account, now: env.now(), newHash: fresh.description, proof: proof,
+        keeping: keeping))
     switch outcome {
     case .changed: return
     case .codeAlreadyUsed:
       try fail(
-        username: verified.typedName, key: key, detail: Messages.detailReplayedCode,
-        error: .replayedVerificationCode)
+        username: verified.typedName, key: verified.account.usernameKey,
+        detail: Messages.detailReplayedCode, error: .replayedVerificationCode)
     case .gone: throw .invalidCredentials
     }
   }

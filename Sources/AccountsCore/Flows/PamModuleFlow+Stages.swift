@@ -87,15 +87,8 @@ extension PamModuleFlow {
     guard let (store, account, _) = try namedAccount(env, username: request.username) else {
       return .userUnknown
     }
-    let recorded = try store.write { writer throws(AccountsError) -> Bool in
-      guard let current = try writer.account(key: account.usernameKey), current.id == account.id
-      else { return false }
-      try writer.append(
-        AuditRecord(
-          opened ? .pamSessionOpened : .pamSessionClosed, at: env.now(),
-          username: current.username, usernameKey: current.usernameKey, detail: env.origin))
-      return true
-    }
+    let recorded = try store.recordPamSession(
+      of: account, opened: opened, at: env.now(), detail: env.origin)
     return recorded ? .success : .userUnknown
   }
 }

@@ -18,7 +18,7 @@ public enum PasswordChangeFlow {
     let newPassword = try reader.newPassword(
       for: verified.account, current: verified.password, blocklist: env.blocklist)
     // Every other session of the account ends; this client's own, if it is one, stays.
-    let keeping = SessionBook.previousID(env, store: store)
+    let keeping = SessionBook.previousTokenHash(env)
     try authenticator.changePassword(verified, to: newPassword, proof: proof, keeping: keeping)
     env.console.output(Messages.passwordChanged(verified.account.username))
     return verified.account.username

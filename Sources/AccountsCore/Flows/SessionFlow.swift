@@ -100,13 +100,12 @@ enum SessionBook {
   }
 
   /// Forgets an ended session on both sides, as far as possible: the file (when it still names
-  /// it) and the row.
-  static func forget(_ saved: SavedSession, sessionID: Int64?, env: AccountsEnvironment) {
+  /// it) and the row, found by its token.
+  static func forget(_ saved: SavedSession, env: AccountsEnvironment) {
     if let current = try? env.sessions.load(), current == saved { try? env.sessions.remove() }
-    if let sessionID, let writable = try? env.writableStore() {
-      _ = try? writable.write { writer throws(AccountsError) in
-        try writer.endSession(id: sessionID)
-      }
+    if let hash = try? hash(saved.token), let writable = try? env.writableStore() {
+      _ = try? writable.endSessions(
+        SessionEnding(tokenHash: hash, all: false, now: env.now(), quiet: true))
     }
   }
 
@@ -115,22 +114,16 @@ enum SessionBook {
   ///
   /// A store that cannot be written now (read-only, busy) leaves it as it was.
   @discardableResult
-  static func touch(_ session: Session, env: AccountsEnvironment) -> Session {
+  static func touch(_ session: Session, saved: SavedSession, env: AccountsEnvironment) -> Session {
     let now = env.now()
     guard now.timeIntervalSince(session.lastSeenAt) >= env.sessionPolicy.touchInterval,
-      let store = try? env.writableStore()
+      let hash = try? hash(saved.token), let store = try? env.writableStore()
     else { return session }
     var touched = session
     touched.lastSeenAt = now
     touched.idleUntil = now.addingTimeInterval(TimeInterval(session.idleSeconds))
-    do {
-      try store.write { writer throws(AccountsError) in
-        try writer.touchSession(id: session.id, at: now, idleUntil: touched.idleUntil)
-      }
-      return touched
-    } catch {
-      return session
-    }
+    guard (try? store.touchSession(tokenHash: hash, at: now)) == true else { return session }
+    return touched
   }
 
   /// Writes the session file for a session just stored; if that fails, the session is ended
@@ -142,11 +135,8 @@ enum SessionBook {
       try env.sessions.save(
         SavedSession(database: env.sessions.recorded(env.storeLocation), token: token))
     } catch {
-      _ = try? store.write { writer throws(AccountsError) in
-        if let session = try writer.session(tokenHash: tokenHash) {
-          _ = try writer.endSession(id: session.id)
-        }
-      }
+      _ = try? store.endSessions(
+        SessionEnding(tokenHash: tokenHash, all: false, now: env.now(), quiet: true))
       throw error
     }
   }
@@ -168,12 +158,12 @@ public enum SessionFlow {
     switch try SessionBook.lookup(env) {
     case .absent:
       return nil
-    case .ended(let saved, let id):
-      SessionBook.forget(saved, sessionID: id, env: env)
+    case .ended(let saved, _):
+      SessionBook.forget(saved, env: env)
       return nil
-    case .live(_, let session, let account):
+    case .live(let saved, let session, let account):
       let home = try home(of: account, env: env)
-      SessionBook.touch(session, env: env)
+      SessionBook.touch(session, saved: saved, env: env)
       return home
     }
   }
@@ -196,11 +186,12 @@ public enum SessionFlow {
     switch try SessionBook.lookup(env) {
     case .absent:
       throw .notLoggedIn
-    case .ended(let saved, let id):
-      SessionBook.forget(saved, sessionID: id, env: env)
+    case .ended(let saved, _):
+      SessionBook.forget(saved, env: env)
       throw .notLoggedIn
-    case .live(_, let session, let account):
-      return LoggedIn(account: account, session: SessionBook.touch(session, env: env))
+    case .live(let saved, let session, let account):
+      return LoggedIn(
+        account: account, session: SessionBook.touch(session, saved: saved, env: env))
     }
   }
 
@@ -209,50 +200,25 @@ public enum SessionFlow {
   @discardableResult
   public static func logout(_ env: AccountsEnvironment, all: Bool) throws(AccountsError) -> Int {
     var ended = 0
+    let saved: SavedSession
     switch try SessionBook.lookup(env) {
     case .absent:
       throw .notLoggedIn
-    case .ended(_, let id):
+    case .ended(let found, let id):
       // Logging out of an ended session still forgets it here.
       if all { throw .notLoggedIn }
-      if let id { ended = try endSessions(env, ids: .one(id)) }
-    case .live(_, let session, let account):
-      ended = try endSessions(env, ids: all ? .account(account) : .one(session.id))
+      saved = found
+      if id == nil {
+        try env.sessions.remove()
+        return 1
+      }
+    case .live(let found, _, _):
+      saved = found
     }
+    ended = try env.writableStore().endSessions(
+      SessionEnding(
+        tokenHash: try SessionBook.hash(saved.token), all: all, now: env.now(), quiet: false))
     try env.sessions.remove()
     return max(ended, 1)
-  }
-
-  private enum Ending {
-    case one(Int64)
-    case account(Account)
-  }
-
-  /// Deletes the sessions and logs the logout; returns how many were deleted.
-  private static func endSessions(_ env: AccountsEnvironment, ids: Ending) throws(AccountsError)
-    -> Int
-  {
-    let store = try env.writableStore()
-    return try store.write { writer throws(AccountsError) -> Int in
-      let now = env.now()
-      switch ids {
-      case .one(let id):
-        guard let session = try writer.session(id: id) else { return 0 }
-        let account = try writer.account(id: session.accountID)
-        _ = try writer.endSession(id: id)
-        try writer.append(
-          AuditRecord(
-            .logout, at: now, username: account?.username, usernameKey: account?.usernameKey,
-            detail: Messages.detailSession(id)))
-        return 1
-      case .account(let account):
-        let ended = try writer.endSessions(accountID: account.id, keeping: nil)
-        try writer.append(
-          AuditRecord(
-            .logout, at: now, username: account.username, usernameKey: account.usernameKey,
-            detail: Messages.detailSessions(ended.count)))
-        return ended.count
-      }
-    }
   }
 }

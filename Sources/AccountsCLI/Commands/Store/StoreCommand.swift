@@ -6,7 +6,8 @@ extension AccountsCommand {
   struct StoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "store",
-      abstract: "Move a whole store between SQLite and PostgreSQL.",
-      subcommands: [Copy.self])
+      abstract:
+        "Move a whole store between SQLite and PostgreSQL; give a PostgreSQL store's roles their rights.",
+      subcommands: [Copy.self, Roles.self])
   }
 }

@@ -1,0 +1,151 @@
+import Foundation
+
+/// Sessions ended by their holder (`logout`, a session found ended): found by the SHA-256 of the
+/// client's token, so that only the holder of a token can end its session.
+public struct SessionEnding: Sendable {
+  /// The SHA-256 of the client's token.
+  public var tokenHash: [UInt8]
+  /// True: every session of the session's account.
+  public var all: Bool
+  /// When.
+  public var now: Date
+  /// True: nothing logged (a session already ended, forgotten).
+  public var quiet: Bool
+
+  /// Creates an ending.
+  public init(tokenHash: [UInt8], all: Bool, now: Date, quiet: Bool) {
+    self.tokenHash = tokenHash
+    self.all = all
+    self.now = now
+    self.quiet = quiet
+  }
+
+  /// The logout event's detail for one session (`id`) or, with `all`, for `count` sessions.
+  public func detail(id: Int64, count: Int) -> String {
+    all ? Messages.detailSessions(count) : Messages.detailSession(id)
+  }
+
+  /// Stands in a detail template for the session's id.
+  public static let idMark = "{id}"
+  /// Stands in a detail template for how many sessions ended.
+  public static let countMark = "{count}"
+}
+
+/// A person's own new password after the current one was checked (`passwd`, PAM's password
+/// stage).
+public struct PasswordChangeRecord: Sendable {
+  /// The account as read before the current password was checked.
+  public var expected: Account
+  /// When.
+  public var now: Date
+  /// The new password's hash.
+  public var newHash: String
+  /// The second factor passed for the change, if one was asked.
+  public var proof: VerificationProof?
+  /// The SHA-256 of the token of the client's own session, which stays; every other ends.
+  public var keeping: [UInt8]?
+
+  /// Creates a record.
+  public init(
+    expected: Account, now: Date, newHash: String, proof: VerificationProof?, keeping: [UInt8]?
+  ) {
+    self.expected = expected
+    self.now = now
+    self.newHash = newHash
+    self.proof = proof
+    self.keeping = keeping
+  }
+}
+
+/// How a person's own password change ended.
+public enum PasswordChangeOutcome: Equatable, Sendable {
+  /// Stored.
+  case changed
+  /// The account is gone, disabled or expired, or its password changed meanwhile.
+  case gone
+  /// Another process used the second factor's code first.
+  case codeAlreadyUsed
+}
+
+/// The steps a fleet host takes besides a login's, done by the core's rules over any
+/// repository's `read` and `write`: what SQLite runs. PostgreSQL runs each as one call of a
+/// migration "v6" function (`accounts.session_end`, …), which a host role may call though it
+/// may write no table.
+extension AccountRepository {
+  public func touchSession(tokenHash: [UInt8], at now: Date) throws(AccountsError) -> Bool {
+    try write { writer throws(AccountsError) -> Bool in
+      guard let session = try writer.session(tokenHash: tokenHash), session.isLive(at: now),
+        session.lastSeenAt <= now
+      else { return false }
+      try writer.touchSession(
+        id: session.id, at: now,
+        idleUntil: now.addingTimeInterval(TimeInterval(session.idleSeconds)))
+      return true
+    }
+  }
+
+  public func endSessions(_ ending: SessionEnding) throws(AccountsError) -> Int {
+    try write { writer throws(AccountsError) -> Int in
+      guard let session = try writer.session(tokenHash: ending.tokenHash) else { return 0 }
+      let account = try writer.account(id: session.accountID)
+      let ended: Int
+      if ending.all {
+        ended = try writer.endSessions(accountID: session.accountID, keeping: nil).count
+      } else {
+        ended = try writer.endSession(id: session.id) ? 1 : 0
+      }
+      if !ending.quiet {
+        try writer.append(
+          AuditRecord(
+            .logout, at: ending.now, username: account?.username,
+            usernameKey: account?.usernameKey, detail: ending.detail(id: session.id, count: ended)
+          ))
+      }
+      return ended
+    }
+  }
+
+  public func changeOwnPassword(_ record: PasswordChangeRecord) throws(AccountsError)
+    -> PasswordChangeOutcome
+  {
+    let key = record.expected.usernameKey
+    return try write { writer throws(AccountsError) -> PasswordChangeOutcome in
+      let now = record.now
+      guard var account = try writer.account(key: key), account.id == record.expected.id,
+        account.passwordChangedAt == record.expected.passwordChangedAt, !account.isDisabled,
+        !account.isExpired(at: now)
+      else { return .gone }
+      if let proof = record.proof {
+        guard try SecondFactorGate.accept(proof, writer: writer, account: account, at: now)
+        else { return .codeAlreadyUsed }
+      }
+      account.passwordHash = record.newHash
+      account.mustChangePassword = false
+      account.updatedAt = now
+      account.passwordChangedAt = now
+      try writer.update(account)
+      try writer.setTally(nil, key: key, at: now)
+      try writer.append(
+        AuditRecord(.passwordChanged, at: now, username: account.username, usernameKey: key))
+      let keeping = try record.keeping.flatMap { hash throws(AccountsError) in
+        try writer.session(tokenHash: hash)?.id
+      }
+      _ = try writer.endSessions(accountID: account.id, keeping: keeping)
+      return .changed
+    }
+  }
+
+  public func recordPamSession(
+    of account: Account, opened: Bool, at now: Date, detail: String?
+  ) throws(AccountsError) -> Bool {
+    try write { writer throws(AccountsError) -> Bool in
+      guard let current = try writer.account(key: account.usernameKey), current.id == account.id
+      else { return false }
+      try writer.append(
+        AuditRecord(
+          opened ? .pamSessionOpened : .pamSessionClosed, at: now,
+          username: current.username, usernameKey: current.usernameKey, detail: detail))
+      return true
+    }
+  }
+}

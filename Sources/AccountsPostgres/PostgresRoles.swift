@@ -1,0 +1,126 @@
+import AccountsCore
+
+/// The rights of the two kinds of roles a fleet uses (`accounts store roles`): an administrator
+/// role, which may run every command, and a host role, which may only log people in.
+///
+/// An administrator role reads and writes every table (the audit log: reads and appends only),
+/// every sequence and every function, but runs no migration (the schema's owner does, at its
+/// first write after an upgrade). A host role writes no table: it calls the functions of a
+/// host's steps (migrations "v5" and "v6") and reads what those steps read; not the audit log
+/// and not the sessions' token hashes. Running the SQL again sets the same rights (it revokes
+/// what it grants first), so it is also how rights are brought up to date after an upgrade.
+public enum PostgresRoles {
+  /// The functions a host role may call, with their arguments' types.
+  static let hostFunctions = [
+    "login_facts(text)",
+    "login_refusal(text, text, timestamptz, integer, text, text)",
+    """
+    login_failure(text, text, timestamptz, integer, bigint, double precision, \
+    double precision, double precision, text, text, text, text)
+    """,
+    """
+    login_success(text, text, timestamptz, integer, bigint, text, text, boolean, bigint, \
+    bytea, bytea, double precision, bigint, bytea, text, text, text, text, text[], text[], text)
+    """,
+    "session_by_token(bytea)",
+    "session_touch(bytea, timestamptz, integer)",
+    "session_end(bytea, boolean, timestamptz, integer, boolean, text[], text)",
+    """
+    change_password(text, timestamptz, integer, bigint, text, text, bigint, bytea, text[], \
+    bytea, text, text)
+    """,
+    "pam_session_event(text, bigint, boolean, timestamptz, integer, text, text)",
+    "event_count(text, text, text[])",
+  ]
+
+  /// The tables a host role reads: what a login, a session, PAM and the user records read.
+  static let hostTables = [
+    "schema_migration", "activation", "account", "login_throttle", "audit_kind",
+    "second_factor", "recovery_code", "account_group", "group_member", "posix_id",
+    "userdb_setting", "userdb_host", "ssh_key",
+  ]
+
+  /// The tables an administrator role only reads (the audit log: reads and appends).
+  static let readOnlyTables = ["schema_migration", "audit_kind"]
+
+  /// Whether `name` can name a role here: 1 to 63 characters, letters, digits, `_`, `.`, `-`,
+  /// not starting with a digit, `-` or `.`, and not PUBLIC or a `pg_` role.
+  public static func isUsable(_ name: String) -> Bool {
+    let scalars = Array(name.unicodeScalars)
+    guard (1...63).contains(scalars.count), let first = scalars.first,
+      first == "_" || ("a"..."z").contains(first) || ("A"..."Z").contains(first)
+    else { return false }
+    let lowered = name.lowercased()
+    if lowered == "public" || lowered.hasPrefix("pg_") { return false }
+    return scalars.allSatisfy { scalar in
+      ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+        || ("0"..."9").contains(scalar) || "_.-".unicodeScalars.contains(scalar)
+    }
+  }
+
+  /// `name` as an SQL identifier (always quoted, so its case is kept).
+  static func identifier(_ name: String) -> String { "\"\(name)\"" }
+
+  /// The SQL that gives `admin` and `host` their rights on the store's schema, in one
+  /// transaction; it stops (nothing changed) if either role does not exist or owns the schema.
+  /// Both names must be `isUsable` and differ.
+  public static func grants(admin: String, host: String) -> String {
+    let (a, h) = (identifier(admin), identifier(host))
+    let written = hostTables.filter { !readOnlyTables.contains($0) }
+    let adminWrites = written.filter { $0 != "audit_kind" } + ["session"]
+    var sql = """
+      -- The rights of an administrator role (\(a)) and of a fleet host role (\(h)) on the
+      -- accounts store, made by `accounts store roles`; run again after every upgrade.
+      BEGIN;
+      DO $roles$
+      DECLARE
+        wanted text;
+      BEGIN
+        FOREACH wanted IN ARRAY ARRAY['\(admin)', '\(host)'] LOOP
+          IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = wanted) THEN
+            RAISE EXCEPTION 'the role "%" does not exist: create it first', wanted;
+          END IF;
+          IF (SELECT pg_catalog.pg_get_userbyid(nspowner) FROM pg_catalog.pg_namespace
+              WHERE nspname = 'accounts') = wanted THEN
+            RAISE EXCEPTION 'the role "%" owns the store: name another role', wanted;
+          END IF;
+        END LOOP;
+      END $roles$;
+      REVOKE ALL ON ALL TABLES IN SCHEMA accounts FROM \(a), \(h);
+      REVOKE ALL ON ALL SEQUENCES IN SCHEMA accounts FROM \(a), \(h);
+      REVOKE ALL ON ALL FUNCTIONS IN SCHEMA accounts FROM \(a), \(h);
+      GRANT USAGE ON SCHEMA accounts TO \(a), \(h);
+
+      -- The administrator: every table read; written but the migrations' and the audit log's
+      -- (appended to only); every sequence and every function.
+      GRANT SELECT ON ALL TABLES IN SCHEMA accounts TO \(a);
+      GRANT INSERT, UPDATE, DELETE ON \(adminWrites.map { "accounts.\($0)" }.joined(separator: ", "))
+        TO \(a);
+      GRANT INSERT ON accounts.audit_event TO \(a);
+      GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA accounts TO \(a);
+      GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA accounts TO \(a);
+
+      -- The host: no table written, no audit event or session token hash read; a host's steps
+      -- through these functions only.
+      GRANT SELECT ON \(hostTables.map { "accounts.\($0)" }.joined(separator: ", ")) TO \(h);
+
+      """
+    for function in hostFunctions {
+      sql += "GRANT EXECUTE ON FUNCTION accounts.\(function) TO \(h);\n"
+    }
+    sql += "COMMIT;\n"
+    return sql
+  }
+}
+
+extension PostgresStore {
+  /// Gives `admin` and `host` their rights (`PostgresRoles.grants`), the schema made or
+  /// brought up to date first; run by the schema's owner (or a superuser).
+  public func grantRoles(admin: String, host: String) throws(AccountsError) {
+    guard try storing({ () throws(StoreError) in try opened(for: .readWrite) }) != nil else {
+      throw .storage(.failure(location: location, reason: "it holds no accounts store"))
+    }
+    let db = try storing { () throws(StoreError) in try connected() }
+    try execute(db, PostgresRoles.grants(admin: admin, host: host))
+  }
+}

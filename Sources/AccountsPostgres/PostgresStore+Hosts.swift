@@ -1,0 +1,86 @@
+import AccountsCore
+import Foundation
+
+/// A host's steps besides a login's, each one statement: a call of the migration "v6" function
+/// that does the whole step in the database, so that a host role, which may write no table,
+/// can take them.
+extension PostgresStore {
+  public func touchSession(tokenHash: [UInt8], at now: Date) throws(AccountsError) -> Bool {
+    let (rows, access) = try statement(
+      "SELECT accounts.session_touch($1::bytea, $2::timestamptz, $3::integer)",
+      [.bytes(tokenHash), PGValue(now), waitMilliseconds], for: .readWrite)
+    return try access.decoded { () throws(PGUnreadableValue) in
+      try rows.decode(Bool.self, 0, 0)
+    }
+  }
+
+  public func endSessions(_ ending: SessionEnding) throws(AccountsError) -> Int {
+    let details = [
+      Messages.detailSession(-1).replacingOccurrences(of: "-1", with: SessionEnding.idMark),
+      Messages.detailSessions(1),
+      Messages.detailSessions(2).replacingOccurrences(of: "2", with: SessionEnding.countMark),
+    ]
+    let (rows, access) = try statement(
+      """
+      SELECT accounts.session_end($1::bytea, $2::boolean, $3::timestamptz, $4::integer,
+        $5::boolean, $6::text[], $7)
+      """,
+      [
+        .bytes(ending.tokenHash), PGValue(ending.all), PGValue(ending.now), waitMilliseconds,
+        PGValue(ending.quiet), PostgresAccess.textArray(details), PGValue(writingHost),
+      ], for: .readWrite)
+    return try access.decoded { () throws(PGUnreadableValue) in
+      try rows.decode(Int.self, 0, 0)
+    }
+  }
+
+  public func changeOwnPassword(_ record: PasswordChangeRecord) throws(AccountsError)
+    -> PasswordChangeOutcome
+  {
+    var (step, recovery): (PGValue, PGValue) = (.null, .null)
+    switch record.proof {
+    case .totp(let number): step = PGValue(Int64(clamping: number))
+    case .recovery(let hash): recovery = .bytes(hash)
+    case nil: break
+    }
+    let (rows, access) = try statement(
+      """
+      SELECT accounts.change_password($1, $2::timestamptz, $3::integer, $4::bigint, $5, $6,
+        $7::bigint, $8::bytea, $9::text[], $10::bytea, $11, $12)
+      """,
+      [
+        .text(record.expected.usernameKey), PGValue(record.now), waitMilliseconds,
+        PGValue(record.expected.id),
+        .text(Timestamp.string(from: record.expected.passwordChangedAt)),
+        .text(record.newHash), step, recovery,
+        PostgresAccess.textArray(
+          (0...SecondFactor.recoveryCodeCount).map(Messages.detailCodesLeft)),
+        record.keeping.map { .bytes($0) } ?? .null, .null, PGValue(writingHost),
+      ], for: .readWrite)
+    return try access.decoded { () throws(PGUnreadableValue) in
+      switch try rows.decode(String.self, 0, 0) {
+      case "changed": return .changed
+      case "gone": return .gone
+      case "code_used": return .codeAlreadyUsed
+      default: throw PGUnreadableValue(reason: "change_password gave no known outcome")
+      }
+    }
+  }
+
+  public func recordPamSession(
+    of account: Account, opened: Bool, at now: Date, detail: String?
+  ) throws(AccountsError) -> Bool {
+    let (rows, access) = try statement(
+      """
+      SELECT accounts.pam_session_event($1, $2::bigint, $3::boolean, $4::timestamptz,
+        $5::integer, $6, $7)
+      """,
+      [
+        .text(account.usernameKey), PGValue(account.id), PGValue(opened), PGValue(now),
+        waitMilliseconds, PGValue(detail), PGValue(writingHost),
+      ], for: .readWrite)
+    return try access.decoded { () throws(PGUnreadableValue) in
+      try rows.decode(Bool.self, 0, 0)
+    }
+  }
+}
