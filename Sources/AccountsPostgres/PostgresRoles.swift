@@ -61,9 +61,10 @@ public enum PostgresRoles {
   /// `name` as an SQL identifier (always quoted, so its case is kept).
   static func identifier(_ name: String) -> String { "\"\(name)\"" }
 
-  /// The SQL that gives `admin` and `host` their rights on the store's schema, in one
-  /// transaction; it stops (nothing changed) if either role does not exist or owns the schema.
-  /// Both names must be `isUsable` and differ.
+  /// The SQL that gives `admin` and `host` their rights on the store's schema.
+  ///
+  /// One transaction; it stops (nothing changed) if either role does not exist or owns the
+  /// schema. Both names must be `isUsable` and differ.
   public static func grants(admin: String, host: String) -> String {
     let (a, h) = (identifier(admin), identifier(host))
     let written = hostTables.filter { !readOnlyTables.contains($0) }
