@@ -697,6 +697,92 @@ BEGIN
   RETURN true;
 END $$;
 
+-- A person's own second factor changed after their password (and, but to enable, a code
+-- p_step or p_recovery_hash, accepted once) was checked: 'enable' stores p_sealed under
+-- p_key_id at p_last_step with the recovery codes p_code_hashes; 'disable' deletes it;
+-- 'new_codes' replaces the recovery codes with p_code_hashes. Enabling and disabling end
+-- every other session of the account (the one whose token hash is p_keeping stays). Returns
+-- 'changed', or 'gone', 'already_on', 'not_on', 'code_used'.
+CREATE FUNCTION accounts.second_factor_change(
+  p_kind text, p_key text, p_expected_id bigint, p_expected_changed text, p_now timestamptz,
+  p_wait_ms integer, p_sealed bytea, p_key_id text, p_last_step bigint, p_code_hashes bytea[],
+  p_step bigint, p_recovery_hash bytea, p_codes_left_details text[], p_keeping bytea,
+  p_host text)
+RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+DECLARE
+  acct accounts.account%ROWTYPE;
+  has_factor boolean;
+  codes_left bigint;
+BEGIN
+  IF p_kind NOT IN ('enable', 'disable', 'new_codes') THEN
+    RAISE EXCEPTION 'no such change: %', p_kind USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  p_now := accounts.step_time(p_now);
+  PERFORM accounts.take_write_turn(p_wait_ms);
+  SELECT * INTO acct FROM accounts.account AS a WHERE a.username_key = p_key;
+  IF acct.id IS NULL OR acct.id <> p_expected_id
+     OR accounts.stamp(acct.password_changed_at) <> p_expected_changed
+     OR acct.disabled_at IS NOT NULL OR acct.expires_at <= p_now THEN
+    RETURN 'gone';
+  END IF;
+  has_factor := EXISTS (SELECT 1 FROM accounts.second_factor AS f
+                        WHERE f.account_id = acct.id);
+  IF p_kind = 'enable' THEN
+    IF has_factor THEN
+      RETURN 'already_on';
+    END IF;
+    INSERT INTO accounts.second_factor (account_id, sealed_secret, key_id, last_step,
+      enabled_at)
+    VALUES (acct.id, p_sealed, p_key_id, p_last_step, p_now);
+    INSERT INTO accounts.recovery_code (account_id, code_hash)
+    SELECT acct.id, h FROM unnest(p_code_hashes) AS h;
+    INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail,
+      host)
+    VALUES (p_now, 'second_factor_enabled', acct.username, acct.username_key, NULL, p_host);
+  ELSE
+    IF NOT has_factor THEN
+      RETURN 'not_on';
+    END IF;
+    IF p_step IS NOT NULL THEN
+      UPDATE accounts.second_factor AS f SET last_step = p_step
+      WHERE f.account_id = acct.id AND f.last_step < p_step;
+      IF NOT FOUND THEN
+        RETURN 'code_used';
+      END IF;
+    ELSIF p_recovery_hash IS NOT NULL THEN
+      UPDATE accounts.recovery_code AS c SET used_at = p_now
+      WHERE c.account_id = acct.id AND c.code_hash = p_recovery_hash AND c.used_at IS NULL;
+      IF NOT FOUND THEN
+        RETURN 'code_used';
+      END IF;
+      SELECT count(*) INTO codes_left FROM accounts.recovery_code AS c
+      WHERE c.account_id = acct.id AND c.used_at IS NULL;
+      INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail,
+        host)
+      VALUES (p_now, 'recovery_code_used', acct.username, acct.username_key,
+              coalesce(p_codes_left_details[codes_left + 1],
+                       p_codes_left_details[cardinality(p_codes_left_details)]), p_host);
+    END IF;
+    IF p_kind = 'new_codes' THEN
+      DELETE FROM accounts.recovery_code AS c WHERE c.account_id = acct.id;
+      INSERT INTO accounts.recovery_code (account_id, code_hash)
+      SELECT acct.id, h FROM unnest(p_code_hashes) AS h;
+      INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail,
+        host)
+      VALUES (p_now, 'recovery_codes_made', acct.username, acct.username_key, NULL, p_host);
+      RETURN 'changed';
+    END IF;
+    DELETE FROM accounts.second_factor AS f WHERE f.account_id = acct.id;
+    INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail,
+      host)
+    VALUES (p_now, 'second_factor_disabled', acct.username, acct.username_key, NULL, p_host);
+  END IF;
+  DELETE FROM accounts.session AS s
+  WHERE s.account_id = acct.id AND s.token_hash IS DISTINCT FROM p_keeping;
+  RETURN 'changed';
+END $$;
+
 -- How many p_kind events p_key has had since its latest event of one of p_after_kinds (the
 -- failures Home tells of), without reading the audit log.
 CREATE FUNCTION accounts.event_count(p_key text, p_kind text, p_after_kinds text[])
@@ -726,4 +812,6 @@ REVOKE ALL ON FUNCTION accounts.change_password(text, timestamptz, integer, bigi
   text, bigint, bytea, text[], bytea, text, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION accounts.pam_session_event(text, bigint, boolean, timestamptz,
   integer, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION accounts.second_factor_change(text, text, bigint, text, timestamptz,
+  integer, bytea, text, bigint, bytea[], bigint, bytea, text[], bytea, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION accounts.event_count(text, text, text[]) FROM PUBLIC;

@@ -30,6 +30,10 @@ public enum PostgresRoles {
     bytea, text, text)
     """,
     "pam_session_event(text, bigint, boolean, timestamptz, integer, text, text)",
+    """
+    second_factor_change(text, text, bigint, text, timestamptz, integer, bytea, text, bigint, \
+    bytea[], bigint, bytea, text[], bytea, text)
+    """,
     "event_count(text, text, text[])",
   ]
 

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsCrypto
 import Foundation
 
 /// A host's steps besides a login's, each one statement: a call of the migration "v6" function
@@ -81,6 +82,52 @@ extension PostgresStore {
       ], for: .readWrite)
     return try access.decoded { () throws(PGUnreadableValue) in
       try rows.decode(Bool.self, 0, 0)
+    }
+  }
+
+  public func changeOwnSecondFactor(_ change: SecondFactorChange) throws(AccountsError)
+    -> SecondFactorChangeOutcome
+  {
+    var (step, recovery): (PGValue, PGValue) = (.null, .null)
+    switch change.proof {
+    case .totp(let number): step = PGValue(Int64(clamping: number))
+    case .recovery(let hash): recovery = .bytes(hash)
+    case nil: break
+    }
+    let kind: String
+    var (sealed, keyID, lastStep, hashes): (PGValue, PGValue, PGValue, [[UInt8]]) =
+      (.null, .null, .null, [])
+    switch change.kind {
+    case .enable(let secret, let key, let last, let codes):
+      (kind, sealed, keyID, lastStep, hashes) = (
+        "enable", .bytes(secret), .text(key), PGValue(Int64(clamping: last)), codes
+      )
+    case .disable: kind = "disable"
+    case .newRecoveryCodes(let codes): (kind, hashes) = ("new_codes", codes)
+    }
+    let (rows, access) = try statement(
+      """
+      SELECT accounts.second_factor_change($1, $2, $3::bigint, $4, $5::timestamptz,
+        $6::integer, $7::bytea, $8, $9::bigint, $10::text[]::bytea[], $11::bigint, $12::bytea,
+        $13::text[], $14::bytea, $15)
+      """,
+      [
+        .text(kind), .text(change.expected.usernameKey), PGValue(change.expected.id),
+        .text(Timestamp.string(from: change.expected.passwordChangedAt)), PGValue(change.now),
+        waitMilliseconds, sealed, keyID, lastStep,
+        PostgresAccess.textArray(hashes.map { "\\x" + Hex.encode($0) }), step, recovery,
+        PostgresAccess.textArray((0...SecondFactor.recoveryCodeCount).map(Messages.detailCodesLeft)),
+        change.keeping.map { .bytes($0) } ?? .null, PGValue(writingHost),
+      ], for: .readWrite)
+    return try access.decoded { () throws(PGUnreadableValue) in
+      switch try rows.decode(String.self, 0, 0) {
+      case "changed": return .changed
+      case "gone": return .gone
+      case "already_on": return .alreadyOn
+      case "not_on": return .notOn
+      case "code_used": return .codeAlreadyUsed
+      default: throw PGUnreadableValue(reason: "second_factor_change gave no known outcome")
+      }
     }
   }
 }

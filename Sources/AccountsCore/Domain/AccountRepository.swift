@@ -72,6 +72,10 @@ public protocol AccountRepository: AnyObject {
   /// Stores a person's own new password in one transaction (`Authenticator.changePassword`).
   func changeOwnPassword(_ record: PasswordChangeRecord) throws(AccountsError)
     -> PasswordChangeOutcome
+  /// A person's own second factor enabled, disabled or given new recovery codes, in one
+  /// transaction.
+  func changeOwnSecondFactor(_ change: SecondFactorChange) throws(AccountsError)
+    -> SecondFactorChangeOutcome
   /// Logs PAM's session stage for `account`; false when it is gone.
   func recordPamSession(of account: Account, opened: Bool, at now: Date, detail: String?)
     throws(AccountsError) -> Bool

@@ -149,3 +149,112 @@ extension AccountRepository {
     }
   }
 }
+
+/// A person's own change of their second factor (`2fa enable`, `disable`, `recovery-codes`),
+/// after their password (and, but to enable, a code) was checked.
+public struct SecondFactorChange: Sendable {
+  /// What changes.
+  public enum Kind: Sendable {
+    /// A new second factor (sealed secret, key, the step the app's code proved) and its codes.
+    case enable(sealedSecret: [UInt8], keyID: String, lastStep: UInt64, codeHashes: [[UInt8]])
+    /// The second factor and its recovery codes deleted.
+    case disable
+    /// A new set of recovery codes for the old one.
+    case newRecoveryCodes(codeHashes: [[UInt8]])
+  }
+
+  /// What changes.
+  public var kind: Kind
+  /// The account as read before its password was checked.
+  public var expected: Account
+  /// When.
+  public var now: Date
+  /// The code passed for the change (all but `enable`).
+  public var proof: VerificationProof?
+  /// The SHA-256 of the token of the client's own session, which stays when the others end.
+  public var keeping: [UInt8]?
+
+  /// Creates a change.
+  public init(
+    _ kind: Kind, expected: Account, now: Date, proof: VerificationProof?, keeping: [UInt8]?
+  ) {
+    self.kind = kind
+    self.expected = expected
+    self.now = now
+    self.proof = proof
+    self.keeping = keeping
+  }
+}
+
+/// How a person's own second factor change ended.
+public enum SecondFactorChangeOutcome: Equatable, Sendable {
+  /// Done.
+  case changed
+  /// The account is gone, disabled or expired, or its password changed meanwhile.
+  case gone
+  /// `enable`, but another process enabled one first.
+  case alreadyOn
+  /// `disable` or new codes, but there is no second factor (any more).
+  case notOn
+  /// Another process used the code first.
+  case codeAlreadyUsed
+}
+
+extension AccountRepository {
+  public func changeOwnSecondFactor(_ change: SecondFactorChange) throws(AccountsError)
+    -> SecondFactorChangeOutcome
+  {
+    try write { writer throws(AccountsError) -> SecondFactorChangeOutcome in
+      let now = change.now
+      guard let account = try writer.account(key: change.expected.usernameKey),
+        account.id == change.expected.id,
+        account.passwordChangedAt == change.expected.passwordChangedAt, !account.isDisabled,
+        !account.isExpired(at: now)
+      else { return .gone }
+      let hasFactor = try writer.secondFactor(accountID: account.id) != nil
+      let endsSessions: Bool
+      switch change.kind {
+      case .enable(let sealed, let keyID, let lastStep, let hashes):
+        guard !hasFactor else { return .alreadyOn }
+        try writer.storeSecondFactor(
+          StoredSecondFactor(
+            accountID: account.id, sealedSecret: sealed, keyID: keyID, lastStep: lastStep,
+            enabledAt: now),
+          recoveryCodeHashes: hashes)
+        try writer.append(
+          AuditRecord(
+            .secondFactorEnabled, at: now, username: account.username,
+            usernameKey: account.usernameKey))
+        endsSessions = true
+      case .disable, .newRecoveryCodes:
+        guard hasFactor else { return .notOn }
+        if let proof = change.proof {
+          guard try SecondFactorGate.accept(proof, writer: writer, account: account, at: now)
+          else { return .codeAlreadyUsed }
+        }
+        if case .newRecoveryCodes(let hashes) = change.kind {
+          try writer.replaceRecoveryCodes(accountID: account.id, hashes: hashes)
+          try writer.append(
+            AuditRecord(
+              .recoveryCodesMade, at: now, username: account.username,
+              usernameKey: account.usernameKey))
+          endsSessions = false
+        } else {
+          _ = try writer.removeSecondFactor(accountID: account.id)
+          try writer.append(
+            AuditRecord(
+              .secondFactorDisabled, at: now, username: account.username,
+              usernameKey: account.usernameKey))
+          endsSessions = true
+        }
+      }
+      if endsSessions {
+        let keeping = try change.keeping.flatMap { hash throws(AccountsError) in
+          try writer.session(tokenHash: hash)?.id
+        }
+        _ = try writer.endSessions(accountID: account.id, keeping: keeping)
+      }
+      return .changed
+    }
+  }
+}

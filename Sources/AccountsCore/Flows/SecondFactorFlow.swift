@@ -56,23 +56,15 @@ public enum SecondFactorFlow {
     let codes = try hashing { () throws(CryptoError) in try SecondFactor.newRecoveryCodes() }
     let hashes = try recoveryHashes(codes)
     let sealed = try SecondFactorGate.seal(secret, accountID: account.id, key: key)
-    let keeping = SessionBook.previousID(env, store: store)
-    try store.write { writer throws(AccountsError) in
-      let now = env.now()
-      let current = try unchanged(account, writer: writer, at: now)
-      if try writer.secondFactor(accountID: current.id) != nil {
-        throw .secondFactorAlreadyOn(current.username)
-      }
-      try writer.storeSecondFactor(
-        StoredSecondFactor(
-          accountID: current.id, sealedSecret: sealed, keyID: key.id, lastStep: step,
-          enabledAt: now),
-        recoveryCodeHashes: hashes)
-      _ = try writer.endSessions(accountID: current.id, keeping: keeping)
-      try writer.append(
-        AuditRecord(
-          .secondFactorEnabled, at: now, username: current.username,
-          usernameKey: current.usernameKey))
+    let outcome = try store.changeOwnSecondFactor(
+      SecondFactorChange(
+        .enable(sealedSecret: sealed, keyID: key.id, lastStep: step, codeHashes: hashes),
+        expected: account, now: env.now(), proof: nil,
+        keeping: SessionBook.previousTokenHash(env)))
+    switch outcome {
+    case .changed: break
+    case .alreadyOn: throw .secondFactorAlreadyOn(account.username)
+    case .gone, .notOn, .codeAlreadyUsed: throw .invalidCredentials
     }
     env.console.output(Messages.secondFactorOn(account.username))
     env.console.output(Messages.recoveryCodesIntro)
@@ -148,14 +140,7 @@ public enum SecondFactorFlow {
   public static func disable(_ env: AccountsEnvironment, username: String?)
     throws(AccountsError)
   {
-    let name = try changeWithCode(env, username: username) {
-      writer, account, now throws(AccountsError) in
-      _ = try writer.removeSecondFactor(accountID: account.id)
-      try writer.append(
-        AuditRecord(
-          .secondFactorDisabled, at: now, username: account.username,
-          usernameKey: account.usernameKey))
-    }
+    let name = try changeWithCode(env, username: username, .disable)
     env.console.output(Messages.secondFactorOff(name))
   }
 
@@ -165,25 +150,16 @@ public enum SecondFactorFlow {
   {
     let codes = try hashing { () throws(CryptoError) in try SecondFactor.newRecoveryCodes() }
     let hashes = try recoveryHashes(codes)
-    let name = try changeWithCode(env, username: username, keepingSessions: true) {
-      writer, account, now throws(AccountsError) in
-      try writer.replaceRecoveryCodes(accountID: account.id, hashes: hashes)
-      try writer.append(
-        AuditRecord(
-          .recoveryCodesMade, at: now, username: account.username,
-          usernameKey: account.usernameKey))
-    }
+    let name = try changeWithCode(
+      env, username: username, .newRecoveryCodes(codeHashes: hashes))
     env.console.output(Messages.newRecoveryCodesIntro(name))
     for code in codes { env.console.output("  " + code) }
   }
 
-  /// The password, then a code (TOTP or recovery), then `change`; returns the user name.
-  ///
-  /// `change` runs in the transaction that accepts the code; other sessions of the account end
-  /// unless `keepingSessions`.
+  /// The password, then a code (TOTP or recovery), then `change` (in the transaction that
+  /// accepts the code); returns the user name.
   private static func changeWithCode(
-    _ env: AccountsEnvironment, username: String?, keepingSessions: Bool = false,
-    _ change: (any AccountWriter, Account, Date) throws(AccountsError) -> Void
+    _ env: AccountsEnvironment, username: String?, _ change: SecondFactorChange.Kind
   ) throws(AccountsError) -> String {
     let store = try env.activatedStore()
     let authenticator = Authenticator(env: env, store: store)
@@ -195,37 +171,20 @@ public enum SecondFactorFlow {
       throw .secondFactorNotOn(verified.account.username)
     }
     let proof = try gate.ask(verified, factor: factor, stage: .secondFactorChange)
-    let keeping = SessionBook.previousID(env, store: store)
-    let accepted = try store.write { writer throws(AccountsError) -> Bool in
-      let now = env.now()
-      let account = try unchanged(verified.account, writer: writer, at: now)
-      guard try writer.secondFactor(accountID: account.id) != nil else {
-        throw .secondFactorNotOn(account.username)
-      }
-      guard try SecondFactorGate.accept(proof, writer: writer, account: account, at: now)
-      else { return false }
-      try change(writer, account, now)
-      if !keepingSessions { _ = try writer.endSessions(accountID: account.id, keeping: keeping) }
-      return true
-    }
-    if !accepted {
+    let outcome = try store.changeOwnSecondFactor(
+      SecondFactorChange(
+        change, expected: verified.account, now: env.now(), proof: proof,
+        keeping: SessionBook.previousTokenHash(env)))
+    switch outcome {
+    case .changed: break
+    case .gone, .alreadyOn: throw .invalidCredentials
+    case .notOn: throw .secondFactorNotOn(verified.account.username)
+    case .codeAlreadyUsed:
       try authenticator.fail(
         username: verified.typedName, key: verified.account.usernameKey,
         detail: Messages.detailReplayedCode, error: .replayedVerificationCode)
     }
     return verified.account.username
-  }
-
-  /// The account as checked, re-read in the write: refused if it was removed, disabled or
-  /// given another password meanwhile, or has expired by `now`.
-  private static func unchanged(_ account: Account, writer: any AccountWriter, at now: Date)
-    throws(AccountsError) -> Account
-  {
-    guard let current = try writer.account(key: account.usernameKey), current.id == account.id,
-      current.passwordChangedAt == account.passwordChangedAt, !current.isDisabled,
-      !current.isExpired(at: now)
-    else { throw .invalidCredentials }
-    return current
   }
 
   private static func recoveryHashes(_ codes: [String]) throws(AccountsError) -> [[UInt8]] {

@@ -89,16 +89,6 @@ enum SessionBook {
     return try? hash(saved.token)
   }
 
-  /// The id of the session this client's file names on this database, live or not (the one a
-  /// change that ends the others keeps); nil when there is none or the file cannot be used.
-  static func previousID(_ env: AccountsEnvironment, store: any AccountRepository) -> Int64? {
-    switch try? find(env, store: store) {
-    case .live(_, let session, _): return session.id
-    case .ended(_, let id): return id
-    case .absent, nil: return nil
-    }
-  }
-
   /// Forgets an ended session on both sides, as far as possible: the file (when it still names
   /// it) and the row, found by its token.
   static func forget(_ saved: SavedSession, env: AccountsEnvironment) {
