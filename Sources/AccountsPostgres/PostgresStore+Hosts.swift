@@ -116,7 +116,8 @@ extension PostgresStore {
         .text(Timestamp.string(from: change.expected.passwordChangedAt)), PGValue(change.now),
         waitMilliseconds, sealed, keyID, lastStep,
         PostgresAccess.textArray(hashes.map { "\\x" + Hex.encode($0) }), step, recovery,
-        PostgresAccess.textArray((0...SecondFactor.recoveryCodeCount).map(Messages.detailCodesLeft)),
+        PostgresAccess.textArray(
+          (0...SecondFactor.recoveryCodeCount).map(Messages.detailCodesLeft)),
         change.keeping.map { .bytes($0) } ?? .null, PGValue(writingHost),
       ], for: .readWrite)
     return try access.decoded { () throws(PGUnreadableValue) in

@@ -25,14 +25,20 @@ extension AccountsCommand {
     func run(_ context: CommandContext) throws {
       // An unknown --user is refused before anything is printed.
       if let user { _ = try AccountQuery.show(context.environment, username: user) }
-      if !json { context.bulk.line(SessionPresentation.header) }
+      // The header once the store answered: a store that refuses the read prints nothing.
+      var headed = json
       try SessionAdminFlow.list(context.environment, username: user) { listing in
+        if !headed {
+          context.bulk.line(SessionPresentation.header)
+          headed = true
+        }
         if json {
           context.bulk.line(SessionPresentation.json(listing))
         } else {
           context.bulk.line(SessionPresentation.line(listing))
         }
       }
+      if !headed { context.bulk.line(SessionPresentation.header) }
     }
   }
 }
