@@ -2,7 +2,8 @@ import AccountsCore
 import ArgumentParser
 import CPam
 import CTerminal
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The root command, `accounts`.
 ///

@@ -1,5 +1,5 @@
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 /// What a flow needs from the world: a console, the database, a clock, the policies.
 ///

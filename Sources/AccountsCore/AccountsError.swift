@@ -1,5 +1,5 @@
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 /// Exit codes; stable and documented in README.
 public enum ExitStatus: Int32, Sendable {

@@ -1,4 +1,5 @@
 import AccountsCrypto
+// Foundation, not FoundationEssentials: the grouped number (`formatted(.number.grouping(.automatic))`).
 import Foundation
 
 /// The sentences of `user import` and `user export`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Messages {
   /// Standard output refused a result (a full disk, a closed descriptor); `reason` is the

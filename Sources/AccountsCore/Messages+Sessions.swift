@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The sentences of sessions and the second factor.
 extension Messages {

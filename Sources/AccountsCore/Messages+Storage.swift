@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Messages {
   /// A store failure in one sentence: what is wrong and what to do.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Every sentence `accounts` shows a person, in one place.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// HMAC (RFC 2104) through OpenSSL's one-shot `HMAC`.
 public enum HMAC {

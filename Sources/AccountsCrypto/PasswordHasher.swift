@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// A password hash in Django's `pbkdf2_sha256$<iterations>$<salt>$<base64 key>` format.

@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsCrypto
+// Foundation, not FoundationEssentials: `NSString.appendingPathComponent`.
 import Foundation
 
 #if canImport(Glibc)

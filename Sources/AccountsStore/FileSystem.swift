@@ -1,5 +1,5 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -123,7 +123,7 @@ enum FileSystem {
     for byte in path.utf8 {
       switch byte {
       case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x20, 0x7F...:
-        encoded += String(format: "%%%02X", byte)
+        encoded += (byte < 0x10 ? "%0" : "%") + String(byte, radix: 16, uppercase: true)
       default:
         encoded.unicodeScalars.append(Unicode.Scalar(byte))
       }

@@ -1,5 +1,5 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
 import GRDB
 
 // One record type per table (GRDB's "Recommended Practices for Designing Record Types"): each

@@ -1,5 +1,5 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
 import GRDB
 
 // Groups and memberships: `account_group` and `group_member` (migration "v5").

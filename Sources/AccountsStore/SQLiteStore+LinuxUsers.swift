@@ -1,5 +1,5 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
 import GRDB
 
 // Accounts as Linux users: `userdb_setting`, `userdb_host`, `posix_id` and `ssh_key`

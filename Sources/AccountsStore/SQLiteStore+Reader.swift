@@ -1,6 +1,6 @@
 import AccountsCore
 import AccountsSchema
-import Foundation
+import FoundationEssentials
 import GRDB
 import GRDBSQLite
 

@@ -1,5 +1,5 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
 import GRDB
 import GRDBSQLite
 

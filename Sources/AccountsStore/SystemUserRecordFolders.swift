@@ -1,6 +1,6 @@
 import AccountsCore
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc

@@ -57,18 +57,25 @@ COUNTS = [
     ("concurrent-logins", 100, "logins of each concurrent round (default 100)"),
     ("clients", 4, "concurrent clients (default 4)"),
     ("concurrent-rounds", 4, "rounds on each store at each cost (default 4; even: A B B A …)"),
+    ("latency-runs", 200, "runs of each latency command at 1,000 iterations (default 200; 0 "
+                          "leaves the latency rows out)"),
+    ("latency-default-runs", 50, "runs of each latency command at the default cost (default 50)"),
+    ("throughput-logins", 400, "logins of each throughput row at 1,000 iterations (default 400; "
+                               "a tenth of it at the default cost)"),
 ]
 
 # What --smoke runs with: every module, every check, in seconds (not figures to read).
 SMOKE = {"runs": 1, "fast_runs": 1, "blocklist_runs": 1, "blocklist_lines": 1_000,
          "iterations": 1_000, "accounts": 10, "million_runs": 1, "list_runs": 1, "add_runs": 1,
          "import_count": 10, "import_runs": 1, "memory_users": 200, "memory_lines": 3,
-         "postgres_runs": 1, "concurrent_logins": 2, "clients": 2, "concurrent_rounds": 1}
+         "postgres_runs": 1, "concurrent_logins": 2, "clients": 2, "concurrent_rounds": 1,
+         "latency_runs": 1, "latency_default_runs": 1, "throughput_logins": 4}
 
 # The module left out when its count (or one of its counts) is 0.
 LEFT_OUT_BY = {"test_big_store.py": ("accounts",), "test_import.py": ("import_count",),
                "test_import_memory.py": ("memory_users",), "test_postgres.py": ("postgres_runs",),
-               "test_postgres_import.py": ("import_count", "postgres_runs")}
+               "test_postgres_import.py": ("import_count", "postgres_runs"),
+               "test_latency.py": ("latency_runs",)}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -86,10 +93,13 @@ def pytest_configure(config: pytest.Config) -> None:
         for name, value in SMOKE.items():
             setattr(o, name, value)
     if min(o.runs, o.fast_runs, o.blocklist_runs, o.million_runs, o.list_runs, o.add_runs,
-           o.import_runs, o.concurrent_rounds) < 1 or o.iterations < 1000:
+           o.import_runs, o.concurrent_rounds, o.latency_default_runs, o.throughput_logins) < 1 \
+            or o.iterations < 1000:
         raise pytest.UsageError("every --...-runs must be at least 1, --iterations at least 1000")
     if o.postgres_runs < 0:
         raise pytest.UsageError("--postgres-runs must be 0 (left out) or more")
+    if o.latency_runs < 0:
+        raise pytest.UsageError("--latency-runs must be 0 (left out) or more")
     if not 1 <= o.clients <= 64 or o.concurrent_logins < o.clients:
         raise pytest.UsageError("--clients must be 1 to 64, --concurrent-logins at least --clients")
     if o.accounts != 0 and o.accounts < 10:
@@ -113,7 +123,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 # The order the modules run in, as the one script ran them: the quick pairs first, before the
 # big files are made.
-ORDER = ["test_login.py", "test_pam_module.py", "test_startup.py", "test_blocklist.py", "test_big_store.py",
+ORDER = ["test_login.py", "test_pam_module.py", "test_latency.py", "test_startup.py", "test_blocklist.py", "test_big_store.py",
          "test_import.py", "test_import_memory.py", "test_postgres.py", "test_postgres_import.py"]
 
 

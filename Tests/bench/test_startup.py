@@ -1,6 +1,7 @@
 """How fast `accounts` starts and reads the state, round robin (one unmeasured check each):
 
-  status    vs `sqlite3 DB 'SELECT state FROM activation'` on the same file. Target: ≤ 1.5×.
+  status    vs `sqlite3 DB 'SELECT state FROM activation'` on the same file. Target: ≤ 1.2×
+            (the earlier target, ≤ 1.5×, is reported beside it).
   --version vs the same sqlite3 run (start-up alone). Target: ≤ 1.3×.
   and, to show where the time of `status` goes: `/bin/true` (process start floor),
   `accounts status` on a missing file (start-up without opening a database), and the shared
@@ -11,9 +12,10 @@ from __future__ import annotations
 import os
 import shutil
 
-from .timing import fail, ms, ratio_line, shared_libraries
+from .timing import fail, ms, ratio_line, shared_libraries, verdict
 
-STATUS_TARGET = 1.5
+STATUS_TARGET = 1.2
+EARLIER_STATUS_TARGET = 1.5
 VERSION_TARGET = 1.3
 
 
@@ -48,7 +50,9 @@ def test_status_and_start_up_beside_sqlite3(bench, alice):
         "Reading the state:",
         timer.row("accounts status", "status"),
         timer.row("sqlite3 DB 'SELECT state FROM activation'", "sqlite3"),
-        ratio_line("status/sqlite3", status_ratio, status_least, STATUS_TARGET),
+        ratio_line("status/sqlite3", status_ratio, status_least, STATUS_TARGET)
+        + f"   (earlier target ≤ {EARLIER_STATUS_TARGET}: "
+        f"{verdict(status_ratio <= EARLIER_STATUS_TARGET)})",
         timer.row("accounts --version", "version"),
         ratio_line("--version/sqlite3", version_ratio, version_least, VERSION_TARGET),
     ])
@@ -70,7 +74,8 @@ def test_status_and_start_up_beside_sqlite3(bench, alice):
     sqlite3_median = timer.median("sqlite3")
     bench.report.markdown(20, [
         f"| `accounts status` | {timer.cells('status')} | {status_ratio:.2f}× sqlite3 "
-        f"| ≤ {STATUS_TARGET}× |",
+        f"| ≤ {STATUS_TARGET}× ({verdict(status_ratio <= STATUS_TARGET)}; earlier ≤ "
+        f"{EARLIER_STATUS_TARGET}×: {verdict(status_ratio <= EARLIER_STATUS_TARGET)}) |",
         f"| `sqlite3 DB 'SELECT state FROM activation'` | {timer.cells('sqlite3')} | 1 | |",
         f"| `accounts status`, no database file (start-up only) | {timer.cells('no-database')} "
         f"| {start / sqlite3_median:.2f}× sqlite3 | |",

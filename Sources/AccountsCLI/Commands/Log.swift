@@ -1,6 +1,6 @@
 import AccountsCore
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 extension AccountsCommand {
   /// `accounts log`: the audit log (administrator).

@@ -1,7 +1,8 @@
 import AccountsCore
 import ArgumentParser
 import CPam
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension AccountsCommand {
   /// `accounts pam-auth`: the password check behind PAM's `pam_exec`.

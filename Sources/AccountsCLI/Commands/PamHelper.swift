@@ -1,7 +1,8 @@
 import AccountsCore
 import ArgumentParser
 import CPam
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension AccountsCommand {
   /// `accounts pam-helper STAGE`: the program `pam_accounts.so` runs for each management group.

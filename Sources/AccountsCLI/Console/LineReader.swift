@@ -1,6 +1,7 @@
 import AccountsCore
 import CTerminal
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reads lines from a file descriptor with a bound on their length.
 ///

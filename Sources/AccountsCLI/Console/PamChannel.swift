@@ -1,5 +1,6 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `pam_accounts.so`'s line protocol, the helper's side: requests on standard output, replies
 /// on standard input (both ends of the module's socket), one line each, at most

@@ -1,5 +1,6 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Standard output in 64 KiB blocks: a million lines cost a few hundred `write` calls, not a
 /// million.

@@ -1,6 +1,7 @@
 import AccountsCore
 import CTerminal
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Writes whole lines to standard output and standard error, unbuffered.
 ///

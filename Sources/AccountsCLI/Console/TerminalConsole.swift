@@ -1,6 +1,7 @@
 import AccountsCore
 import CTerminal
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The live console: standard input, output and error, with echo off for secrets at a terminal.
 final class TerminalConsole: Console {

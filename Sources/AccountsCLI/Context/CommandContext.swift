@@ -3,7 +3,8 @@ import AccountsCrypto
 import AccountsPostgres
 import AccountsStore
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What a command's `run(_:)` works with, built from an injectable environment (its variables)
 /// and console, so that commands run in-process in tests (swiftly's `run(_ ctx:)`).

@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsStore
+// Foundation, not FoundationEssentials: `NSString`'s path methods.
 import Foundation
 
 /// Where the database lives when `--database` does not say.

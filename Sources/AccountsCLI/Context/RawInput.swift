@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The command line and the environment as the system gave them: bytes, which Swift's strings
 /// show with U+FFFD where they are not UTF-8.

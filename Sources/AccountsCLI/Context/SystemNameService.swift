@@ -1,5 +1,6 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// This system's name service (NSS: `getpwnam_r` and friends), as `passwd: files systemd` and
 /// `group: files systemd` in /etc/nsswitch.conf make it.

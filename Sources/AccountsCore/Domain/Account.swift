@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Whether the device has been activated.
 public enum ActivationState: String, Sendable, Equatable {

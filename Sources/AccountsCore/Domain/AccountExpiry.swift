@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What `--expires` sets: a moment from which the account cannot log in, or never.
 public enum AccountExpiry: Equatable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A named set of accounts (what a later version makes a Linux group, hence Linux's naming
 /// rules: `GroupNameRules`).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a store is opened.
 public enum StoreAccess: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A kind of event in the audit log.
 ///

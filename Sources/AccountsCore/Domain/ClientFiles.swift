@@ -1,5 +1,5 @@
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 /// The key the TOTP secrets are sealed under (AES-256-GCM), kept outside the database.
 public struct SealingKey: Equatable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The numbers uids and gids are handed out from: a range inside the regular users' range of
 /// Debian's policy (1000 to 59999), by default 20000 to 29999, which Debian's tools never reach

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a login is decided on before the password is checked, read together in one go.
 public struct LoginFacts: Equatable, Sendable {
@@ -60,8 +60,7 @@ public struct LoginFailureRecord: Sendable {
 
   /// The lockout event's detail for a lock ending at `until`.
   public func lockoutDetail(until: Date) -> String {
-    lockoutDetail.replacingOccurrences(
-      of: Self.untilMark, with: Timestamp.string(from: until))
+    lockoutDetail.replacing(Self.untilMark, with: Timestamp.string(from: until))
   }
 }
 

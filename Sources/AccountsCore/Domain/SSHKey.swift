@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An SSH public key as stored for an account: one authorized_keys line without options.
 public struct SSHKey: Equatable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a store's schema holds, as far as accounts is concerned, judged by the migration
 /// identifiers it records against those this build knows.

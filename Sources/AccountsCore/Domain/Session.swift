@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A login that lasts until logout: what the store keeps of it (never the token itself).
 public struct Session: Equatable, Sendable {

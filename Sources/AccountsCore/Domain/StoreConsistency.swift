@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a store found when it checked itself: the facts the device's rules are judged on.
 public struct ConsistencyFacts: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The kinds of stored records, as `store copy` moves them, one record at a time.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What can go wrong with the store; every case names the location it concerns (a file's path,
 /// or a PostgreSQL URI without its password).

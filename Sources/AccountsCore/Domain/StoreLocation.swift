@@ -1,3 +1,4 @@
+// Foundation, not FoundationEssentials: percent-decoding (`removingPercentEncoding`) and `CharacterSet`.
 import Foundation
 
 /// Which kind of store a `--database` value names, and how it is shown.

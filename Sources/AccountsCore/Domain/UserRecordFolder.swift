@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One file of a records folder: a JSON record, or a link to one (`UID.user` → `NAME.user`).
 public struct UserRecordFile: Equatable, Sendable {

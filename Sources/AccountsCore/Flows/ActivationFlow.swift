@@ -1,5 +1,5 @@
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 /// The Activation Form: `accounts activate`.
 public enum ActivationFlow {

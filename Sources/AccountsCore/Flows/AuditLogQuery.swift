@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `accounts log`.
 public enum AuditLogQuery {

@@ -1,5 +1,5 @@
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 /// Checks a user name and password: the one place that decides a login, for `login`, the bare
 /// flow, `verify` and `passwd` alike.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The forms `user export` writes.
 public enum ExportFormat: String, CaseIterable, Sendable {
@@ -105,7 +105,10 @@ public enum ExportFlow {
       if formula { text = "'" + text }
       if formula || text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: text.replacingOccurrences(of: "\"", with: "\"\"").utf8)
+        for byte in text.utf8 {
+          bytes.append(byte)
+          if byte == UInt8(ascii: "\"") { bytes.append(byte) }
+        }
         bytes.append(UInt8(ascii: "\""))
       } else {
         bytes.append(contentsOf: text.utf8)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `accounts group add|list|show|remove` (administrator): named sets of accounts.
 public enum GroupFlow {

@@ -1,5 +1,5 @@
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 /// The kinds of file `user import` reads.
 public enum ImportFormat: String, CaseIterable, Sendable {

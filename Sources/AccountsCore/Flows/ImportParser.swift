@@ -1,3 +1,4 @@
+// Foundation, not FoundationEssentials: `JSONSerialization` (Django dumps) and `trimmingCharacters(in:)`.
 import Foundation
 
 /// Reads the entries of an import file, one at a time, in memory bounded by the longest entry

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Login: `accounts login`.
 public enum LoginFlow {

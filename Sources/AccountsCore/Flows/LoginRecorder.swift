@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What recording a failed login did.
 public enum LoginFailureOutcome: Equatable, Sendable {

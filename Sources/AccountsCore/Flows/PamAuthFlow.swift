@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What pam_exec hands `accounts pam-auth`.
 public struct PamRequest: Equatable, Sendable {

@@ -1,5 +1,5 @@
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 extension PamModuleFlow {
   // MARK: - account

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The management group `pam_accounts.so` runs the helper for.
 public enum PamStage: String, Sendable, CaseIterable {

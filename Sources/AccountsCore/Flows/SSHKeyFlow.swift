@@ -1,5 +1,5 @@
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 /// `accounts user ssh-key add|list|remove` (administrator): an account's SSH public keys, which
 /// its user record carries for sshd (`userdb ssh-authorized-keys`).

@@ -1,6 +1,6 @@
 import AccountsCrypto
 import DynamicLibrary
-import Foundation
+import FoundationEssentials
 import QREncoder
 
 /// How `2fa enable` shows the QR code.

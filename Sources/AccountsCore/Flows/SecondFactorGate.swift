@@ -1,5 +1,5 @@
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 /// The second factor a login passed, to be accepted in the login's own transaction.
 public enum VerificationProof: Equatable, Sendable {

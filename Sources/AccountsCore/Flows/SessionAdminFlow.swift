@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `accounts session list` and `accounts session revoke` (administrator).
 public enum SessionAdminFlow {

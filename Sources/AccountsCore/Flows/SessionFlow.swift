@@ -1,5 +1,5 @@
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 /// The rules of sessions: a fresh random token per login, only its SHA-256 stored, two limits
 /// (absolute and idle), the last use written at most once a minute.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What `accounts status` reports.
 public struct StatusReport: Equatable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `accounts store copy --from SOURCE --to TARGET` (administrator): a whole store moved, row by
 /// row, ids and sequences kept, into an empty one (SQLite to PostgreSQL and back); every table

@@ -1,5 +1,5 @@
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 /// `accounts user passwd NAME`: an administrator sets a password without the old one.
 public enum UserPasswordFlow {

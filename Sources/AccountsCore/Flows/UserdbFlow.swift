@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `accounts userdb enable|disable|sync|status` (administrator, as root): accounts as Linux users.
 ///

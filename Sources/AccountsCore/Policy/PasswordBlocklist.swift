@@ -1,3 +1,4 @@
+// Foundation, not FoundationEssentials: NFC (`precomposedStringWithCanonicalMapping`).
 import Foundation
 
 /// Why a blocklist's source cannot be read.

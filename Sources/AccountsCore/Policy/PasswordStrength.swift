@@ -1,4 +1,5 @@
 import DynamicLibrary
+// Foundation, not FoundationEssentials: `CharacterSet` and `components(separatedBy:)`.
 import Foundation
 import Zxcvbn
 

@@ -1,5 +1,5 @@
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 /// The rules of the TOTP second factor (RFC 6238): 160-bit secrets, 6 digits, 30-second steps,
 /// one step of clock skew either way, each step accepted once.
@@ -94,7 +94,7 @@ public enum SecondFactor {
       {
         result.unicodeScalars.append(scalar)
       } else {
-        result += String(format: "%%%02X", byte)
+        result += (byte < 0x10 ? "%0" : "%") + String(byte, radix: 16, uppercase: true)
       }
     }
     return result

@@ -1,5 +1,5 @@
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 extension PasswordHasher {
   /// The variable that sets the iteration count of new hashes.

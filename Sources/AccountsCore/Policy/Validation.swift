@@ -1,3 +1,4 @@
+// Foundation, not FoundationEssentials: NFKC and NFC (`precomposedStringWith…Mapping`) and `trimmingCharacters(in:)`.
 import Foundation
 
 /// What a form field holds after reading: text, or a reason it cannot be text.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How `user list` and `user show` print an account.
 public enum AccountPresentation {

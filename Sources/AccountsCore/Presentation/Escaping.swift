@@ -54,7 +54,12 @@ public enum Escaping {
   /// `visible`, with backslashes doubled too, so that the audit log cannot be made to show a
   /// forged escape: `\u{1b}` typed as six characters reads `\\u{1b}`.
   public static func unambiguous(_ text: String) -> String {
-    visible(text.replacingOccurrences(of: "\\", with: "\\\\"))
+    var doubled = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      doubled.append(scalar)
+      if scalar == "\\" { doubled.append(scalar) }
+    }
+    return visible(String(doubled))
   }
 
   /// True for a character `visible` writes as an escape.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How `group list` and `group show` print a group.
 public enum GroupPresentation {

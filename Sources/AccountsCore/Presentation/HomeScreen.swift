@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Home, after a successful login.
 public struct HomeScreen: Equatable, Sendable {

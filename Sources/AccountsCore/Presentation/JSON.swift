@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Minimal JSON writing with every key in a fixed order.
 ///
@@ -24,7 +24,10 @@ enum JSON {
       case "\t": result += "\\t"
       default:
         if Escaping.needsEscape(scalar) || scalar.value == 0x7F {
-          for unit in String(scalar).utf16 { result += String(format: "\\u%04x", unit) }
+          for unit in String(scalar).utf16 {
+            let hex = String(unit, radix: 16)
+            result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+          }
         } else {
           result.unicodeScalars.append(scalar)
         }

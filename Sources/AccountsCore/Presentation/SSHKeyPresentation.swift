@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How `user ssh-key list` prints keys.
 public enum SSHKeyPresentation {

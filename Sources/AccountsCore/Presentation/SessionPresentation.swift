@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How `whoami`, `session list` and `2fa status` print.
 public enum SessionPresentation {

@@ -1,3 +1,4 @@
+// Foundation, not FoundationEssentials: `DateFormatter`.
 import Foundation
 
 #if canImport(Glibc)

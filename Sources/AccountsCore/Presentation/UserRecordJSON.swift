@@ -1,3 +1,4 @@
+// Foundation, not FoundationEssentials: `JSONSerialization`.
 import Foundation
 
 /// systemd's JSON user and group records (https://systemd.io/USER_RECORD/,

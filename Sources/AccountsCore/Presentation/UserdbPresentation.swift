@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How `userdb status` prints what it found.
 public enum UserdbPresentation {

@@ -1,5 +1,6 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where `user export` writes: standard output, or a new private file.
 final class ExportSink {

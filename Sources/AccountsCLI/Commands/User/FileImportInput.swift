@@ -1,5 +1,6 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `user import`'s input: a file or standard input, read in blocks, handed on line by line.
 final class FileImportInput: ImportInput {

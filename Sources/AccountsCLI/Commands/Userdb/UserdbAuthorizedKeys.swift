@@ -1,7 +1,8 @@
 import AccountsCore
 import AccountsStore
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension AccountsCommand {
   /// `accounts userdb ssh-authorized-keys [--folder DIR] NAME`: sshd's AuthorizedKeysCommand.
