@@ -3,6 +3,8 @@
   status    vs `sqlite3 DB 'SELECT state FROM activation'` on the same file. Target: ≤ 1.2×
             (the earlier target, ≤ 1.5×, is reported beside it).
   --version vs the same sqlite3 run (start-up alone). Target: ≤ 1.3×.
+  the program as Scripts/install installs it (stripped: objcopy --strip-all). Target: ≤ 20 MB
+  (20,000,000 bytes);
   and, to show where the time of `status` goes: `/bin/true` (process start floor),
   `accounts status` on a missing file (start-up without opening a database), and the shared
   libraries the binary links (ldd)."""
@@ -11,12 +13,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import tempfile
 
 from .timing import fail, ms, ratio_line, shared_libraries, verdict
 
 STATUS_TARGET = 1.2
 EARLIER_STATUS_TARGET = 1.5
 VERSION_TARGET = 1.3
+SIZE_TARGET = 20_000_000
 
 
 def test_status_and_start_up_beside_sqlite3(bench, alice):
@@ -86,3 +91,17 @@ def test_status_and_start_up_beside_sqlite3(bench, alice):
         f"| `/bin/true` (process start floor) | {timer.cells('true')} | | |",
     ])
     bench.report.run_count(20, f"{options.fast_runs} per fast command")
+
+
+def test_installed_size(bench):
+    """The stripped program's size beside the 20 MB target (what Scripts/install installs)."""
+    with tempfile.TemporaryDirectory() as folder:
+        stripped = os.path.join(folder, "accounts")
+        subprocess.run(["objcopy", "--strip-all", bench.binary, stripped], check=True)
+        size = os.path.getsize(stripped)
+    built = os.path.getsize(bench.binary)
+    bench.report.section(21, [
+        "The installed program (stripped, as Scripts/install installs it):",
+        f"  {size:,} bytes (built: {built:,})   target ≤ {SIZE_TARGET:,}: "
+        f"{verdict(size <= SIZE_TARGET)}",
+    ])
