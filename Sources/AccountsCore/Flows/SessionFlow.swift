@@ -90,10 +90,13 @@ enum SessionBook {
   }
 
   /// Forgets an ended session on both sides, as far as possible: the file (when it still names
-  /// it) and the row, found by its token.
-  static func forget(_ saved: SavedSession, env: AccountsEnvironment) {
+  /// it) and the row, found by its token, when there was one (`sessionID`; nil: nothing is
+  /// opened for writing, so no database is made).
+  static func forget(_ saved: SavedSession, sessionID: Int64?, env: AccountsEnvironment) {
     if let current = try? env.sessions.load(), current == saved { try? env.sessions.remove() }
-    if let hash = try? hash(saved.token), let writable = try? env.writableStore() {
+    if sessionID != nil, let hash = try? hash(saved.token),
+      let writable = try? env.writableStore()
+    {
       _ = try? writable.endSessions(
         SessionEnding(tokenHash: hash, all: false, now: env.now(), quiet: true))
     }
@@ -148,8 +151,8 @@ public enum SessionFlow {
     switch try SessionBook.lookup(env) {
     case .absent:
       return nil
-    case .ended(let saved, _):
-      SessionBook.forget(saved, env: env)
+    case .ended(let saved, let id):
+      SessionBook.forget(saved, sessionID: id, env: env)
       return nil
     case .live(let saved, let session, let account):
       let home = try home(of: account, env: env)
@@ -176,8 +179,8 @@ public enum SessionFlow {
     switch try SessionBook.lookup(env) {
     case .absent:
       throw .notLoggedIn
-    case .ended(let saved, _):
-      SessionBook.forget(saved, env: env)
+    case .ended(let saved, let id):
+      SessionBook.forget(saved, sessionID: id, env: env)
       throw .notLoggedIn
     case .live(let saved, let session, let account):
       return LoggedIn(
