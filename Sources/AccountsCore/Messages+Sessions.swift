@@ -32,11 +32,17 @@ extension Messages {
   public static func noSuchSession(_ id: Int64) -> String { "No session \(id)." }
   /// `session revoke` with both or neither of ID and --user.
   public static let revokeNeedsOneTarget = "Give a session ID or --user NAME (one of them)."
-  /// Audit detail: which session.
-  public static func detailSession(_ id: Int64) -> String { "session \(id)" }
+  /// Audit detail: which session (an id, or a mark a store puts it in for).
+  public static func detailSession(_ id: some CustomStringConvertible) -> String {
+    "session \(id)"
+  }
   /// Audit detail of `logout --all`.
   public static func detailSessions(_ count: Int) -> String {
-    "\(count) \(count == 1 ? "session" : "sessions")"
+    count == 1 ? "1 session" : detailManySessions(count)
+  }
+  /// Audit detail of `logout --all` that ended more than one session (a count, or a mark).
+  public static func detailManySessions(_ count: some CustomStringConvertible) -> String {
+    "\(count) sessions"
   }
 
   // MARK: The second factor
@@ -114,6 +120,8 @@ extension Messages {
   public static let detailReplayedCode = "verification code replayed"
   /// Audit detail: how many recovery codes remain.
   public static func detailCodesLeft(_ count: Int) -> String { "\(count) left" }
+  /// `detailCodesLeft` for every count a store can have left (index = count).
+  public static let detailsCodesLeft = (0...SecondFactor.recoveryCodeCount).map(detailCodesLeft)
 
   // MARK: Files
 

@@ -154,6 +154,41 @@ let postgresSchemaV6 = """
     RETURN ended;
   END $$;
 
+  -- A change's second step accepted once, for the account p_account_id: the code's step p_step
+  -- stored if later than the last one, or the recovery code p_recovery_hash marked used and
+  -- logged (p_codes_left_details[n + 1] with n codes left); false when another process took
+  -- it first. With neither: true. Called by the steps below, as their owner.
+  CREATE FUNCTION accounts.accept_second_step(
+    p_account_id bigint, p_step bigint, p_recovery_hash bytea, p_now timestamptz,
+    p_codes_left_details text[], p_host text)
+  RETURNS boolean
+  LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+  DECLARE
+    codes_left bigint;
+  BEGIN
+    IF p_step IS NOT NULL THEN
+      UPDATE accounts.second_factor AS f SET last_step = p_step
+      WHERE f.account_id = p_account_id AND f.last_step < p_step;
+      RETURN FOUND;
+    END IF;
+    IF p_recovery_hash IS NULL THEN
+      RETURN true;
+    END IF;
+    UPDATE accounts.recovery_code AS c SET used_at = p_now
+    WHERE c.account_id = p_account_id AND c.code_hash = p_recovery_hash AND c.used_at IS NULL;
+    IF NOT FOUND THEN
+      RETURN false;
+    END IF;
+    SELECT count(*) INTO codes_left FROM accounts.recovery_code AS c
+    WHERE c.account_id = p_account_id AND c.used_at IS NULL;
+    INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail, host)
+    SELECT p_now, 'recovery_code_used', a.username, a.username_key,
+      coalesce(p_codes_left_details[codes_left + 1],
+               p_codes_left_details[cardinality(p_codes_left_details)]), p_host
+    FROM accounts.account AS a WHERE a.id = p_account_id;
+    RETURN true;
+  END $$;
+
   -- A person's own new password (`passwd`, PAM's password stage), after the current one was
   -- checked: refused ('gone') when the account is gone, disabled, expired or had its password
   -- changed since p_expected_changed; the second factor's step or recovery code accepted once
@@ -168,7 +203,6 @@ let postgresSchemaV6 = """
   LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
   DECLARE
     acct accounts.account%ROWTYPE;
-    codes_left bigint;
   BEGIN
     p_now := accounts.step_time(p_now);
     PERFORM accounts.take_write_turn(p_wait_ms);
@@ -178,25 +212,9 @@ let postgresSchemaV6 = """
        OR acct.disabled_at IS NOT NULL OR acct.expires_at <= p_now THEN
       RETURN 'gone';
     END IF;
-    IF p_step IS NOT NULL THEN
-      UPDATE accounts.second_factor AS f SET last_step = p_step
-      WHERE f.account_id = acct.id AND f.last_step < p_step;
-      IF NOT FOUND THEN
-        RETURN 'code_used';
-      END IF;
-    ELSIF p_recovery_hash IS NOT NULL THEN
-      UPDATE accounts.recovery_code AS c SET used_at = p_now
-      WHERE c.account_id = acct.id AND c.code_hash = p_recovery_hash AND c.used_at IS NULL;
-      IF NOT FOUND THEN
-        RETURN 'code_used';
-      END IF;
-      SELECT count(*) INTO codes_left FROM accounts.recovery_code AS c
-      WHERE c.account_id = acct.id AND c.used_at IS NULL;
-      INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail,
-        host)
-      VALUES (p_now, 'recovery_code_used', acct.username, acct.username_key,
-              coalesce(p_codes_left_details[codes_left + 1],
-                       p_codes_left_details[cardinality(p_codes_left_details)]), p_host);
+    IF NOT accounts.accept_second_step(acct.id, p_step, p_recovery_hash, p_now,
+                                       p_codes_left_details, p_host) THEN
+      RETURN 'code_used';
     END IF;
     UPDATE accounts.account AS a SET password_hash = p_new_hash,
       must_change_password = false, updated_at = p_now, password_changed_at = p_now
@@ -248,7 +266,6 @@ let postgresSchemaV6 = """
   DECLARE
     acct accounts.account%ROWTYPE;
     has_factor boolean;
-    codes_left bigint;
   BEGIN
     IF p_kind NOT IN ('enable', 'disable', 'new_codes') THEN
       RAISE EXCEPTION 'no such change: %', p_kind USING ERRCODE = 'invalid_parameter_value';
@@ -279,25 +296,9 @@ let postgresSchemaV6 = """
       IF NOT has_factor THEN
         RETURN 'not_on';
       END IF;
-      IF p_step IS NOT NULL THEN
-        UPDATE accounts.second_factor AS f SET last_step = p_step
-        WHERE f.account_id = acct.id AND f.last_step < p_step;
-        IF NOT FOUND THEN
-          RETURN 'code_used';
-        END IF;
-      ELSIF p_recovery_hash IS NOT NULL THEN
-        UPDATE accounts.recovery_code AS c SET used_at = p_now
-        WHERE c.account_id = acct.id AND c.code_hash = p_recovery_hash AND c.used_at IS NULL;
-        IF NOT FOUND THEN
-          RETURN 'code_used';
-        END IF;
-        SELECT count(*) INTO codes_left FROM accounts.recovery_code AS c
-        WHERE c.account_id = acct.id AND c.used_at IS NULL;
-        INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail,
-          host)
-        VALUES (p_now, 'recovery_code_used', acct.username, acct.username_key,
-                coalesce(p_codes_left_details[codes_left + 1],
-                         p_codes_left_details[cardinality(p_codes_left_details)]), p_host);
+      IF NOT accounts.accept_second_step(acct.id, p_step, p_recovery_hash, p_now,
+                                         p_codes_left_details, p_host) THEN
+        RETURN 'code_used';
       END IF;
       IF p_kind = 'new_codes' THEN
         DELETE FROM accounts.recovery_code AS c WHERE c.account_id = acct.id;
@@ -342,6 +343,8 @@ let postgresSchemaV6 = """
   REVOKE ALL ON FUNCTION accounts.session_by_token(bytea) FROM PUBLIC;
   REVOKE ALL ON FUNCTION accounts.session_touch(bytea, timestamptz, integer) FROM PUBLIC;
   REVOKE ALL ON FUNCTION accounts.session_end(bytea, boolean, timestamptz, integer, boolean,
+    text[], text) FROM PUBLIC;
+  REVOKE ALL ON FUNCTION accounts.accept_second_step(bigint, bigint, bytea, timestamptz,
     text[], text) FROM PUBLIC;
   REVOKE ALL ON FUNCTION accounts.change_password(text, timestamptz, integer, bigint, text,
     text, bigint, bytea, text[], bytea, text, text) FROM PUBLIC;

@@ -16,11 +16,6 @@ extension PostgresStore {
   }
 
   public func endSessions(_ ending: SessionEnding) throws(AccountsError) -> Int {
-    let details = [
-      Messages.detailSession(-1).replacingOccurrences(of: "-1", with: SessionEnding.idMark),
-      Messages.detailSessions(1),
-      Messages.detailSessions(2).replacingOccurrences(of: "2", with: SessionEnding.countMark),
-    ]
     let (rows, access) = try statement(
       """
       SELECT accounts.session_end($1::bytea, $2::boolean, $3::timestamptz, $4::integer,
@@ -28,7 +23,8 @@ extension PostgresStore {
       """,
       [
         .bytes(ending.tokenHash), PGValue(ending.all), PGValue(ending.now), waitMilliseconds,
-        PGValue(ending.quiet), PostgresAccess.textArray(details), PGValue(writingHost),
+        PGValue(ending.quiet), PostgresAccess.textArray(SessionEnding.detailTemplates),
+        PGValue(writingHost),
       ], for: .readWrite)
     return try access.decoded { () throws(PGUnreadableValue) in
       try rows.decode(Int.self, 0, 0)
@@ -38,12 +34,7 @@ extension PostgresStore {
   public func changeOwnPassword(_ record: PasswordChangeRecord) throws(AccountsError)
     -> PasswordChangeOutcome
   {
-    var (step, recovery): (PGValue, PGValue) = (.null, .null)
-    switch record.proof {
-    case .totp(let number): step = PGValue(Int64(clamping: number))
-    case .recovery(let hash): recovery = .bytes(hash)
-    case nil: break
-    }
+    let (step, recovery) = PGValue.secondStep(record.proof)
     let (rows, access) = try statement(
       """
       SELECT accounts.change_password($1, $2::timestamptz, $3::integer, $4::bigint, $5, $6,
@@ -88,12 +79,7 @@ extension PostgresStore {
   public func changeOwnSecondFactor(_ change: SecondFactorChange) throws(AccountsError)
     -> SecondFactorChangeOutcome
   {
-    var (step, recovery): (PGValue, PGValue) = (.null, .null)
-    switch change.proof {
-    case .totp(let number): step = PGValue(Int64(clamping: number))
-    case .recovery(let hash): recovery = .bytes(hash)
-    case nil: break
-    }
+    let (step, recovery) = PGValue.secondStep(change.proof)
     let kind: String
     var (sealed, keyID, lastStep, hashes): (PGValue, PGValue, PGValue, [[UInt8]]) =
       (.null, .null, .null, [])
@@ -129,6 +115,17 @@ extension PostgresStore {
       case "code_used": return .codeAlreadyUsed
       default: throw PGUnreadableValue(reason: "second_factor_change gave no known outcome")
       }
+    }
+  }
+}
+
+extension PGValue {
+  /// A second step as the functions take it: the TOTP step, or the recovery code's hash.
+  static func secondStep(_ proof: VerificationProof?) -> (step: PGValue, recovery: PGValue) {
+    switch proof {
+    case .totp(let number): return (PGValue(Int64(clamping: number)), .null)
+    case .recovery(let hash): return (.null, .bytes(hash))
+    case nil: return (.null, .null)
     }
   }
 }

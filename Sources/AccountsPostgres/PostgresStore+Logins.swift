@@ -120,12 +120,7 @@ extension PostgresStore {
   public func recordLoginSuccess(_ record: LoginSuccessRecord) throws(AccountsError)
     -> LoginSuccessOutcome
   {
-    var (step, recovery): (PGValue, PGValue) = (.null, .null)
-    switch record.completion.proof {
-    case .totp(let number): step = PGValue(Int64(clamping: number))
-    case .recovery(let hash): recovery = .bytes(hash)
-    case nil: break
-    }
+    let (step, recovery) = PGValue.secondStep(record.completion.proof)
     let session = record.completion.session
     let (rows, access) = try statement(
       """

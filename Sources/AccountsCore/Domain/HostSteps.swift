@@ -25,10 +25,12 @@ public struct SessionEnding: Sendable {
     all ? Messages.detailSessions(count) : Messages.detailSession(id)
   }
 
-  /// Stands in a detail template for the session's id.
-  public static let idMark = "{id}"
-  /// Stands in a detail template for how many sessions ended.
-  public static let countMark = "{count}"
+  /// The logout event's details for a store that fills them in itself: one session (`{id}`
+  /// standing for its id), all of one session, all of more (`{count}` standing for how many).
+  public static let detailTemplates = [
+    Messages.detailSession("{id}"), Messages.detailSessions(1),
+    Messages.detailManySessions("{count}"),
+  ]
 }
 
 /// A person's own new password after the current one was checked (`passwd`, PAM's password
@@ -111,10 +113,9 @@ extension AccountRepository {
     let key = record.expected.usernameKey
     return try write { writer throws(AccountsError) -> PasswordChangeOutcome in
       let now = record.now
-      guard var account = try writer.account(key: key), account.id == record.expected.id,
-        account.passwordChangedAt == record.expected.passwordChangedAt, !account.isDisabled,
-        !account.isExpired(at: now)
-      else { return .gone }
+      guard var account = try unchanged(record.expected, writer: writer, at: now) else {
+        return .gone
+      }
       if let proof = record.proof {
         guard try SecondFactorGate.accept(proof, writer: writer, account: account, at: now)
         else { return .codeAlreadyUsed }
@@ -133,6 +134,18 @@ extension AccountRepository {
       _ = try writer.endSessions(accountID: account.id, keeping: keeping)
       return .changed
     }
+  }
+
+  /// `expected` as it stands now, if it is still the account whose password was checked: not
+  /// removed, disabled or given another password meanwhile, and not expired by `now`.
+  fileprivate func unchanged(_ expected: Account, writer: any AccountWriter, at now: Date)
+    throws(AccountsError) -> Account?
+  {
+    guard let account = try writer.account(key: expected.usernameKey), account.id == expected.id,
+      account.passwordChangedAt == expected.passwordChangedAt, !account.isDisabled,
+      !account.isExpired(at: now)
+    else { return nil }
+    return account
   }
 
   public func recordPamSession(
@@ -206,11 +219,9 @@ extension AccountRepository {
   {
     try write { writer throws(AccountsError) -> SecondFactorChangeOutcome in
       let now = change.now
-      guard let account = try writer.account(key: change.expected.usernameKey),
-        account.id == change.expected.id,
-        account.passwordChangedAt == change.expected.passwordChangedAt, !account.isDisabled,
-        !account.isExpired(at: now)
-      else { return .gone }
+      guard let account = try unchanged(change.expected, writer: writer, at: now) else {
+        return .gone
+      }
       let hasFactor = try writer.secondFactor(accountID: account.id) != nil
       let endsSessions: Bool
       switch change.kind {

@@ -127,7 +127,7 @@ public enum LoginRecorder {
         goneDetail: Messages.detailInvalidCredentials,
         refusalDetail: Messages.detail(Messages.detailLocked, origin: nil),
         requiredChangeDetail: Messages.detailRequiredAtLogin,
-        codesLeftDetails: (0...SecondFactor.recoveryCodeCount).map(Messages.detailCodesLeft),
+        codesLeftDetails: Messages.detailsCodesLeft,
         failureCountResets: failureCountResets))
   }
 
