@@ -3,12 +3,13 @@ import AccountsCore
 /// The rights of the two kinds of roles a fleet uses (`accounts store roles`): an administrator
 /// role, which may run every command, and a host role, which may only log people in.
 ///
-/// An administrator role reads and writes every table (the audit log: reads and appends only),
-/// every sequence and every function, but runs no migration (the schema's owner does, at its
-/// first write after an upgrade). A host role writes no table: it calls the functions of a
-/// host's steps (migrations "v5" and "v6") and reads what those steps read; not the audit log
-/// and not the sessions' token hashes. Running the SQL again sets the same rights (it revokes
-/// what it grants first), so it is also how rights are brought up to date after an upgrade.
+/// An administrator role reads and writes every table (the audit log and the uids and gids
+/// given out: reads and appends only), every sequence and every function, but runs no
+/// migration (the schema's owner does, at its first write after an upgrade). A host role writes
+/// no table: it calls the functions of a host's steps (migrations "v5" and "v6") and reads what
+/// those steps read; not the audit log and not the sessions' token hashes. Running the SQL
+/// again sets the same rights (it revokes what it grants first), so it is also how rights are
+/// brought up to date after an upgrade.
 public enum PostgresRoles {
   /// The functions a host role may call, with their arguments' types.
   static let hostFunctions = [
@@ -47,6 +48,11 @@ public enum PostgresRoles {
   /// The tables an administrator role only reads (the audit log: reads and appends).
   static let readOnlyTables = ["schema_migration", "audit_kind"]
 
+  /// The tables an administrator role reads and appends to but never changes: the audit log,
+  /// and the uids and gids given out (a number is never given back, so that no new account
+  /// inherits a removed one's files).
+  static let appendOnlyTables = ["audit_event", "posix_id"]
+
   /// Whether `name` can name a role here: 1 to 63 characters, letters, digits, `_`, `.`, `-`,
   /// not starting with a digit, `-` or `.`, and not PUBLIC or a `pg_` role.
   public static func isUsable(_ name: String) -> Bool {
@@ -72,7 +78,7 @@ public enum PostgresRoles {
   public static func grants(admin: String, host: String) -> String {
     let (a, h) = (identifier(admin), identifier(host))
     let written = hostTables.filter { !readOnlyTables.contains($0) }
-    let adminWrites = written.filter { $0 != "audit_kind" } + ["session"]
+    let adminWrites = written.filter { !appendOnlyTables.contains($0) } + ["session"]
     var sql = """
       -- The rights of an administrator role (\(a)) and of a fleet host role (\(h)) on the
       -- accounts store, made by `accounts store roles`; run again after every upgrade.
@@ -96,12 +102,13 @@ public enum PostgresRoles {
       REVOKE ALL ON ALL FUNCTIONS IN SCHEMA accounts FROM \(a), \(h);
       GRANT USAGE ON SCHEMA accounts TO \(a), \(h);
 
-      -- The administrator: every table read; written but the migrations' and the audit log's
-      -- (appended to only); every sequence and every function.
+      -- The administrator: every table read; written but the migrations' and the kinds of
+      -- events; the audit log and the uids and gids given out appended to only; every sequence
+      -- and every function.
       GRANT SELECT ON ALL TABLES IN SCHEMA accounts TO \(a);
       GRANT INSERT, UPDATE, DELETE ON \(adminWrites.map { "accounts.\($0)" }.joined(separator: ", "))
         TO \(a);
-      GRANT INSERT ON accounts.audit_event TO \(a);
+      GRANT INSERT ON \(appendOnlyTables.map { "accounts.\($0)" }.joined(separator: ", ")) TO \(a);
       GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA accounts TO \(a);
       GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA accounts TO \(a);
 

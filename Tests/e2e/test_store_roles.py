@@ -234,3 +234,26 @@ def test_a_host_takes_the_servers_clock_and_policy(pg, pgdb, roles):
     until = pg.value("SELECT locked_until - updated_at FROM accounts.login_throttle "
                     "WHERE username_key = 'mallory'", pgdb)
     assert until == "00:01:00", until
+
+
+ADMIN_DENIED = [
+    "DELETE FROM accounts.audit_event",
+    "UPDATE accounts.audit_event SET detail = 'x'",
+    "TRUNCATE accounts.audit_event",
+    "DELETE FROM accounts.posix_id",
+    "UPDATE accounts.posix_id SET name = 'x'",
+    "DELETE FROM accounts.schema_migration",
+    "INSERT INTO accounts.audit_kind (name) VALUES ('x')",
+]
+
+
+@pytest.mark.parametrize("sql", ADMIN_DENIED, ids=lambda s: s[:40])
+def test_the_administrator_role_only_appends_to_the_log_and_the_ids(pg, pgdb, roles, sql):
+    """The administrator role rewrites no audit event, gives back no uid or gid (a new account
+    must not inherit a removed one's files) and touches no migration: denied, nothing changed
+    (the pgroles run of the whole suite shows it appends to both as its commands need)."""
+    admin, _ = roles
+    before = dump_accounts_schema(pg, pgdb)
+    proc = pg.psql(sql, pgdb, user=admin, check=False)
+    assert proc.returncode != 0 and "permission denied" in proc.stderr, proc
+    assert dump_accounts_schema(pg, pgdb) == before
