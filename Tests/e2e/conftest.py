@@ -8,6 +8,10 @@ a database file; `postgresql` gives it a fresh database on the cluster the PG* v
 (`eval "$(Scripts/postgres env DIR)"`), created at setup and dropped at teardown, and named to the
 binary as `postgresql:///acc_<random>` (libpq takes the host, port and user from PG*). Tests about
 the SQLite file itself are marked `sqlite_only` and deselected in a postgresql run (never skipped).
+`pgbouncer` is the postgresql run through the pooler; `pgroles` is the postgresql run with the
+program connecting as a fleet's roles (`accounts store roles`): the commands a host may run as
+the host role, the others as the administrator role, the owner only to make or upgrade the
+schema (Tests/support/fleet.py's HOST_COMMANDS, stores.py's PostgresStore.program_role).
 
 The helpers live in modules by subject beside this file: constants.py (the binary, the store, the
 sample accounts and sentences), stores.py (the SQLite file or PostgreSQL database and reads and
@@ -25,9 +29,9 @@ import pytest
 from constants import (
     AS_ROOT, BACKEND, BIN, BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, DEFAULT_ITERATIONS, EMAIL,
     EMAIL_RULE, FAST_ITERATIONS, FILL, FULL_NAME, INPUT_ENDED, INVALID, MATCH, NEW_PASSWORD,
-    NOBODY, NOBODY_UID, NOT_ACTIVATED, PASSWORD, PERSONAL, POOLED, POSTGRESQL, REPO, SHORT,
+    NOBODY, NOBODY_UID, NOT_ACTIVATED, PASSWORD, PERSONAL, POOLED, POSTGRESQL, REPO, ROLES, SHORT,
     TOO_MANY, USERNAME, USERNAME_RULE, WRONG_PASSWORD, nobody_binary, program_server)
-from device import Device, Result, changed_env
+from device import Device, Result, changed_env, with_program_role
 from forms import answer, answer_secret, ctrl_c_at_secret, finish, form, pty_echo, screen
 from stores import (
     _CREATED, CLUSTER, PostgresCluster, PostgresStore, new_store, stamp_text, store_execute,
@@ -40,7 +44,7 @@ __all__ = [
     "INPUT_ENDED", "INVALID", "MATCH", "NEW_PASSWORD", "NOBODY", "NOBODY_UID", "NOT_ACTIVATED",
     "PASSWORD", "PERSONAL", "POSTGRESQL", "REPO", "SHORT", "TOO_MANY", "USERNAME", "USERNAME_RULE",
     "WRONG_PASSWORD", "nobody_binary",
-    "Device", "Result", "changed_env",
+    "Device", "Result", "changed_env", "with_program_role",
     "answer", "answer_secret", "ctrl_c_at_secret", "finish", "form", "pty_echo", "screen",
     "CLUSTER", "PostgresCluster", "PostgresStore", "new_store", "stamp_text", "store_execute",
     "store_query",
@@ -113,8 +117,8 @@ def pytest_collection_modifyitems(config, items):
             return item.get_closest_marker("postgresql_only") is not None
         if item.get_closest_marker("postgresql_only"):
             # A front end's test about PostgreSQL itself runs in the postgresql run; the pooled
-            # run leaves them out: they make clusters and URIs of their own, not the pooler's.
-            return POOLED
+            # and roles runs leave them out: they make clusters, URIs and roles of their own.
+            return POOLED or ROLES
         return any(item.get_closest_marker(name) for name in ("sqlite_only", "front_end"))
 
     kept, dropped = [], []
@@ -137,6 +141,8 @@ def postgresql_reachable():
     if POSTGRESQL:
         assert CLUSTER.admin().execute("SELECT 1").fetchone() == (1,), \
             "no PostgreSQL cluster: eval \"$(Scripts/postgres env DIR)\" first"
+    if ROLES:
+        CLUSTER.make_roles()
     yield
     if CLUSTER._admin is not None:
         CLUSTER._admin.close()

@@ -13,13 +13,18 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("ACCOUNTS_BIN") or str(REPO / ".build" / "release" / "accounts")
 
 BACKEND = os.environ.get("ACCOUNTS_TEST_BACKEND", "sqlite")
-assert BACKEND in ("sqlite", "postgresql", "pgbouncer"), \
-    f"ACCOUNTS_TEST_BACKEND must be sqlite, postgresql or pgbouncer, not {BACKEND!r}"
+assert BACKEND in ("sqlite", "postgresql", "pgbouncer", "pgroles"), \
+    f"ACCOUNTS_TEST_BACKEND must be sqlite, postgresql, pgbouncer or pgroles, not {BACKEND!r}"
 # `pgbouncer`: the postgresql run's tests, with the program reaching the cluster through
 # PgBouncer in transaction pooling mode (Scripts/pgbouncer; ACCOUNTS_TEST_POOLER_HOST and _PORT
 # name its socket), while the tests' own look at the database (psycopg) goes to the cluster.
-POSTGRESQL = BACKEND in ("postgresql", "pgbouncer")
+# `pgroles`: the postgresql run's tests, with the program connecting as the roles
+# `accounts store roles` makes for a fleet: the commands a host may run as the host role, the
+# other commands as the administrator role, and the owner only where the schema is made or
+# upgraded (stores.py, device.py).
+POSTGRESQL = BACKEND in ("postgresql", "pgbouncer", "pgroles")
 POOLED = BACKEND == "pgbouncer"
+ROLES = BACKEND == "pgroles"
 POOLER = (os.environ.get("ACCOUNTS_TEST_POOLER_HOST", ""),
           os.environ.get("ACCOUNTS_TEST_POOLER_PORT", ""))
 assert not POOLED or all(POOLER), \

@@ -16,9 +16,35 @@ import pexpect
 
 from constants import (
     BIN, BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, EMAIL, FAST_ITERATIONS, FULL_NAME, PASSWORD,
-    POSTGRESQL, USERNAME, program_server)
+    POSTGRESQL, ROLES, USERNAME, program_server)
+from fleet import host_may_run
 from forms import form
-from stores import PostgresStore, new_store, store_execute, store_query
+from stores import CLUSTER, PostgresStore, new_store, store_execute, store_query
+
+
+def with_program_role(args, env: dict) -> dict:
+    """In a `pgroles` run, `env` with PGUSER set to the role the command `args` runs as on the
+    test databases it names (ACCOUNTS_DATABASE, --database, store copy's --from and --to): see
+    PostgresStore.program_role. The owner while any of them is not yet current. A bare
+    `accounts` is a host's on an activated store (it logs in) and the administrator's on a
+    Public one (it activates)."""
+    if not ROLES:
+        return env
+    args = [str(a) for a in args]
+    uris = [env.get("ACCOUNTS_DATABASE", "")] + [a.split("=", 1)[-1] for a in args]
+    stores = {CLUSTER.store_named(u) for u in uris if u.startswith("postgres")} - {None}
+    if not stores or any("user=" in u for u in uris if u.startswith("postgres")):
+        return env
+    if args:
+        host = host_may_run(args)
+    else:
+        host = all(store.program_role(host_command=True)
+                   and store.query("SELECT 1 FROM activation WHERE state = 'Activated'")
+                   for store in stores)
+    roles = {store.program_role(host_command=host) for store in stores}
+    if None in roles:
+        return env
+    return dict(env, PGUSER=roles.pop())
 
 
 def changed_env(env: dict, changes: dict) -> dict:
@@ -138,9 +164,10 @@ class Device:
             timeout=60) -> Result:
         """Runs the binary with `input` on a pipe (no terminal); stdin is /dev/null if None."""
         preexec = (lambda: os.umask(umask)) if umask is not None else None
+        env = with_program_role(args, env if env is not None else self.env(fast=fast))
         proc = subprocess.run(
             [BIN, *args], input=input, stdin=subprocess.DEVNULL if input is None else None,
-            capture_output=True, text=True, env=env if env is not None else self.env(fast=fast),
+            capture_output=True, text=True, env=env,
             cwd=cwd or str(self.root), timeout=timeout, preexec_fn=preexec)
         return Result(proc.returncode, proc.stdout, proc.stderr)
 
@@ -148,7 +175,8 @@ class Device:
         """Runs the binary on a pseudo-terminal; its whole output is kept in logfile_read.
         `preexec_fn` runs in the child before exec (e.g. to set signal dispositions)."""
         child = pexpect.spawn(
-            BIN, list(args), env=env if env is not None else self.env(fast=fast),
+            BIN, list(args),
+            env=with_program_role(args, env if env is not None else self.env(fast=fast)),
             cwd=str(self.root), dimensions=(24, 200), encoding="utf-8", codec_errors="replace",
             timeout=timeout, preexec_fn=preexec_fn)
         child.logfile_read = io.StringIO()

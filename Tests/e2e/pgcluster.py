@@ -200,18 +200,20 @@ class Client:
 
 def freeze_while_writing(cluster, database, proc, what: str, seconds=60) -> int:
     """Waits until `proc`'s transaction on `database` is writing accounts (its backend in a
-    transaction, its statement one that inserts into the accounts schema, an import batch's
-    `WITH … INSERT` among them), then freezes `proc` (SIGSTOP) and checks the transaction is
-    still open: a point the program reached, held, so a fault comes in the middle however fast
-    the machine. Returns the backend's pid; the caller
-    kills `proc` or sends it SIGCONT. `what` names the command in the failure messages."""
+    transaction, its statement an import batch's `WITH … INSERT INTO accounts.account (…)`,
+    which an import and a copy use; not any insert into the schema: a migration's transaction
+    inserts too, and commits at once), then freezes `proc` (SIGSTOP) and checks the transaction
+    is still open: a point the program reached, held, so a fault comes in the middle however
+    fast the machine. Returns the backend's pid; the caller kills `proc` or sends it SIGCONT.
+    `what` names the command in the failure messages."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         assert proc.poll() is None, (f"the {what} ended before the fault", proc.communicate())
         writing = cluster.json_rows(
             "SELECT pid FROM pg_stat_activity WHERE datname = "
             f"'{database}' AND pid <> pg_backend_pid() AND backend_type = 'client backend' "
-            "AND xact_start IS NOT NULL AND query LIKE '%INSERT INTO accounts.%'", "postgres")
+            "AND xact_start IS NOT NULL AND query LIKE '%INSERT INTO accounts.account (%'",
+            "postgres")
         if writing:
             proc.send_signal(signal.SIGSTOP)
             open_ = [b for b in cluster.backends(database)

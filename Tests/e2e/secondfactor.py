@@ -23,6 +23,7 @@ import pytest
 from totp import code_for_step, step_of
 
 from constants import BIN, FILL, FULL_NAME, PASSWORD, USERNAME
+from device import with_program_role
 from device import Result
 from stores import store_execute
 
@@ -84,7 +85,8 @@ class Live:
     def __init__(self, device, *args, env=None):
         self.proc = subprocess.Popen(
             [BIN, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, env=env if env is not None else device.env(),
+            stderr=subprocess.PIPE,
+            env=with_program_role(args, env if env is not None else device.env()),
             cwd=str(device.root))
         self.lines = queue.Queue()
         self.out = []

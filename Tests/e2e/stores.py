@@ -8,10 +8,22 @@ import datetime
 import decimal
 import os
 import pathlib
+import re
 import secrets
 import sqlite3
+import subprocess
 
-from constants import POSTGRESQL, program_server
+from constants import BIN, POSTGRESQL, REPO, ROLES, program_server
+from fleet import role_sql
+
+# The roles of a `pgroles` run, made once on the cluster (conftest.py) and given their rights on
+# each test database by `accounts store roles --apply`, run by the owner.
+ADMIN_ROLE, HOST_ROLE = "accounts_e2e_admin", "accounts_e2e_host"
+# The PostgreSQL migrations the program applies, read from its source: a store with all of them
+# is current, and only then do the roles take over from the owner (a host never upgrades).
+POSTGRES_MIGRATIONS = set(re.findall(
+    r'\("(v\d+)", postgresSchemaV\d+\)',
+    (REPO / "Sources" / "AccountsPostgres" / "PostgresSchema.swift").read_text()))
 
 
 def stamp_text(moment: datetime.datetime) -> str:
@@ -63,6 +75,16 @@ class PostgresCluster:
     def drop(self, store):
         self.admin().execute(f'DROP DATABASE IF EXISTS "{store.name}" WITH (FORCE)')
 
+    def make_roles(self):
+        """The two roles of a `pgroles` run, if not made yet."""
+        for role in (ADMIN_ROLE, HOST_ROLE):
+            self.admin().execute(role_sql(role))
+
+    def store_named(self, uri: str):
+        """The test database that `uri` names, if this test made it."""
+        name = uri.split("?")[0].removeprefix("postgresql:///").removeprefix("postgres:///")
+        return next((store for store in _CREATED if store.name == name), None)
+
 
 CLUSTER = PostgresCluster()
 _CREATED = []  # the databases made during the current test, dropped at its teardown
@@ -77,6 +99,7 @@ class PostgresStore:
         self.cluster = cluster
         self.name = name
         self.uri = f"postgresql:///{name}"
+        self._roles_given = False
 
     def __str__(self):
         return self.uri
@@ -93,13 +116,42 @@ class PostgresStore:
     @property
     def explicit_uri(self) -> str:
         """The URI with the socket folder, port and role written in it, for a process that runs
-        without the PG* variables (pam-auth unsets them)."""
+        without the PG* variables (pam-auth unsets them). In a `pgroles` run the role is the
+        host role once the store is current: pam-auth and the module are a host's."""
         from urllib.parse import quote
         host, port = program_server(os.environ.get("PGHOST", "/var/run/postgresql"),
                                     os.environ.get("PGPORT", "5432"))
         host = quote(host, safe="")
-        user = os.environ.get("PGUSER", "postgres")
+        user = self.program_role(host_command=True) or os.environ.get("PGUSER", "postgres")
         return f"postgresql:///{self.name}?host={host}&port={port}&user={user}"
+
+    def program_role(self, host_command: bool):
+        """In a `pgroles` run, the role the program connects as for one command: None (the
+        owner, PGUSER) until the schema is current, then the host role for a command a host may
+        run and the administrator role for any other. The rights are given once, by `accounts
+        store roles --apply` run as the owner, when the schema is first found current."""
+        if not ROLES:
+            return None
+        if not self._roles_given:
+            with self.cluster.connect(self.name) as db:
+                found = set()
+                if db.execute("SELECT to_regclass('accounts.schema_migration')").fetchone()[0]:
+                    found = {row[0] for row in db.execute(
+                        "SELECT identifier FROM accounts.schema_migration")}
+            if found != POSTGRES_MIGRATIONS:
+                return None
+            self.give_roles()
+        return HOST_ROLE if host_command else ADMIN_ROLE
+
+    def give_roles(self):
+        """`accounts store roles --apply` on this database, as its owner."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ACCOUNTS_")}
+        env["ACCOUNTS_DATABASE"] = self.uri
+        proc = subprocess.run(
+            [BIN, "store", "roles", "--admin", ADMIN_ROLE, "--host", HOST_ROLE, "--apply"],
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=60)
+        assert (proc.returncode, proc.stderr) == (0, ""), proc
+        self._roles_given = True
 
     def exists(self) -> bool:
         with self.cluster.connect(self.name) as db:

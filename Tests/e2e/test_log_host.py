@@ -7,7 +7,8 @@ import json
 import os
 import subprocess
 
-from conftest import BIN, INVALID, PASSWORD, USERNAME, WRONG_PASSWORD, Result, form
+from conftest import (BIN, INVALID, PASSWORD, USERNAME, WRONG_PASSWORD, Result, form,
+                      with_program_role)
 from pamhelp import pam_auth, pam_env, silent
 
 NODE = os.uname().nodename
@@ -91,7 +92,7 @@ def test_node_name_without_the_setting(device):
 
 def run_with_host_bytes(device, value: bytes, *args, input=None) -> Result:
     """`args` with ACCOUNTS_HOST_NAME set to raw bytes (not necessarily UTF-8)."""
-    env = {k.encode(): v.encode() for k, v in device.env().items()}
+    env = {k.encode(): v.encode() for k, v in with_program_role(args, device.env()).items()}
     env[b"ACCOUNTS_HOST_NAME"] = value
     proc = subprocess.run([BIN, *args], input=input, capture_output=True, text=True, env=env,
                           cwd=str(device.root), timeout=60)

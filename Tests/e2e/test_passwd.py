@@ -10,7 +10,7 @@ import pytest
 
 from conftest import (BIN, BOB, BOB_PASSWORD, FILL, FULL_NAME, INVALID, MATCH, NEW_PASSWORD,
                       PASSWORD, PERSONAL, SHORT, TOO_MANY, USERNAME, WRONG_PASSWORD, answer,
-                      answer_secret, ctrl_c_at_secret, finish, screen)
+                      answer_secret, ctrl_c_at_secret, finish, screen, with_program_role)
 
 CHANGED = "Password changed for alice.\n"
 SAME = "New password must differ from the current one!"
@@ -270,7 +270,8 @@ def test_at_terminal_prompts_on_stderr_result_on_stdout(activated):
     """At a terminal the prompts go to stderr and only `Password changed for alice.` to stdout."""
     err = activated.root / "stderr.txt"
     command = f"{shlex.quote(BIN)} passwd 2>{shlex.quote(str(err))}"
-    child = pexpect.spawn("bash", ["-c", command], env=activated.env(), dimensions=(24, 200),
+    env = with_program_role(["passwd"], activated.env())
+    child = pexpect.spawn("bash", ["-c", command], env=env, dimensions=(24, 200),
                           encoding="utf-8", timeout=10)
     wait_for_file_text(err, "User name: ")
     child.sendline(USERNAME)

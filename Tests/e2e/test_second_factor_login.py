@@ -12,7 +12,8 @@ import pyotp
 import pytest
 from totp import STEP, code_for_step
 
-from conftest import BIN, NEW_PASSWORD, PASSWORD, TOO_MANY, USERNAME, WRONG_PASSWORD, form
+from conftest import (BIN, NEW_PASSWORD, PASSWORD, TOO_MANY, USERNAME, WRONG_PASSWORD, form,
+                      with_program_role)
 from secondfactor import (AUTHORIZED, EMPTY_CODE, INVALID_CODE, REPLAY, WELCOME, authorized_home,
                           enable, enabled, events, failures, login, oath, steady, wrong_code)
 
@@ -207,7 +208,8 @@ def test_logins_at_once_tell_the_locked_nothing(device):
     enabled(device)
     args = [BIN, "login", "--username", USERNAME, "--no-session"]
     procs = [subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, env=device.env(), cwd=str(device.root))
+                              stderr=subprocess.PIPE, cwd=str(device.root),
+                              env=with_program_role(args[1:], device.env()))
              for _ in range(8)]
     right, wrong = procs[0], procs[1:]
     try:

@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 
-from conftest import BIN, PASSWORD
+from conftest import BIN, PASSWORD, with_program_role
 from userdbhelp import unique, userdb, enable, add, ok, snapshot, check_records
 
 
@@ -75,7 +75,8 @@ def test_killed_between_commit_and_records_is_repaired(activated, tmp_path):
         proc = subprocess.Popen(
             [BIN, "user", "add", "--username", name, "--full-name", "K", "--email",
              "k@example.org", "--password-stdin"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=with_program_role(["user", "add"], env))
         proc.stdin.write(f"{PASSWORD}\n".encode())
         proc.stdin.close()
         _, status = os.waitpid(proc.pid, os.WUNTRACED)
@@ -100,7 +101,8 @@ def test_two_hosts_share_a_store(activated, tmp_path):
     def on(host, *args, input=None):
         return subprocess.run(
             ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', host, BIN, *args],
-            input=input, capture_output=True, text=True, env=activated.env())
+            input=input, capture_output=True, text=True,
+            env=with_program_role(args, activated.env()))
 
     for host, folder in (("host-a", "a"), ("host-b", "b")):
         proc = on(host, "userdb", "enable", "--folder", str(tmp_path / folder), "--uids",

@@ -277,11 +277,12 @@ class Pooler:
     socket in a folder of its own. `uri()` names a database through it; everything else (psql,
     the oracles' queries) still goes straight to the server."""
 
-    def __init__(self, server: Server):
+    def __init__(self, server: Server, roles: tuple[str, ...] = ()):
+        """`roles`: the roles besides postgres that may connect through it."""
         self.server = server
         self.dir = pathlib.Path(tempfile.mkdtemp(prefix="accounts-pgbouncer-", dir="/tmp"))
         script = REPO / "Scripts" / "pgbouncer"
-        proc = subprocess.run([str(script), "start", str(self.dir), str(server.dir)],
+        proc = subprocess.run([str(script), "start", str(self.dir), str(server.dir), *roles],
                               capture_output=True, text=True, timeout=60)
         if proc.returncode != 0:
             subprocess.run([str(script), "stop", str(self.dir)], capture_output=True, timeout=60)
