@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import pytest
 
 import runner
-from hosts import Hosts
+from hosts import FLEET_ADMIN, FLEET_HOST, Hosts
 from pg_store import PgContext, new_database
 from pgserver import PooledServer, Pooler, Server
 
@@ -129,7 +129,7 @@ def pg_server(binary):
 @pytest.fixture(scope="session")
 def pg_pooler(pg_server):
     """PgBouncer in transaction pooling mode in front of this process's cluster."""
-    pooler = Pooler(pg_server)
+    pooler = Pooler(pg_server, roles=(FLEET_ADMIN, FLEET_HOST))
     try:
         yield pooler
     finally:

@@ -4,23 +4,34 @@ namespace and host name (`unshare --uts`, `hostname host-N`) and its own network
 own HOME and XDG_STATE_HOME (its session file); all share one key file (ACCOUNTS_KEY_FILE,
 0600). Where `unshare --net` or `--uts` fails it falls back (UTS alone, then no namespace) and
 says so (`Hosts.mode`). No client sees a PG* variable of this process's environment.
+
+A database set up as a fleet's (`Hosts.fleet`, after `accounts store roles --apply`) is then
+reached with a fleet's roles, as a fleet runs: the commands a host may run as FLEET_HOST, every
+other command as FLEET_ADMIN (the owner only made the schema and gave the rights).
 """
 
 from __future__ import annotations
 
 import os
 import pathlib
+import re
 import shlex
 import subprocess
 import time
 from dataclasses import dataclass
 
 import runner
+from fleet import host_may_run, role_sql
 from pgserver import Server, client_binary
 from runner import Gate, Result, Sandbox, Started
 
 
 PG_ITERATIONS = 1000  # as the e2e tests: new hashes are cheap where the cost does not matter
+# A fleet's roles (`accounts store roles`), made on each cluster the hosts use; Scripts/pgbouncer
+# is told their names too (its users file), so they pass through the pooler.
+FLEET_ADMIN, FLEET_HOST = "fleet_admin", "fleet_host"
+# A URI as the tests' servers make it for the owner: (scheme, database, the rest).
+OWNER_URI = re.compile(r"^(postgres(?:ql)?://)postgres@/([^?]+)(.*)$")
 
 @dataclass
 class Host:
@@ -47,6 +58,8 @@ class Hosts:
         folder.mkdir(mode=0o700)
         self.key_file = folder / "postgresql.key"  # ACCOUNTS_KEY_FILE of every host
         self.made = 0
+        self.fleet: set[str] = set()  # databases reached with the fleet's roles
+        server.psql(" ".join(role_sql(role) for role in (FLEET_ADMIN, FLEET_HOST)))
         self.prefix: list[str] = []
         self.uts = False
         self.mode = "no namespaces: every client has this machine's host name (unshare failed)"
@@ -72,6 +85,25 @@ class Hosts:
             self.mode += f" ({'; '.join(tried)})"
         elif tried:
             self.mode += f" ({tried[0]})"
+
+    def join_fleet(self, uri: str) -> None:
+        """From now on the database `uri` names is reached with the fleet's roles (its owner
+        has given them their rights)."""
+        self.fleet.add(OWNER_URI.match(uri).group(2))
+
+    def role_uri(self, uri: str, args: list[str]) -> str:
+        """`uri` with the role the command `args` runs as: unchanged (the owner) unless its
+        database is a fleet's; then FLEET_HOST for what a host may run, FLEET_ADMIN for the
+        rest."""
+        found = OWNER_URI.match(uri)
+        if found is None or found.group(2) not in self.fleet:
+            return uri
+        role = FLEET_HOST if host_may_run(args) else FLEET_ADMIN
+        return f"{found.group(1)}{role}@/{found.group(2)}{found.group(3)}"
+
+    def host_uri(self, uri: str) -> str:
+        """`uri` as a host's login is given it (what its session file names)."""
+        return self.role_uri(uri, ["login"])
 
     def host(self, name: str) -> Host:
         self.made += 1
@@ -116,6 +148,7 @@ class HostProc(Started):
         self.host = host
         self.out_path = base.with_suffix(".out")
         self.err_path = base.with_suffix(".err")
+        uri = hosts.role_uri(uri, args)
         argv = hosts.argv(host, [runner.BIN, *args, "--database", uri], gate)
         pipe = stdin_pipe or stdin is not None
         self.held = full_pipe() if stdout_held else None

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 import totp
-from hosts import Host, HostProc, Hosts
+from hosts import FLEET_ADMIN, FLEET_HOST, Host, HostProc, Hosts
 from pgserver import Server
 from runner import (PASSWORD, RAW_SQLITE, Result, enable_args, enable_to_the_end, mentions,
                     step_after, user_add_args)
@@ -268,11 +268,18 @@ def pg_activate_args(name: str, full_name: str | None = None) -> list[str]:
 
 def pg_setup(pg: PgContext, uri: str, admin: Host, label: str, names: list[str],
              owner: str = "owner") -> None:
-    """Activates the store for `owner` and adds `names` (full name "Added NAME") from `admin`."""
+    """Activates the store for `owner` (as the database's owner, who makes the schema), gives
+    the fleet's roles their rights (`store roles --apply`), and from then on reaches it as a
+    fleet does (Hosts.fleet): adds `names` (full name "Added NAME") from `admin` as the
+    administrator role; a host's commands then run as the host role."""
     results = [pg.hosts.run(admin, pg_activate_args(owner, "Owner Person"), uri, PASSWORD + "\n")]
+    results += [pg.hosts.run(admin, ["store", "roles", "--admin", FLEET_ADMIN, "--host",
+                                     FLEET_HOST, "--apply"], uri)]
+    if results[-1].code == 0:
+        pg.hosts.join_fleet(uri)
     results += [pg.hosts.run(admin, user_add_args(name), uri, PASSWORD + "\n") for name in names]
     bad = [r.brief() for r in results if r.code != 0]
-    assert not bad, f"{label}: setting up (activate, user add): {'; '.join(bad[:3])}"
+    assert not bad, f"{label}: setting up (activate, store roles, user add): {'; '.join(bad[:3])}"
 
 
 def pg_enable_2fa(pg: PgContext, host: Host, uri: str, name: str) -> tuple[Result, str | None]:

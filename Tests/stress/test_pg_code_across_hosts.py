@@ -6,8 +6,10 @@ and the code at once, or the code released once all 12 read the password): exact
 one lockout.
 
 The store is PostgreSQL, shared by many hosts (see hosts.py: each client its own UTS and
-network namespace, host name, HOME and session file; one shared key file). The clients name
-the store `postgresql://postgres@/DB?host=SOCKET&port=N`; PBKDF2 costs 1,000 iterations
+network namespace, host name, HOME and session file; one shared key file). The owner makes
+the schema and gives a fleet's roles their rights; then the clients name the store
+`postgresql://ROLE@/DB?host=SOCKET&port=N`, a host's commands as the host role and the
+administrator's as the administrator role (pg_store.pg_setup); PBKDF2 costs 1,000 iterations
 (20,000 in the activation race). The database is read with psql, one statement per snapshot.
 """
 
@@ -58,8 +60,8 @@ def test_a_code_used_on_one_host_is_refused_on_the_others(pg: PgContext, knobs):
     successes = [e for e in events if e["kind"] == "login_success"]
     replays = [e for e in events if e["kind"] == "login_failure"
                and e["detail"] == "verification code replayed"]
-    file1, bad1 = read_session_file(h1.state, uri)
-    file2, _ = read_session_file(h2.state, uri)
+    file1, bad1 = read_session_file(h1.state, hosts.host_uri(uri))
+    file2, _ = read_session_file(h2.state, hosts.host_uri(uri))
     last = pg_last_step(server, db, name)
     assert (first.code == 0 and first.stdout.startswith(welcome) and AUTHORIZED in first.stderr
         and second.code == 1 and REPLAYED in second.stderr and third.code == 1
@@ -112,7 +114,7 @@ def test_a_code_used_on_one_host_is_refused_on_the_others(pg: PgContext, knobs):
         if sum(1 for e in events if e["kind"] == "login_success") != 1:
             problems.append(f"{sum(1 for e in events if e['kind'] == 'login_success')} login_success")
         for k, h in enumerate(racers):
-            text, bad = read_session_file(h.state, uri)
+            text, bad = read_session_file(h.state, hosts.host_uri(uri))
             problems += [f"host-{k + 1:02d}: {b}" for b in bad]
             if k in winners and len(winners) == 1 and token_hash(text) not in new:
                 problems.append("the winner's session file names no new session")

@@ -161,7 +161,7 @@ def test_killed_clients_of_several_hosts_leave_the_store_whole(pg: PgContext, kn
                 delay = 30.0
             if kind in ("login", "logout"):
                 name = account_of[h.name]
-                text, _ = read_session_file(h.state, uri)
+                text, _ = read_session_file(h.state, hosts.host_uri(uri))
                 if kind == "logout" and token_hash(text) not in live:
                     r = hosts.run(h, login_args(name), uri, PASSWORD + "\n")
                     if r.code != 0:
@@ -197,7 +197,7 @@ def test_killed_clients_of_several_hosts_leave_the_store_whole(pg: PgContext, kn
             # first write there, which comes after its commit (but `2fa enable`, which shows
             # the key before: its output is read, and it is killed once the marker is there).
             held = when == "at output" and kind != "2fa enable"
-            file_before, _ = read_session_file(h.state, uri)
+            file_before, _ = read_session_file(h.state, hosts.host_uri(uri))
             if kind == "login":
                 p = HostProc(hosts, h, login_args(name), uri, stdin=PASSWORD + "\n",
                              stdout_held=held)
@@ -278,7 +278,7 @@ def test_killed_clients_of_several_hosts_leave_the_store_whole(pg: PgContext, kn
                 pass
             elif r.code != 0 or raw_pg(r):
                 problems.append(f"ended without being killed: {r.brief()}")
-            file_after, bad = read_session_file(v.host.state, uri)
+            file_after, bad = read_session_file(v.host.state, hosts.host_uri(uri))
             problems += bad
             if v.kind == "login":
                 changed = any(e["kind"] == "login_success" for e in mine)

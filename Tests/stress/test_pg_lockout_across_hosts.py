@@ -5,8 +5,10 @@ another; then 3 hosts x 4 wrong passwords at once -> 4 exit 1, 8 exit 4, one loc
 refusals.
 
 The store is PostgreSQL, shared by many hosts (see hosts.py: each client its own UTS and
-network namespace, host name, HOME and session file; one shared key file). The clients name
-the store `postgresql://postgres@/DB?host=SOCKET&port=N`; PBKDF2 costs 1,000 iterations
+network namespace, host name, HOME and session file; one shared key file). The owner makes
+the schema and gives a fleet's roles their rights; then the clients name the store
+`postgresql://ROLE@/DB?host=SOCKET&port=N`, a host's commands as the host role and the
+administrator's as the administrator role (pg_store.pg_setup); PBKDF2 costs 1,000 iterations
 (20,000 in the activation race). The database is read with psql, one statement per snapshot.
 """
 

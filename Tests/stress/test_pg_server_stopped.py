@@ -77,9 +77,10 @@ def test_the_server_stopped_during_a_burst(own_pg: PgContext, knobs):
             stop_error = None
         except ServerError as error:
             stop_error = error
-        down = [HostProc(hosts, hosts.host("host-down"), args, uri, stdin=stdin) for args, stdin in
-                ((login_args(pool[0]), PASSWORD + "\n"), (["status"], None),
-                 (user_add_args(f"o{n}down"), PASSWORD + "\n"))]
+        down_args = ((login_args(pool[0]), PASSWORD + "\n"), (["status"], None),
+                     (user_add_args(f"o{n}down"), PASSWORD + "\n"))
+        down = [HostProc(hosts, hosts.host("host-down"), args, uri, stdin=stdin)
+                for args, stdin in down_args]
         down_results = [p.wait(30) for p in down]
         results = [p.wait(30) for p in procs]
         server.start_server()
@@ -107,10 +108,11 @@ def test_the_server_stopped_during_a_burst(own_pg: PgContext, knobs):
                              f"{r.stderr.strip()[:400]!r}")
             if raw_pg(r):
                 raw.append(f"{label} `{kind}` exit {r.code}: {r.stderr.strip()[:400]!r}")
-        for r in down_results:
+        for r, (args, _) in zip(down_results, down_args):
             lines = [line for line in r.stderr.splitlines() if line.strip()]
+            named = hosts.role_uri(uri, args)  # the URI with the role it ran as
             if not (r.code == 3 and len(lines) == 1 and CANNOT_CONNECT.fullmatch(lines[0])
-                    and where in lines[0] and f"for the database {uri}:" in lines[0]
+                    and where in lines[0] and f"for the database {named}:" in lines[0]
                     and not raw_pg(r) and r.seconds < PG_CONNECT_LIMIT):
                 refused.append(f"{label}: after {r.seconds:.2f} s: {r.brief()}")
 
