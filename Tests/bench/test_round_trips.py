@@ -10,6 +10,10 @@ in the bench's private cluster. Counted by the server and by the client, not gue
                 connection's start-up packet and its Terminate message: each round trip is one
                 send (a simple query, or Parse/Bind/Execute/Sync together).
 
+Each is counted twice: as the database's owner (one host alone), and as a fleet's host role
+(`accounts store roles`), whose login steps are the owner's wrappers that clamp what a host
+sends: they must cost no more.
+
 Targets: at most 2 transactions and 8 round trips for a login (a wrong password counts the
 same way). A row that misses says so."""
 
@@ -19,11 +23,14 @@ import re
 import shutil
 import subprocess
 
+from fleet import role_sql
+
 from .timing import PASSWORD_LINE, Rows, fail, say, verdict
 
 DATABASE = "accounts_round_trips"
 TRANSACTIONS_TARGET = 2
 ROUND_TRIPS_TARGET = 8
+ADMIN_ROLE, HOST_ROLE = "bench_admin", "bench_host"
 PREFIX = "%m [%p] vxid=%v "
 LINE = re.compile(r"^\S+ \S+ \S+ \[(\d+)\] vxid=(\S+) LOG:  (statement|execute [^:]*): (.*)$")
 
@@ -48,18 +55,22 @@ class RoundTrips(Rows):
         self.timer.run("setup", [self.binary, "activate", "--username", "alice", "--full-name",
                                  "Alice Liddell", "--email", "alice@example.org",
                                  "--password-stdin"], PASSWORD_LINE, record=False, env=self.env)
+        self.server.psql(" ".join(role_sql(role) for role in (ADMIN_ROLE, HOST_ROLE)))
+        self.timer.run("setup", [self.binary, "store", "roles", "--admin", ADMIN_ROLE, "--host",
+                                 HOST_ROLE, "--apply"], b"", record=False, env=self.env)
         self.server.psql(f"ALTER DATABASE {DATABASE} SET log_statement = 'all'")
         self.server.psql(f"ALTER SYSTEM SET log_line_prefix = '{PREFIX}'")
         self.server.psql("SELECT pg_reload_conf()")
 
-    def count(self, label: str, password: bytes, expect: int) -> None:
-        """One login under strace; its statements read back from the server's log."""
+    def count(self, label: str, password: bytes, expect: int, role: str | None = None) -> None:
+        """One login under strace (as `role`, else the owner); its statements read back from
+        the server's log."""
         start = self.log.stat().st_size
         trace = self.work / f"{label}.strace"
         argv = ["strace", "-f", "-qq", "-e", "trace=sendto", "-o", str(trace), self.binary,
                 "login", "--username", "alice", "--password-stdin"]
-        proc = subprocess.run(argv, input=password, env=self.env, capture_output=True,
-                              timeout=120)
+        env = dict(self.env, PGUSER=role) if role else self.env
+        proc = subprocess.run(argv, input=password, env=env, capture_output=True, timeout=120)
         if proc.returncode != expect:
             fail(f"login ({label}) exited {proc.returncode}, not {expect}: "
                  f"{proc.stderr[-300:]!r}")
@@ -81,6 +92,8 @@ class RoundTrips(Rows):
         try:
             self.count("right password", PASSWORD_LINE, 0)
             self.count("wrong password", b"not the password\n", 1)
+            self.count("right password, host role", PASSWORD_LINE, 0, HOST_ROLE)
+            self.count("wrong password, host role", b"not the password\n", 1, HOST_ROLE)
         finally:
             self.server.psql("ALTER SYSTEM RESET log_line_prefix")
             self.server.psql("SELECT pg_reload_conf()")
