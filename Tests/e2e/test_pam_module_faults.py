@@ -17,6 +17,10 @@ SECRET = "s3cret typed by alice"
 AUTH_ERR, SYSTEM_ERR = PAM_CODES["PAM_AUTH_ERR"], PAM_CODES["PAM_SYSTEM_ERR"]
 SERVICE_ERR = PAM_CODES["PAM_SERVICE_ERR"]
 
+# A helper that breaks the protocol is killed; one that stays after breaking it shows that (one
+# that ended on its own first would be reaped with its exit status instead).
+STAY = "; import time; time.sleep(3600)"
+
 # Each fake helper first asks for the password (typed: SECRET), then fails the module this way;
 # what the module logs about it.
 FAULTS = {
@@ -34,13 +38,15 @@ FAULTS = {
     "closes, then never exits": ("import time; send('RESULT success'); os.close(0); os.close(1); "
                                  "time.sleep(3600)",
                                  "RESULT not honoured; still running at the time limit, killed"),
-    "garbage": ("send('HELLO there')", "sent a line that is not a request; killed by signal 9"),
-    "lower-case request": ("send('result success')",
+    "garbage": ("send('HELLO there')" + STAY,
+                "sent a line that is not a request; killed by signal 9"),
+    "lower-case request": ("send('result success')" + STAY,
                            "sent a line that is not a request; killed by signal 9"),
-    "unknown verdict": ("send('RESULT fine')", "RESULT names no known verdict; killed by signal 9"),
-    "a 10,000-byte line": ("send('INFO ' + 'x' * 9995)",
+    "unknown verdict": ("send('RESULT fine')" + STAY,
+                        "RESULT names no known verdict; killed by signal 9"),
+    "a 10,000-byte line": ("send('INFO ' + 'x' * 9995)" + STAY,
                            "sent a line longer than 4096 bytes; killed by signal 9"),
-    "a NUL byte": ("send(b'INFO a\\0b\\n')", "sent a NUL byte; killed by signal 9"),
+    "a NUL byte": ("send(b'INFO a\\0b\\n')" + STAY, "sent a NUL byte; killed by signal 9"),
     "half a line": ("send(b'RESULT success')", "ended in the middle of a line; exit status 0"),
     "writes after RESULT": ("send('RESULT success'); send('INFO one more thing')",
                             "wrote after its RESULT; "),
