@@ -61,7 +61,28 @@ public enum CryptHash {
   /// ceiling; anything else is false and libxcrypt is not called), the two compared in
   /// constant time.
   public static func verify(password: [UInt8], hash: String) throws(CryptoError) -> Bool {
-    guard cost(of: hash)?.isWithinCeiling == true, !password.contains(0) else { return false }
+    guard let computed = try compute(password: password, setting: hash) else { return false }
+    return try ConstantTime.equals(computed, Array(hash.utf8))
+  }
+
+  /// The whole hash `sealed` seals when `password` hashes to it (its masked hash read as
+  /// `verify` reads a hash), nil otherwise.
+  public static func verify(password: [UInt8], sealed: SealedPasswordHash) throws(CryptoError)
+    -> String?
+  {
+    guard let computed = try compute(password: password, setting: sealed.masked) else {
+      return nil
+    }
+    let whole = String(decoding: computed, as: UTF8.self)
+    return try sealed.isWhole(whole) ? whole : nil
+  }
+
+  /// What libxcrypt computes for `password` with the setting at the start of `setting` (a
+  /// supported scheme's hash, well formed and within its ceiling); nil for anything else.
+  private static func compute(password: [UInt8], setting hash: String) throws(CryptoError)
+    -> [UInt8]?
+  {
+    guard cost(of: hash)?.isWithinCeiling == true, !password.contains(0) else { return nil }
     let library = try LibXcrypt.shared()
     var data = crypt_data()
     // crypt(3) wants a NUL-ended phrase: this copy and libxcrypt's work area are wiped after.
@@ -74,15 +95,13 @@ public enum CryptHash {
         if let base = $0.baseAddress { explicit_bzero(base, $0.count) }
       }
     }
-    let computed: [UInt8]? = withUnsafeMutableBytes(of: &data) { buffer -> [UInt8]? in
+    return withUnsafeMutableBytes(of: &data) { buffer -> [UInt8]? in
       let result = hash.withCString { setting in
         library.cryptRN(phrase, setting, buffer.baseAddress, Int32(buffer.count))
       }
       guard let result, result.pointee != 0x2A else { return nil }  // "*": an invalid setting
       return Array(String(cString: result).utf8)
     }
-    guard let computed else { return false }
-    return try ConstantTime.equals(computed, Array(hash.utf8))
   }
 }
 

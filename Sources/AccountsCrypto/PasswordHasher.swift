@@ -74,11 +74,15 @@ public struct PasswordVerification: Equatable, Sendable {
   public let isValid: Bool
   /// The hash is weaker than the current policy and should be replaced after a valid login.
   public let needsRehash: Bool
+  /// The stored hash, whole, recomputed from the password: set when it was checked against a
+  /// sealed hash (`SealedPasswordHash`) and was right.
+  public let whole: String?
 
   /// Creates an outcome.
-  public init(isValid: Bool, needsRehash: Bool) {
+  public init(isValid: Bool, needsRehash: Bool, whole: String? = nil) {
     self.isValid = isValid
     self.needsRehash = needsRehash
+    self.whole = whole
   }
 }
 
@@ -160,20 +164,29 @@ public struct PasswordHasher: Sendable {
     return EncodedPasswordHash(iterations: iterations, salt: salt, key: key)
   }
 
-  /// Checks `password` against `stored`, with the iteration count written in the hash.
+  /// Checks `password` against `stored`, with the iteration count written in the hash; with
+  /// `sealed` (`stored` is then its masked hash), against the whole hash it seals.
   ///
   /// A wrong password costs at least `workTarget` iterations (the cost an unknown name is
   /// charged), so that a failure takes as long whatever was wrong.
-  public func verify(password: String, against stored: EncodedPasswordHash, workTarget: Int)
-    throws(CryptoError) -> PasswordVerification
-  {
+  public func verify(
+    password: String, against stored: EncodedPasswordHash, workTarget: Int,
+    sealed: SealedPasswordHash? = nil
+  ) throws(CryptoError) -> PasswordVerification {
     let candidate = try hash(password: password, salt: stored.salt, iterations: stored.iterations)
-    let isValid = try ConstantTime.equals(candidate.key, stored.key)
+    let isValid: Bool
+    if let sealed {
+      isValid = try sealed.isWhole(candidate.description)
+    } else {
+      isValid = try ConstantTime.equals(candidate.key, stored.key)
+    }
     let weaker = stored.iterations < iterations || stored.saltEntropyBits < Self.saltEntropy
     if !isValid && stored.iterations < workTarget {
       _ = try derive(password, salt: stored.salt, iterations: workTarget - stored.iterations)
     }
-    return PasswordVerification(isValid: isValid, needsRehash: isValid && weaker)
+    return PasswordVerification(
+      isValid: isValid, needsRehash: isValid && weaker,
+      whole: isValid && sealed != nil ? candidate.description : nil)
   }
 
   /// Spends `iterations` of work, as checking a password against a stored hash of that cost

@@ -12,7 +12,8 @@ struct PostgresAccess: AccountWriter {
   let db: PGConnection
   let store: PostgresStore
 
-  /// The columns `account(_:_:)` reads, then whether the account is the owner.
+  /// The columns `account(_:_:)` reads, then whether the account is the owner, from
+  /// `accounts.account_view AS a` (the hash sealed for a caller that does not administer).
   static let accountColumns = """
     a.id, a.username, a.username_key, a.full_name, a.email, a.password_hash,
     a.must_change_password, accounts.stamp(a.disabled_at), accounts.stamp(a.created_at),
@@ -120,7 +121,8 @@ struct PostgresAccess: AccountWriter {
     throws(AccountsError) -> Account?
   {
     let rows = try query(
-      "SELECT \(Self.accountColumns) FROM accounts.account AS a WHERE \(condition)", parameters)
+      "SELECT \(Self.accountColumns) FROM accounts.account_view AS a WHERE \(condition)",
+      parameters)
     return rows.count == 0 ? nil : try account(rows, 0)
   }
 
@@ -187,7 +189,7 @@ struct PostgresAccess: AccountWriter {
       SELECT \(Self.accountColumns), t.failures, t.lockouts, accounts.stamp(t.locked_until),
         (SELECT string_agg(g.name, ',' ORDER BY g.name) FROM accounts.group_member AS m
          JOIN accounts.account_group AS g ON g.id = m.group_id WHERE m.account_id = a.id)
-      FROM accounts.account AS a LEFT JOIN accounts.login_throttle AS t USING (username_key)
+      FROM accounts.account_view AS a LEFT JOIN accounts.login_throttle AS t USING (username_key)
       ORDER BY a.username_key
       """
     ) { rows, row throws(AccountsError) in

@@ -6,8 +6,9 @@ import AccountsCore
 /// An administrator role reads and writes every table (the audit log and the uids and gids
 /// given out: reads and appends only), every sequence and every function, but runs no
 /// migration (the schema's owner does, at its first write after an upgrade). A host role writes
-/// no table: it calls the functions of a host's steps (migrations "v5" and "v6") and reads what
-/// those steps read; not the audit log and not the sessions' token hashes. Running the SQL
+/// no table: it calls the functions of a host's steps (migrations "v5" to "v7") and reads what
+/// those steps read; not the audit log, not the sessions' token hashes, and the accounts'
+/// password hashes only sealed (`SealedPasswordHash`). Running the SQL
 /// again sets the same rights (it revokes what it grants first), so it is also how rights are
 /// brought up to date after an upgrade.
 public enum PostgresRoles {
@@ -21,21 +22,24 @@ public enum PostgresRoles {
     """,
     """
     login_success(text, text, timestamptz, integer, bigint, text, text, boolean, bigint, \
-    bytea, bytea, double precision, bigint, bytea, text, text, text, text, text[], text[], text)
+    bytea, bytea, double precision, bigint, bytea, text, text, text, text, text[], text[], text, \
+    text)
     """,
     "session_by_token(bytea)",
     "session_touch(bytea, timestamptz, integer)",
     "session_end(bytea, boolean, timestamptz, integer, boolean, text[], text)",
     """
     change_password(text, timestamptz, integer, bigint, text, text, bigint, bytea, text[], \
-    bytea, text, text)
+    bytea, text, text, text)
     """,
     "pam_session_event(text, bigint, boolean, timestamptz, integer, text, text)",
     """
     second_factor_change(text, text, bigint, text, timestamptz, integer, bytea, text, bigint, \
-    bytea[], bigint, bytea, text[], bytea, text)
+    bytea[], bigint, bytea, text[], bytea, text, text)
     """,
     "event_count(text, text, text[])",
+    // What `accounts.account_view` calls, with the reader's rights.
+    "caller_administers()", "sealed_hash(text)",
   ]
 
   /// The tables a host role reads: what a login, a session, PAM and the user records read.
@@ -43,6 +47,16 @@ public enum PostgresRoles {
     "schema_migration", "activation", "account", "login_throttle", "audit_kind",
     "second_factor", "recovery_code", "account_group", "group_member", "posix_id",
     "userdb_setting", "userdb_host", "ssh_key",
+  ]
+
+  /// The columns of `accounts.account` a host role reads.
+  ///
+  /// All but `password_hash`, which it reads sealed (`accounts.account_view`, `login_facts`:
+  /// migration "v7"). A column added later stays unread until it is named here.
+  static let hostAccountColumns = [
+    "id", "username", "username_key", "full_name", "email", "must_change_password",
+    "disabled_at", "created_at", "updated_at", "password_changed_at", "last_login_at",
+    "expires_at", "uid", "home", "shell",
   ]
 
   /// The tables an administrator role only reads (the audit log: reads and appends).
@@ -79,6 +93,8 @@ public enum PostgresRoles {
     let (a, h) = (identifier(admin), identifier(host))
     let written = hostTables.filter { !readOnlyTables.contains($0) }
     let adminWrites = written.filter { !appendOnlyTables.contains($0) } + ["session"]
+    let hostReads = (hostTables.filter { $0 != "account" } + ["account_view"])
+      .map { "accounts.\($0)" }.joined(separator: ", ")
     var sql = """
       -- The rights of an administrator role (\(a)) and of a fleet host role (\(h)) on the
       -- accounts store, made by `accounts store roles`; run again after every upgrade.
@@ -112,9 +128,11 @@ public enum PostgresRoles {
       GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA accounts TO \(a);
       GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA accounts TO \(a);
 
-      -- The host: no table written, no audit event or session token hash read; a host's steps
+      -- The host: no table written, no audit event, session token hash or whole password
+      -- hash read (the accounts' hashes sealed, through accounts.account_view); a host's steps
       -- through these functions only.
-      GRANT SELECT ON \(hostTables.map { "accounts.\($0)" }.joined(separator: ", ")) TO \(h);
+      GRANT SELECT ON \(hostReads) TO \(h);
+      GRANT SELECT (\(hostAccountColumns.joined(separator: ", "))) ON accounts.account TO \(h);
 
       """
     for function in hostFunctions {

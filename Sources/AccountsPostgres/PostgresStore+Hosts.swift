@@ -38,7 +38,7 @@ extension PostgresStore {
     let (rows, access) = try statement(
       """
       SELECT accounts.change_password($1, $2::timestamptz, $3::integer, $4::bigint, $5, $6,
-        $7::bigint, $8::bytea, $9::text[], $10::bytea, $11, $12)
+        $7::bigint, $8::bytea, $9::text[], $10::bytea, $11, $12, $13)
       """,
       [
         .text(record.expected.usernameKey), PGValue(record.now), waitMilliseconds,
@@ -48,6 +48,7 @@ extension PostgresStore {
         PostgresAccess.textArray(
           (0...SecondFactor.recoveryCodeCount).map(Messages.detailCodesLeft)),
         record.keeping.map { .bytes($0) } ?? .null, .null, PGValue(writingHost),
+        .text(record.expected.passwordHash),
       ], for: .readWrite)
     return try access.decoded { () throws(PGUnreadableValue) in
       switch try rows.decode(String.self, 0, 0) {
@@ -95,7 +96,7 @@ extension PostgresStore {
       """
       SELECT accounts.second_factor_change($1, $2, $3::bigint, $4, $5::timestamptz,
         $6::integer, $7::bytea, $8, $9::bigint, $10::text[]::bytea[], $11::bigint, $12::bytea,
-        $13::text[], $14::bytea, $15)
+        $13::text[], $14::bytea, $15, $16)
       """,
       [
         .text(kind), .text(change.expected.usernameKey), PGValue(change.expected.id),
@@ -105,6 +106,7 @@ extension PostgresStore {
         PostgresAccess.textArray(
           (0...SecondFactor.recoveryCodeCount).map(Messages.detailCodesLeft)),
         change.keeping.map { .bytes($0) } ?? .null, PGValue(writingHost),
+        .text(change.expected.passwordHash),
       ], for: .readWrite)
     return try access.decoded { () throws(PGUnreadableValue) in
       switch try rows.decode(String.self, 0, 0) {

@@ -126,7 +126,7 @@ extension PostgresStore {
       """
       SELECT * FROM accounts.login_success($1, $2, $3::timestamptz, $4::integer, $5::bigint,
         $6, $7, $8::boolean, $9::bigint, $10::bytea, $11::bytea, $12::double precision,
-        $13::bigint, $14::bytea, $15, $16, $17, $18, $19::text[], $20::text[], $21)
+        $13::bigint, $14::bytea, $15, $16, $17, $18, $19::text[], $20::text[], $21, $22)
       """,
       [
         .text(record.username), .text(record.usernameKey), PGValue(record.now),
@@ -140,6 +140,7 @@ extension PostgresStore {
         .text(record.goneDetail), .text(record.refusalDetail),
         .text(record.requiredChangeDetail), PostgresAccess.textArray(record.codesLeftDetails),
         PostgresAccess.textArray(record.failureCountResets.map(\.rawValue)), PGValue(writingHost),
+        PGValue(record.expected?.passwordHash),
       ], for: .readWrite)
     return try access.decoded { () throws(PGUnreadableValue) in
       switch try rows.decode(String.self, 0, 0) {

@@ -354,6 +354,27 @@ def client(tmp_path, pg, pgdb) -> Client:
     return Client(tmp_path / "client", pg.uri(pgdb))
 
 
+@pytest.fixture
+def roles(pg, pgdb, client):
+    """An activated store, its administrator and host roles made and given their rights by
+    `store roles --apply` (run by the owner): (admin role, host role)."""
+    activate(client)
+    admin, host = pg.create_role("admin"), pg.create_role("host")
+    result = client.run("store", "roles", "--admin", admin, "--host", host, "--apply")
+    assert (result.code, result.stderr) == (0, ""), result
+    assert result.stdout == (f"The role {admin} may now administer {client.database}, and the "
+                             f"role {host} may log people in there.\n")
+    yield admin, host
+    for role in (admin, host):
+        pg.psql(f'DROP OWNED BY "{role}"', pgdb, check=False)
+        pg.drop_role(role)
+
+
+def as_role(pg, pgdb, tmp_path, role, name):
+    """A client of `pgdb` (its files in tmp_path/name) that connects as `role`."""
+    return Client(tmp_path / name, pg.uri(pgdb, user=role))
+
+
 # What the PostgreSQL test files share: the contract's first sentences, activating and logging in
 # through a client, what psql sees of the accounts, and a role with a SCRAM password.
 

@@ -14,33 +14,13 @@ import pyotp
 import pytest
 
 from conftest import PASSWORD, USERNAME
-from pgcluster import (Client, activate, assert_one_sentence, dump_accounts_schema, login,
+from pgcluster import (activate, as_role, assert_one_sentence, dump_accounts_schema, login,
                        permission_prefix)
-from pgcluster import client, pg, pgdb  # noqa: F401
+from pgcluster import client, pg, pgdb, roles  # noqa: F401
 
 pytestmark = pytest.mark.postgresql_only
 
 NEW_PASSWORD = "a brand new password for alice"
-
-
-@pytest.fixture
-def roles(pg, pgdb, client):
-    """An activated store, its administrator and host roles made and given their rights by
-    `store roles --apply` (run by the owner): (admin role, host role)."""
-    activate(client)
-    admin, host = pg.create_role("admin"), pg.create_role("host")
-    result = client.run("store", "roles", "--admin", admin, "--host", host, "--apply")
-    assert (result.code, result.stderr) == (0, ""), result
-    assert result.stdout == (f"The role {admin} may now administer {client.database}, and the "
-                             f"role {host} may log people in there.\n")
-    yield admin, host
-    for role in (admin, host):
-        pg.psql(f'DROP OWNED BY "{role}"', pgdb, check=False)
-        pg.drop_role(role)
-
-
-def as_role(pg, pgdb, tmp_path, role, name):
-    return Client(tmp_path / name, pg.uri(pgdb, user=role))
 
 
 def test_printed_sql_is_what_apply_runs(pg, pgdb, client, roles):
@@ -157,6 +137,8 @@ ADMIN_COMMANDS = [
     (["log"], None),
     (["session", "list"], None),
     (["session", "revoke", "--user", USERNAME], None),
+    (["user", "export"], None),
+    (["user", "export", "--format", "csv"], None),
 ]
 
 

@@ -76,30 +76,44 @@ struct Authenticator {
     if tally.lock(at: env.now()) != nil {
       try fail(username: username, key: key, detail: Messages.detailInvalidCredentials)
     }
-    let stored = account.flatMap { EncodedPasswordHash(parsing: $0.passwordHash) }
-    let imported = account.flatMap { stored == nil ? Self.importedHash($0.passwordHash) : nil }
+    // A host role on a PostgreSQL store reads each hash sealed: the hash is then recomputed
+    // from its masked form and its digest compared, and the whole hash, now known, is what the
+    // store's steps take as proof that the password was checked.
+    let sealed = account.flatMap { SealedPasswordHash(parsing: $0.passwordHash) }
+    let readable = account.map { SealedPasswordHash.readable($0.passwordHash) }
+    let stored = readable.flatMap(EncodedPasswordHash.init(parsing:))
+    let imported = readable.flatMap { stored == nil ? Self.importedHash($0) : nil }
     let verification = try hashing { () throws(CryptoError) -> PasswordVerification in
       let withinLimit = password.unicodeScalars.count <= PasswordRules.maximumLength
       if let stored, withinLimit {
-        return try env.hasher.verify(password: password, against: stored, workTarget: workTarget)
+        return try env.hasher.verify(
+          password: password, against: stored, workTarget: workTarget, sealed: sealed)
       }
       if let imported, withinLimit {
         // A crypt(3) hash brought in by `user import`: checked by libxcrypt, then the usual
         // PBKDF2 work as well, so that it costs no less than an unknown name; replaced by a
         // PBKDF2 hash at this first successful login.
-        let valid = try CryptHash.verify(password: Array(password.utf8), hash: imported)
+        let typed = Array(password.utf8)
+        var whole: String?
+        let valid: Bool
+        if let sealed {
+          whole = try CryptHash.verify(password: typed, sealed: sealed)
+          valid = whole != nil
+        } else {
+          valid = try CryptHash.verify(password: typed, hash: imported)
+        }
         _ = try env.hasher.verifyAgainstDummy(password: password, iterations: workTarget)
-        return PasswordVerification(isValid: valid, needsRehash: true)
+        return PasswordVerification(isValid: valid, needsRehash: true, whole: whole)
       }
       return try env.hasher.verifyAgainstDummy(password: password, iterations: workTarget)
     }
-    guard verification.isValid, let account else {
+    guard verification.isValid, var account else {
       let damaged = account != nil && stored == nil && imported == nil
       try fail(
         username: username, key: key,
-        detail: damaged
-          ? ImportedHash.damageDetail(account?.passwordHash) : Messages.detailInvalidCredentials)
+        detail: damaged ? ImportedHash.damageDetail(readable) : Messages.detailInvalidCredentials)
     }
+    if let whole = verification.whole { account.passwordHash = whole }
     // The lock is read again now that the password is known to be right: logins that started
     // together may have locked the name while this one hashed, and whatever comes next (the
     // code question above all) would tell that this password is the right one. A login with
@@ -202,7 +216,8 @@ struct Authenticator {
   /// unknown name costs what an account made under today's setting costs.
   static func workTarget(referenceHash: String?, setting: Int) -> Int {
     let stored =
-      referenceHash.flatMap(EncodedPasswordHash.init(parsing:))?.iterations
+      referenceHash.map(SealedPasswordHash.readable).flatMap(EncodedPasswordHash.init(parsing:))?
+      .iterations
       ?? PasswordHasher.defaultIterations
     return min(max(stored, setting), PasswordHasher.maximumIterations)
   }

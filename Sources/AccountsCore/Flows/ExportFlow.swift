@@ -1,3 +1,4 @@
+import AccountsCrypto
 import FoundationEssentials
 
 /// The forms `user export` writes.
@@ -26,12 +27,26 @@ public enum ExportFlow {
     var count = 0
     var line: [UInt8] = []
     line.reserveCapacity(512)
-    switch format {
-    case .json: write(Array("[".utf8))
-    case .csv: write(Array((csvHeader + "\n").utf8))
+    // The opening is written with the first account (or at the end, when there is none), so
+    // that an export refused at its first account has written nothing.
+    var opened = false
+    func open() {
+      guard !opened else { return }
+      opened = true
+      switch format {
+      case .json: write(Array("[".utf8))
+      case .csv: write(Array((csvHeader + "\n").utf8))
+      }
     }
     try store.read { reader throws(AccountsError) in
       try reader.forEachAccount { listing throws(AccountsError) in
+        // A fleet host role reads hashes sealed: an export of those could never log anyone in.
+        if SealedPasswordHash(parsing: listing.account.passwordHash) != nil {
+          throw .storage(
+            .permissionDenied(
+              location: store.location, reason: "permission denied for the password hashes"))
+        }
+        open()
         line.removeAll(keepingCapacity: true)
         switch format {
         case .json:
@@ -44,6 +59,7 @@ public enum ExportFlow {
         write(line)
       }
     }
+    open()
     if format == .json { write(Array((count == 0 ? "]\n" : "\n]\n").utf8)) }
     try finish()
     try store.write { writer throws(AccountsError) in
