@@ -991,7 +991,10 @@ BEGIN
     p_step, p_recovery_hash, p_codes_left_details, p_keeping, p_host);
 END $$;
 
-REVOKE ALL ON FUNCTION accounts.sealed_hash(text) FROM PUBLIC;
+-- What the view calls with its reader's rights: any role that may read it may call them
+-- (neither reads a table; the one says whether the caller may update accounts).
+GRANT EXECUTE ON FUNCTION accounts.sealed_hash(text), accounts.caller_administers()
+  TO PUBLIC;
 REVOKE ALL ON FUNCTION accounts.seen_hash(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION accounts.password_proven(text, integer, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION accounts.login_success(text, text, timestamptz, integer, bigint, text,

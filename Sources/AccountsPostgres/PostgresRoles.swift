@@ -38,8 +38,6 @@ public enum PostgresRoles {
     bytea[], bigint, bytea, text[], bytea, text, text)
     """,
     "event_count(text, text, text[])",
-    // What `accounts.account_view` calls, with the reader's rights.
-    "caller_administers()", "sealed_hash(text)",
   ]
 
   /// The tables a host role reads: what a login, a session, PAM and the user records read.

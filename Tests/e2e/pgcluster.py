@@ -115,8 +115,10 @@ class Cluster(Server):
                          "AND nspname <> 'information_schema' ORDER BY 1", database).split()
 
     def tables(self, database: str, schema="accounts") -> list:
+        """The tables of `schema` (not its views: accounts.account_view reads account)."""
         return self.psql("SELECT table_name FROM information_schema.tables WHERE table_schema "
-                         f"= '{schema}' ORDER BY 1", database).split()
+                         f"= '{schema}' AND table_type = 'BASE TABLE' ORDER BY 1",
+                         database).split()
 
     def backends(self, database: str) -> list:
         """The client backends connected to `database` (psql's own excluded)."""
