@@ -1,6 +1,9 @@
 import FoundationEssentials
 
 extension Messages {
+  /// Why a role that reads password hashes sealed (a fleet host role) may not export them.
+  public static let sealedHashesDenied = "permission denied for the password hashes"
+
   /// A store failure in one sentence: what is wrong and what to do.
   public static func storage(_ error: StoreError) -> String {
     switch error {

@@ -18,8 +18,10 @@ AUTH_ERR, SYSTEM_ERR = PAM_CODES["PAM_AUTH_ERR"], PAM_CODES["PAM_SYSTEM_ERR"]
 SERVICE_ERR = PAM_CODES["PAM_SERVICE_ERR"]
 
 # A helper that breaks the protocol is killed; one that stays after breaking it shows that (one
-# that ended on its own first would be reaped with its exit status instead).
-STAY = "; import time; time.sleep(3600)"
+# that ended on its own first would be reaped with its exit status instead). It waits for a
+# signal, not for a time: the module's kill is what ends it.
+WAIT_FOR_KILL = "import signal; signal.pause()"
+STAY = "; " + WAIT_FOR_KILL
 
 # Each fake helper first asks for the password (typed: SECRET), then fails the module this way;
 # what the module logs about it.
@@ -33,10 +35,9 @@ FAULTS = {
     "killed after RESULT": ("import signal; send('RESULT success'); "
                             "os.kill(os.getpid(), signal.SIGKILL)",
                             "RESULT not honoured; killed by signal 9"),
-    "never answers": ("import time; time.sleep(3600)",
+    "never answers": (WAIT_FOR_KILL,
                       "no verdict within the time limit; killed by signal 9"),
-    "closes, then never exits": ("import time; send('RESULT success'); os.close(0); os.close(1); "
-                                 "time.sleep(3600)",
+    "closes, then never exits": ("send('RESULT success'); os.close(0); os.close(1)" + STAY,
                                  "RESULT not honoured; still running at the time limit, killed"),
     "garbage": ("send('HELLO there')" + STAY,
                 "sent a line that is not a request; killed by signal 9"),

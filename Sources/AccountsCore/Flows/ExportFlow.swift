@@ -43,8 +43,7 @@ public enum ExportFlow {
         // A fleet host role reads hashes sealed: an export of those could never log anyone in.
         if SealedPasswordHash(parsing: listing.account.passwordHash) != nil {
           throw .storage(
-            .permissionDenied(
-              location: store.location, reason: "permission denied for the password hashes"))
+            .permissionDenied(location: store.location, reason: Messages.sealedHashesDenied))
         }
         open()
         line.removeAll(keepingCapacity: true)
