@@ -96,6 +96,8 @@ struct AccountsCommand: ParsableCommand {
         StandardStreams.write(version + "\n", to: STDOUT_FILENO)
       } else if let fast = Status.fastPath(arguments) {
         try Status.show(json: fast.json, database: fast.database)
+      } else if let helper = PamHelper.quickInvocation(arguments) {
+        try helper.run()
       } else {
         var command = try parseQuickly(arguments) ?? parseAsRoot(arguments)
         try command.run()

@@ -99,3 +99,61 @@ struct QuickParsingTests {
     #expect(AccountsCommand.parseQuickly(arguments) == nil)
   }
 }
+
+/// `pam-helper`'s own parser reads what ArgumentParser reads, for every line it takes, and
+/// leaves the rest to ArgumentParser.
+struct PamHelperParsingTests {
+  typealias Invocation = AccountsCommand.PamHelper.Invocation
+
+  /// What ArgumentParser makes of `arguments` (the words after `pam-helper`).
+  static func parsed(_ arguments: [String]) throws -> Invocation {
+    let command = try #require(
+      try AccountsCommand.parseAsRoot(["pam-helper"] + arguments) as? AccountsCommand.PamHelper)
+    return Invocation(
+      stage: command.stage, database: command.global.database, keyFile: command.keyFile,
+      timeLimit: command.timeLimit, allowGroups: command.allowGroups,
+      expiredOnly: command.expiredOnly)
+  }
+
+  @Test(arguments: [
+    // The module's lines (helper.c), with and without its optional options.
+    ["auth", "--database", "/var/lib/accounts/db", "--time-limit", "5"],
+    [
+      "account", "--database", "postgresql:///accounts", "--key-file", "/etc/k", "--time-limit",
+      "30", "--allow-groups", "staff,wheel",
+    ],
+    ["password", "--database", "/db", "--time-limit", "300", "--expired-only"],
+    ["open-session", "--database", "/db", "--time-limit", "5"],
+    // Forms ArgumentParser reads the same way.
+    ["close-session", "--database=/db", "--time-limit=7"],
+    ["--database", "/db", "auth"],
+    ["auth"],
+    ["auth", "--database", ""],
+    ["auth", "--database", "/db", "--time-limit", "+9"],
+    ["auth", "--database", "/db", "--time-limit", "0"],
+    ["nonsense", "--database", "relative/db", "--allow-groups", ",bad name,"],
+    ["auth", "--key-file", "/k=v", "--database", "/db"],
+  ])
+  func readsWhatArgumentParserReads(_ arguments: [String]) throws {
+    let quick = try #require(
+      AccountsCommand.PamHelper.quickInvocation(["pam-helper"] + arguments))
+    #expect(quick == (try Self.parsed(arguments)))
+  }
+
+  @Test(arguments: [
+    [], ["--help"], ["auth", "-h"], ["auth", "--database"], ["auth", "--database", "-x"],
+    ["auth", "--database", "/a", "--database", "/b"], ["auth", "extra"],
+    ["auth", "--expired-only", "--expired-only"], ["auth", "--time-limit", "soon"],
+    ["auth", "--time-limit", "-1"], ["auth", "--time-limit", "4294967296"], ["auth", "--bogus"],
+    ["auth", "--expired-only=yes"], ["auth", "--", "/db"], ["-auth"], ["--version"],
+    ["auth", "--generate-completion-script", "bash"],
+  ])
+  func leavesTheRestToArgumentParser(_ arguments: [String]) {
+    #expect(AccountsCommand.PamHelper.quickInvocation(["pam-helper"] + arguments) == nil)
+  }
+
+  @Test func readsOnlyItsOwnCommand() {
+    #expect(AccountsCommand.PamHelper.quickInvocation(["pam-auth", "--database", "/db"]) == nil)
+    #expect(AccountsCommand.PamHelper.quickInvocation([]) == nil)
+  }
+}
