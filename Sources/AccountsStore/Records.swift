@@ -132,6 +132,8 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
 /// The one row of `activation`: the device's state and its owner.
 struct ActivationRecord: FetchableRecord, PersistableRecord {
   static let databaseTableName = "activation"
+  /// The columns `init(row:)` reads.
+  static let selection = "id, state, owner_id, changed_at"
   var id: Int64 = 1
   var state: String
   var ownerID: Int64?
@@ -167,6 +169,8 @@ struct ActivationRecord: FetchableRecord, PersistableRecord {
 /// A row of `login_throttle`: one user name's failed-login tally.
 struct ThrottleRecord: FetchableRecord, PersistableRecord {
   static let databaseTableName = "login_throttle"
+  /// The columns `init(row:)` reads.
+  static let selection = "username_key, failures, lockouts, locked_until, updated_at"
   var usernameKey: String
   var failures: Int
   var lockouts: Int
@@ -243,6 +247,17 @@ struct AuditEventRecord: FetchableRecord, MutablePersistableRecord {
     container["username_key"] = usernameKey
     container["detail"] = detail
     container["host"] = host
+  }
+
+  /// Inserts the row (its id chosen by SQLite) with one statement named column by column;
+  /// GRDB's `insert` would look the table's primary key up in the schema first.
+  func append(_ db: Database) throws {
+    try db.execute(
+      sql: """
+        INSERT INTO audit_event (occurred_at, kind, username, username_key, detail, host)
+        VALUES (?, ?, ?, ?, ?, ?)
+        """,
+      arguments: [occurredAt, kind, username, usernameKey, detail, host])
   }
 
   var event: AuditEvent {
@@ -341,6 +356,8 @@ struct SessionRecord: FetchableRecord, MutablePersistableRecord {
 /// A row of `second_factor`.
 struct SecondFactorRecord: FetchableRecord, PersistableRecord {
   static let databaseTableName = "second_factor"
+  /// The columns `init(row:)` reads.
+  static let selection = "account_id, sealed_secret, key_id, last_step, enabled_at"
 
   var accountID: Int64
   var sealedSecret: Data

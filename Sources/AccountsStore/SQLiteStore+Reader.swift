@@ -47,7 +47,8 @@ protocol SQLiteReading: AccountReader {
 extension SQLiteReading {
   func deviceStatus() throws(AccountsError) -> DeviceStatus {
     try statement(path) {
-      try ActivationRecord.fetchOne(db, key: 1)?.status
+      try ActivationRecord.fetchOne(
+        db, sql: "SELECT \(ActivationRecord.selection) FROM activation WHERE id = 1")?.status
         ?? DeviceStatus(state: .publicState, changedAt: nil)
     }
   }
@@ -84,7 +85,11 @@ extension SQLiteReading {
   }
 
   func tally(key: String) throws(AccountsError) -> ThrottleState {
-    try statement(path) { try ThrottleRecord.fetchOne(db, key: key)?.tally ?? .clear }
+    try statement(path) {
+      try ThrottleRecord.fetchOne(
+        db, sql: "SELECT \(ThrottleRecord.selection) FROM login_throttle WHERE username_key = ?",
+        arguments: [key])?.tally ?? .clear
+    }
   }
 
   func eventCount(key: String, kind: AuditEventKind, afterLatestOf kinds: [AuditEventKind])
@@ -231,7 +236,11 @@ extension SQLiteReading {
   }
 
   func secondFactor(accountID: Int64) throws(AccountsError) -> StoredSecondFactor? {
-    try statement(path) { try SecondFactorRecord.fetchOne(db, key: accountID)?.factor }
+    try statement(path) {
+      try SecondFactorRecord.fetchOne(
+        db, sql: "SELECT \(SecondFactorRecord.selection) FROM second_factor WHERE account_id = ?",
+        arguments: [accountID])?.factor
+    }
   }
 
   func hasRecoveryCode(accountID: Int64, hash: [UInt8]) throws(AccountsError) -> Bool {

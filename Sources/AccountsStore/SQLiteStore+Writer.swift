@@ -103,7 +103,17 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
           db, sql: "SELECT \(AccountRecord.selection) FROM account WHERE id = ?",
           arguments: [account.id])
       else { throw AccountsError.noSuchAccount(account.username) }
-      try record.updateChanges(db, from: stored)
+      // The changed columns by name, not GRDB's `updateChanges`: that one looks the primary
+      // key up in the schema first, a cost every login paid. (`databaseChanges` names the
+      // columns and holds their old values; the new ones are the record's.)
+      let columns = try record.databaseChanges(from: stored).keys.sorted()
+      guard !columns.isEmpty else { return }
+      let values = try record.databaseDictionary
+      try db.execute(
+        sql:
+          "UPDATE account SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",
+        arguments: StatementArguments(
+          columns.map { values[$0] ?? .null } + [account.id.databaseValue]))
     }
   }
 
@@ -137,7 +147,7 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
             record.updatedAt,
           ])
       } else {
-        _ = try ThrottleRecord.deleteOne(db, key: key)
+        try db.execute(sql: "DELETE FROM login_throttle WHERE username_key = ?", arguments: [key])
       }
     }
   }
@@ -159,7 +169,7 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
     try statement(path) {
       var record = AuditEventRecord(event)
       record.host = event.host ?? host
-      try record.insert(db)
+      try record.append(db)
     }
   }
 
