@@ -104,11 +104,10 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
           arguments: [account.id])
       else { throw AccountsError.noSuchAccount(account.username) }
       // The changed columns by name, not GRDB's `updateChanges`: that one looks the primary
-      // key up in the schema first, a cost every login paid. (`databaseChanges` names the
-      // columns and holds their old values; the new ones are the record's.)
-      let columns = try record.databaseChanges(from: stored).keys.sorted()
+      // key up in the schema first, a cost every login paid.
+      let (values, before) = (try record.databaseDictionary, try stored.databaseDictionary)
+      let columns = values.keys.filter { values[$0] != before[$0] }.sorted()
       guard !columns.isEmpty else { return }
-      let values = try record.databaseDictionary
       try db.execute(
         sql:
           "UPDATE account SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",

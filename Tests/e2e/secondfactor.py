@@ -23,8 +23,7 @@ import pytest
 from totp import code_for_step, step_of
 
 from constants import BIN, FILL, FULL_NAME, PASSWORD, USERNAME
-from device import with_program_role
-from device import Result
+from device import Result, with_program_role
 from stores import store_execute
 
 

@@ -80,7 +80,7 @@ struct Authenticator {
     // from its masked form and its digest compared, and the whole hash, now known, is what the
     // store's steps take as proof that the password was checked.
     let sealed = account.flatMap { SealedPasswordHash(parsing: $0.passwordHash) }
-    let readable = account.map { SealedPasswordHash.readable($0.passwordHash) }
+    let readable = account.map { sealed?.masked ?? $0.passwordHash }
     let stored = readable.flatMap(EncodedPasswordHash.init(parsing:))
     let imported = readable.flatMap { stored == nil ? Self.importedHash($0) : nil }
     let verification = try hashing { () throws(CryptoError) -> PasswordVerification in
