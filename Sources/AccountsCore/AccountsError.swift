@@ -59,6 +59,8 @@ public enum FormProblem: Equatable, Sendable {
   case passwordsMustMatch
   /// The user name breaks the naming rules.
   case usernameRule
+  /// The user name is all digits (programs would read it as a uid, as `useradd` says).
+  case usernameAllDigits
   /// The e-mail address does not look like one.
   case emailRule
   /// The full name is longer than 256 characters.
@@ -176,7 +178,7 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   /// A `--uids` range that is not FIRST-LAST within 1000 to 59999.
   case invalidPosixIDRange(String)
   /// `user add` of a name this system already knows as a user (user records are kept here).
-  case linuxNameTaken(String)
+  case linuxNameTaken(String, systemName: String)
   /// An SSH key line refused (numbered from 1), and why.
   case sshKeyRefused(line: Int, problem: SSHKeyProblem)
   /// `user ssh-key add` given no key at all.
@@ -289,7 +291,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .notInGroup(let username, let group): return Messages.notInGroup(username, group: group)
     case .invalidLinuxPath(let option, let path): return Messages.invalidLinuxPath(option, path)
     case .invalidPosixIDRange(let text): return Messages.invalidPosixIDRange(text)
-    case .linuxNameTaken(let name): return Messages.linuxNameTaken(name)
+    case .linuxNameTaken(let name, let systemName):
+      return Messages.linuxNameTaken(name, systemName: systemName)
     case .sshKeyRefused(let line, let problem): return Messages.sshKeyRefused(line, problem)
     case .noSSHKeys: return Messages.noSSHKeys
     case .keyFileUnreadable(let path, let reason):

@@ -10,10 +10,15 @@ extension Messages {
     "--uids \(text) is not valid: give FIRST-LAST, two numbers from 1000 to 59999, FIRST not "
       + "above LAST."
   }
-  /// `user add` of a name this system already has.
-  public static func linuxNameTaken(_ name: String) -> String {
-    "\(name) is already a user or group of this system (getent passwd \(name)); choose another "
-      + "user name!"
+  /// A new user name (`user add`, `user edit --username`, `user import`) this system already
+  /// has, as `systemName` (the same, or its lower-case form).
+  public static func linuxNameTaken(_ name: String, systemName: String) -> String {
+    guard name != systemName else {
+      return "\(name) is already a user or group of this system (getent passwd \(name)); "
+        + "choose another user name!"
+    }
+    return "\(name) differs only in case from \(systemName), a user or group of this system "
+      + "(getent passwd \(systemName)); choose another user name!"
   }
   /// `user show`'s line on the uid.
   public static func uidDetail(_ uid: Int64?) -> String {

@@ -273,6 +273,9 @@ public enum Messages {
   /// User name rule.
   public static let usernameRule =
     "User name must be 1 to 64 letters, digits, '.', '_' or '-'!"
+  /// A user name of digits only.
+  public static let usernameAllDigits =
+    "User name must not be all digits (programs would take it for a uid)!"
   /// E-mail rule.
   public static let emailRule =
     "E-mail address must look like name@example.org, with no spaces!"
@@ -324,6 +327,7 @@ public enum Messages {
     switch problem {
     case .passwordsMustMatch: return passwordsMustMatch
     case .usernameRule: return usernameRule
+    case .usernameAllDigits: return usernameAllDigits
     case .emailRule: return emailRule
     case .fullNameTooLong: return fullNameTooLong
     case .passwordTooShort: return passwordTooShort

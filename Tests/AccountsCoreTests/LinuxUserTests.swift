@@ -99,7 +99,10 @@ struct SSHKeyParserTests {
 final class FakeNameService: NameService, @unchecked Sendable {
   var users: [String: Int64] = [:]
   var groups: [String: Int64] = [:]
+  /// The users of /etc/passwd (also in `users`).
+  var localUsers: Set<String> = []
   func uid(ofUser name: String) -> Int64? { users[name] }
+  func isLocalUser(_ name: String) -> Bool { localUsers.contains(name) }
   func gid(ofGroup name: String) -> Int64? { groups[name] }
   func knowsUID(_ number: Int64) -> Bool { users.values.contains(number) }
   func knowsGID(_ number: Int64) -> Bool { groups.values.contains(number) }
@@ -228,7 +231,46 @@ struct UserRecordTests {
     try add("daemon", fullName: "Before")
     _ = try UserdbFlow.enable(env(), folder: "/run/userdb", range: nil)
     names.users["sys"] = 3
-    #expect(throws: AccountsError.linuxNameTaken("sys")) { try add("sys", fullName: "Sys") }
+    #expect(throws: AccountsError.linuxNameTaken("sys", systemName: "sys")) {
+      try add("sys", fullName: "Sys")
+    }
+    // A case variant of a system name is refused as the name itself
+    #expect(throws: AccountsError.linuxNameTaken("Sys", systemName: "sys")) {
+      try add("Sys", fullName: "Sys")
+    }
+  }
+
+  /// Where this host keeps records, a rename to a name the system knows is refused, and so is
+  /// an imported one; a rename that changes only the case of the account's own name is not.
+  @Test func knownNameRefusedAtRenameAndImport() throws {
+    _ = try UserdbFlow.enable(env(), folder: "/run/userdb", range: nil)
+    names.users["daemon"] = 1
+    names.groups["daemon"] = 1
+    try add("bob", fullName: "Bob")
+    #expect(throws: AccountsError.linuxNameTaken("daemon", systemName: "daemon")) {
+      try UserEditFlow.run(env(), username: "bob", edit: AccountEdit(username: "daemon"))
+    }
+    // Given bob's own record known to NSS, a rename to Bob is no clash
+    _ = try UserdbFlow.sync(env())
+    let uid = try #require(folders.object("bob.user")?["uid"] as? Int)
+    names.users["bob"] = Int64(uid)
+    names.groups["bob"] = Int64(uid)
+    try UserEditFlow.run(env(), username: "bob", edit: AccountEdit(username: "Bob"))
+    // An import of a system name reports it, and imports nothing
+    let hash = "pbkdf2_sha256$1000$salt$" + String(repeating: "A", count: 43) + "="
+    let console = ScriptedConsole([])
+    var importEnv = env(console)
+    importEnv.console = console
+    #expect(throws: AccountsError.importRefused(problems: 1)) {
+      try ImportFlow.run(
+        importEnv,
+        input: BytesInput(
+          "username,full_name,email,password_hash\ndaemon,D,d@example.org,\(hash)\n"),
+        options: ImportOptions(format: .csv, emailDomain: nil, dryRun: false, name: "f"))
+    }
+    #expect(
+      console.messages.contains(
+        "line 2 (daemon): " + Messages.linuxNameTaken("daemon", systemName: "daemon")))
   }
 
   /// Groups get gids from the same range and records with their members, who get membership

@@ -218,4 +218,80 @@ struct PamModuleFlowTests {
     #expect(events.map(\.kind) == [.pamSessionOpened, .pamSessionClosed])
     #expect(events.map(\.detail) == ["pam service=login tty=tty1", "pam service=login tty=tty1"])
   }
+
+  /// Every stage on `Alice` with a name service that knows what `names` says.
+  func runNamed(
+    _ stage: PamStage, _ answers: [PamAnswer], names: FakeNameService, user: String = "Alice"
+  ) -> PamVerdict {
+    var env = world.environment(ScriptedConsole([]))
+    env.nameService = names
+    let conversation = ScriptedConversation(answers)
+    let verdict = PamModuleFlow.run(
+      env, stage: stage, request: PamModuleRequest(username: user, service: "su"),
+      conversation: conversation)
+    #expect(conversation.answers.isEmpty, "answers left over")
+    return verdict
+  }
+
+  /// Gives Alice's account the uid `uid`, as its first user record does.
+  func giveAliceUID(_ uid: Int64) throws {
+    let alice = try #require(try world.store.account(key: "alice"))
+    try world.store.write { writer throws(AccountsError) in
+      _ = try writer.givePosixID(uid, kind: .user, name: "Alice", at: world.clock.now)
+      try writer.setUID(uid, accountID: alice.id)
+    }
+  }
+
+  /// A name NSS gives another user (a system user, a directory's) never reaches the account at
+  /// any stage: the right password is refused as a wrong one (and counted), and the other
+  /// stages answer that the name is none of the module's.
+  @Test func nameOfAnotherSystemUser() throws {
+    // Given an account Alice whose record has uid 20001, and NSS giving Alice uid 0
+    try giveAliceUID(20001)
+    let names = FakeNameService()
+    names.users["Alice"] = 0
+    // When each stage runs for Alice, Then none succeeds
+    #expect(runNamed(.auth, [typed(password)], names: names) == .authenticationError)
+    #expect(try failures() == 1)
+    #expect(runNamed(.account, [], names: names) == .userUnknown)
+    #expect(runNamed(.openSession, [], names: names) == .userUnknown)
+    #expect(runNamed(.password, [], names: names) == .userUnknown)
+    // And with the account's own uid, or a name NSS does not know (a virtual user), it does
+    names.users["Alice"] = 20001
+    #expect(runNamed(.auth, [typed(password)], names: names) == .success)
+    names.users = [:]
+    #expect(runNamed(.auth, [typed(password)], names: names) == .success)
+    #expect(runNamed(.account, [], names: names) == .success)
+  }
+
+  /// An account that never had a user record is not the system user NSS knows by its name.
+  @Test func nameOfSystemUserWithoutRecord() throws {
+    let names = FakeNameService()
+    names.users["Alice"] = 1000
+    #expect(runNamed(.auth, [typed(password)], names: names) == .authenticationError)
+    #expect(runNamed(.account, [], names: names) == .userUnknown)
+  }
+
+  /// A user of /etc/passwd is refused at auth and answered as unknown at every other stage,
+  /// before the store is read: nothing is asked, nothing counted, even with no store at all.
+  @Test func localUserBeforeTheStore() throws {
+    let names = FakeNameService()
+    names.users["Alice"] = 1000
+    names.localUsers = ["Alice"]
+    for stage in PamStage.allCases {
+      #expect(
+        runNamed(stage, [], names: names) == (stage == .auth ? .authenticationError : .userUnknown))
+    }
+    #expect(try failures() == 0)
+    // And with the store gone (unreadable), still unknown rather than unavailable
+    var env = world.environment(ScriptedConsole([]))
+    env.nameService = names
+    env.openStore = { _ throws(StoreError) in
+      throw StoreError.failure(location: "x", reason: "the server is away")
+    }
+    let verdict = PamModuleFlow.run(
+      env, stage: .account, request: PamModuleRequest(username: "Alice"),
+      conversation: ScriptedConversation([]))
+    #expect(verdict == .userUnknown)
+  }
 }

@@ -39,3 +39,18 @@ struct SystemNameService: NameService {
     return getgrgid_r(gid_t(number), &entry, &buffer, buffer.count, &found) == 0 && found != nil
   }
 }
+
+extension SystemNameService {
+  /// Reads `/etc/passwd` itself (not NSS, whose other sources may answer the same name).
+  func isLocalUser(_ name: String) -> Bool {
+    guard let file = fopen("/etc/passwd", "re") else { return false }
+    defer { fclose(file) }
+    var entry = passwd()
+    var found: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 16384)
+    while fgetpwent_r(file, &entry, &buffer, buffer.count, &found) == 0, let record = found {
+      if strcmp(record.pointee.pw_name, name) == 0 { return true }
+    }
+    return false
+  }
+}

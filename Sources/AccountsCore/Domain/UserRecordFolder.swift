@@ -72,4 +72,6 @@ public protocol NameService {
   func knowsUID(_ number: Int64) -> Bool
   /// True when some group has gid `number`.
   func knowsGID(_ number: Int64) -> Bool
+  /// True when `/etc/passwd` itself (NSS's `files`) holds a user named `name`.
+  func isLocalUser(_ name: String) -> Bool
 }

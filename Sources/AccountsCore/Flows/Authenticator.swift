@@ -51,12 +51,14 @@ struct Authenticator {
   /// Checks `password` (already NFKC-normalized) for `username`; counts and logs a failure.
   ///
   /// With `exactName`, an account whose stored name is not `username` byte for byte (only the
-  /// same key) is treated as no account at all (`pam-auth`). `facts` are what was read for this
+  /// same key) is treated as no account at all (`pam-auth`), and so is one that `systemName`
+  /// (what NSS said of the name, for the PAM paths) does not allow: the same answer and cost. `facts` are what was read for this
   /// name when it was typed (read now when nil). With `straightToLogIn`, the caller records the
   /// login next unless a question follows (a second factor, a required new password): then the
   /// lock is read again in the login's own transaction instead of here.
   func check(
-    username: String, password: String, exactName: Bool = false, facts: LoginFacts? = nil,
+    username: String, password: String, exactName: Bool = false,
+    systemName: SystemIdentity = .notAsked, facts: LoginFacts? = nil,
     straightToLogIn: Bool = false
   ) throws(AccountsError) -> Verified {
     // A name that breaks the naming rules cannot exist: nothing is looked up or written for
@@ -64,7 +66,9 @@ struct Authenticator {
     let key = UsernameRules.key(for: username)
     let read: LoginFacts
     if let facts { read = facts } else { read = try store.loginFacts(key: key) }
-    let account = read.account.flatMap { exactName && !$0.isNamed(exactly: username) ? nil : $0 }
+    let account = read.account.flatMap {
+      (exactName && !$0.isNamed(exactly: username)) || !systemName.allows($0) ? nil : $0
+    }
     let (tally, reference) = (read.tally, read.referenceHash)
     let workTarget = Self.workTarget(referenceHash: reference, setting: env.hasher.iterations)
     guard let key else {

@@ -102,6 +102,7 @@ public enum ImportFlow {
     // back.
     do {
       try store.write { writer throws(AccountsError) in
+        state.keepsUserRecords = try writer.userdbHost(named: env.hostName) != nil
         do throws(AccountsError) {
           try Parser(format: format, input: input, emailDomain: domain).each {
             item throws(AccountsError) in
@@ -201,6 +202,9 @@ struct ImportState {
   /// The problems that are names other accounts of the store already have (the file itself
   /// is fine); every other problem is in the file.
   var taken = 0
+  /// True when this host keeps user records of the store: a name the system knows is refused,
+  /// as `user add` refuses it.
+  var keepsUserRecords = false
   var entries = 0
   /// The id the first account of this import got (ids grow by one per insert).
   var firstID: Int64?
@@ -288,6 +292,12 @@ struct ImportState {
       let (name, key) = try DetailRules.username(.text(entry.username))
       let full = try DetailRules.fullName(.text(entry.fullName))
       let mail = try DetailRules.email(.text(entry.email))
+      if keepsUserRecords, let like = LinuxUser.systemNamesLike(name, env: env).first {
+        pending.append(
+          .problem("\(label): \(Messages.linuxNameTaken(name, systemName: like.name))"))
+        taken += 1
+        return nil
+      }
       if let problem = ImportedHash.problem(entry.passwordHash) {
         pending.append(.problem("\(label): \(problem)"))
         return nil

@@ -8,17 +8,75 @@ enum LinuxUser {
     return path
   }
 
-  /// Refuses `name` when this host keeps user records of the store and its name service already
-  /// knows a user or group of that name (whose record would never be served: /etc/passwd comes
-  /// first).
-  static func refuseKnownName(_ name: String, env: AccountsEnvironment, reader: any AccountReader)
-    throws(AccountsError)
-  {
-    guard let names = env.nameService, LinuxNameRules.isValid(name),
-      try reader.userdbHost(named: env.hostName) != nil
+  /// The users and groups of this system `name` would be taken for, asked of NSS before any
+  /// write (a slow name service must not hold the store's write turn): `name` itself, and its
+  /// lower-case form for a name with capitals (`Root` would own files as a near-twin of
+  /// `root`); empty when there are none, or no name service.
+  static func systemNamesLike(_ name: String, env: AccountsEnvironment) -> [SystemName] {
+    guard let names = env.nameService, LinuxNameRules.isValid(name) else { return [] }
+    return Set([name, name.lowercased()]).sorted().compactMap { candidate in
+      let (uid, gid) = (names.uid(ofUser: candidate), names.gid(ofGroup: candidate))
+      return uid == nil && gid == nil ? nil : SystemName(name: candidate, uid: uid, gid: gid)
+    }
+  }
+
+  /// Refuses `name`, which NSS knows as `like`, when this host keeps user records.
+  ///
+  /// Its record would never be served (/etc/passwd comes first), and at a PAM login it is the
+  /// system's user, not the account. A user or group that is `account`'s own record (its uid,
+  /// its per-user group) is no clash: a rename that changes only case.
+  static func refuse(
+    _ name: String, like: [SystemName], account: Account? = nil, env: AccountsEnvironment,
+    reader: any AccountReader
+  ) throws(AccountsError) {
+    let own = account?.uid
+    let clashes = like.filter { own == nil || ($0.uid ?? own) != own || ($0.gid ?? own) != own }
+    guard let clash = clashes.first, try reader.userdbHost(named: env.hostName) != nil
     else { return }
-    if names.uid(ofUser: name) != nil || names.gid(ofGroup: name) != nil {
-      throw .linuxNameTaken(name)
+    throw .linuxNameTaken(name, systemName: clash.name)
+  }
+
+  /// A user or group NSS knows by a name.
+  struct SystemName {
+    var name: String
+    var uid: Int64?
+    var gid: Int64?
+  }
+}
+
+/// What the system's name service (NSS) says of a name a program asks to log in, read before
+/// the store: a name is an account's Linux identity only when NSS gives the uid its record holds.
+///
+/// The PAM paths (`pam_accounts.so`, `pam-auth`) answer for the name the calling program will
+/// run a session as: an account named like a system user (`root`, `daemon`) must never open
+/// that user. A name NSS does not know at all stays a virtual user (a VPN or a mail server
+/// checking passwords through PAM without Unix accounts).
+public enum SystemIdentity: Equatable, Sendable {
+  /// Nothing was asked (no name service: in-process tests).
+  case notAsked
+  /// NSS knows no user of that name.
+  case unknown
+  /// A user of `/etc/passwd`, the system's own files: never an account's (accounts become
+  /// Linux users through user records only).
+  case localUser
+  /// A user NSS gives `uid` from elsewhere (user records, a directory).
+  case user(uid: Int64)
+
+  /// What `names` says of `name`.
+  public static func of(_ name: String, names: (any NameService)?) -> SystemIdentity {
+    guard let names else { return .notAsked }
+    if names.isLocalUser(name) { return .localUser }
+    guard let uid = names.uid(ofUser: name) else { return .unknown }
+    return .user(uid: uid)
+  }
+
+  /// True when a login of the name may reach `account`: NSS gives it no user, or the uid of the
+  /// account's own record.
+  public func allows(_ account: Account) -> Bool {
+    switch self {
+    case .notAsked, .unknown: return true
+    case .localUser: return false
+    case .user(let uid): return account.uid == uid
     }
   }
 }

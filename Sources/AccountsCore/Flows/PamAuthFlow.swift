@@ -90,6 +90,10 @@ public enum PamAuthFlow {
     // is a name no account has.
     let username = request.username
     let key = UsernameRules.key(for: username)
+    // The name the calling program will run a session as: an account reached only when NSS
+    // gives that name no user or the account's own uid (never `root` through an account
+    // named so).
+    let systemName = SystemIdentity.of(username, names: env.nameService)
     let (store, prefetched) = try env.activatedStore(forLoginOf: key)
     let authenticator = Authenticator(env: env, store: store)
     // Bytes no password can hold (not UTF-8, control characters such as a second NUL) are
@@ -103,7 +107,10 @@ public enum PamAuthFlow {
     var code: String?
     var facts = prefetched
     if facts == nil, let key { facts = try store.loginFacts(key: key) }
-    let factor = facts?.account?.isNamed(exactly: username) == true ? facts?.secondFactor : nil
+    let reached = facts?.account.flatMap {
+      $0.isNamed(exactly: username) && systemName.allows($0) ? $0 : nil
+    }
+    let factor = reached != nil ? facts?.secondFactor : nil
     if factor != nil, text.count > SecondFactor.digits,
       text.suffix(SecondFactor.digits).allSatisfy({ $0.isASCII && $0.isNumber })
     {
@@ -113,7 +120,7 @@ public enum PamAuthFlow {
     if password.isEmpty || username.isEmpty { throw .invalidCredentials }
     let verified = try authenticator.check(
       username: username, password: PasswordRules.normalized(password), exactName: true,
-      facts: facts, straightToLogIn: true)
+      systemName: systemName, facts: facts, straightToLogIn: true)
     var proof: VerificationProof?
     if let factor = verified.secondFactor {
       guard let code else {

@@ -49,7 +49,8 @@ extension PamModuleFlow {
     let answer = conversation.oldPassword(prompt: Messages.currentPasswordPrompt + ": ")
     let verified = try authenticator.check(
       username: request.username,
-      password: try acceptablePassword(answer, username: request.username), exactName: true)
+      password: try acceptablePassword(answer, username: request.username), exactName: true,
+      systemName: SystemIdentity.of(request.username, names: env.nameService))
     let proof = request.expiredOnly ? nil : try secondFactor(verified, authenticator: authenticator)
     let newPassword = try reader.newPassword(
       for: verified.account, current: verified.password, blocklist: env.blocklist)

@@ -71,6 +71,13 @@ public enum PamModuleFlow {
     var env = env
     env.console = PamConsole(conversation)
     env.origin = request.origin
+    // A user of /etc/passwd is never an account's: answered before the store is reached, so
+    // that the system's own users (root above all) pass the stack through pam_unix whatever
+    // the store's state (a PostgreSQL server away, a damaged file). Auth refuses (the user
+    // exists: its password is pam_unix's to check); the other stages leave it to pam_unix.
+    if SystemIdentity.of(request.username, names: env.nameService) == .localUser {
+      return stage == .auth ? .authenticationError : .userUnknown
+    }
     do {
       switch stage {
       case .auth: return try authenticate(env, request: request, conversation: conversation)
@@ -119,6 +126,7 @@ public enum PamModuleFlow {
     _ env: AccountsEnvironment, request: PamModuleRequest, conversation: any PamConversation
   ) throws(AccountsError) -> PamVerdict {
     let username = request.username
+    let systemName = SystemIdentity.of(username, names: env.nameService)
     let (store, facts) = try env.activatedStore(forLoginOf: UsernameRules.key(for: username))
     let authenticator = Authenticator(env: env, store: store)
     let verified: Authenticator.Verified
@@ -126,7 +134,7 @@ public enum PamModuleFlow {
     do {
       verified = try authenticator.check(
         username: username, password: try acceptablePassword(answer, username: username),
-        exactName: true, facts: facts, straightToLogIn: true)
+        exactName: true, systemName: systemName, facts: facts, straightToLogIn: true)
     } catch {
       // A token an earlier module had (try_first_pass) is not this account's password: the
       // person is asked once. Under use_first_pass the module answers with the same token
@@ -136,7 +144,7 @@ public enum PamModuleFlow {
       guard case .typed = typed else { throw .invalidCredentials }
       verified = try authenticator.check(
         username: username, password: try acceptablePassword(typed, username: username),
-        exactName: true, straightToLogIn: true)
+        exactName: true, systemName: systemName, straightToLogIn: true)
     }
     let proof = try secondFactor(verified, authenticator: authenticator)
     _ = try authenticator.logIn(
@@ -197,14 +205,17 @@ public enum PamModuleFlow {
   // MARK: - Shared reads
 
   /// The account PAM_USER names exactly (byte for byte, as `pam-auth` takes it), with its
-  /// groups; nil when there is none (or the device is Public).
+  /// groups; nil when there is none (or the device is Public), and when NSS gives the name a
+  /// user other than the account's own record (`SystemIdentity`).
   static func namedAccount(_ env: AccountsEnvironment, username: String)
     throws(AccountsError) -> (store: any AccountRepository, account: Account, groups: [String])?
   {
     guard let key = UsernameRules.key(for: username) else { return nil }
+    let systemName = SystemIdentity.of(username, names: env.nameService)
     let store = try env.activatedStore()
     let found = try store.read { reader throws(AccountsError) -> (Account, [String])? in
-      guard let account = try reader.account(key: key), account.isNamed(exactly: username)
+      guard let account = try reader.account(key: key), account.isNamed(exactly: username),
+        systemName.allows(account)
       else { return nil }
       return (account, try reader.groups(accountID: account.id))
     }

@@ -20,13 +20,14 @@ public enum UserAddFlow {
     account.expiresAt = expiry.date
     account.home = home
     account.shell = shell
+    let systemNames = LinuxUser.systemNamesLike(account.username, env: env)
     let store = try env.writableStore()
     try store.write { writer throws(AccountsError) in
       try writer.requireActivated()
       if try writer.account(key: account.usernameKey) != nil {
         throw .usernameTaken(account.username)
       }
-      try LinuxUser.refuseKnownName(account.username, env: env, reader: writer)
+      try LinuxUser.refuse(account.username, like: systemNames, env: env, reader: writer)
       let now = env.now()
       let added = try writer.insert(account, at: now)
       try writer.append(

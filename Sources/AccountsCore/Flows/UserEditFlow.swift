@@ -66,6 +66,7 @@ public enum UserEditFlow {
     let shell = try edit.shell.map { path throws(AccountsError) in
       try LinuxUser.path(path, "--shell")
     }
+    let systemNames = newName.map { LinuxUser.systemNamesLike($0.0, env: env) } ?? []
     let said = try AccountChange.run(env, username: username) {
       writer, account throws(AccountsError) -> [String] in
       let now = env.now()
@@ -75,6 +76,7 @@ public enum UserEditFlow {
         if key != account.usernameKey, try writer.account(key: key) != nil {
           throw .usernameTaken(name)
         }
+        try LinuxUser.refuse(name, like: systemNames, account: account, env: env, reader: writer)
         fields.append(Messages.detailRenamed(account.username, name))
         changed.username = name
         changed.usernameKey = key

@@ -326,6 +326,9 @@ public enum DetailRules {
     let name = TextRules.trimmed(value.textOrEmpty)
     if name.isEmpty { throw .incompleteForm(empty: [Messages.usernamePrompt]) }
     guard let key = UsernameRules.key(for: name) else { throw .invalidForm(.usernameRule) }
+    if name.unicodeScalars.allSatisfy({ $0.properties.numericType == .decimal }) {
+      throw .invalidForm(.usernameAllDigits)
+    }
     return (name, key)
   }
 

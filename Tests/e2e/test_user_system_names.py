@@ -1,0 +1,52 @@
+"""Names no account may take: all digits (programs would read them as uids, as `useradd`
+refuses them), and where this host keeps user records, a name the system already knows, or one
+that differs from it only in case, whether it comes by `user add`, `user edit --username` or
+`user import`."""
+
+import pytest
+
+from conftest import BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, USERNAME
+from hostusers import user_records
+from importing import csv_file
+
+pytestmark = pytest.mark.front_end
+
+ALL_DIGITS = "User name must not be all digits (programs would take it for a uid)!\n"
+HASH = "pbkdf2_sha256$1000$c2FsdA$" + "A" * 43 + "="
+
+
+def add(device, name):
+    return device.run("user", "add", "--username", name, "--full-name", BOB_FULL_NAME,
+                      "--email", BOB_EMAIL, "--password-stdin", input=BOB_PASSWORD + "\n")
+
+
+def taken(name, system_name=None) -> str:
+    if system_name is None:
+        return (f"{name} is already a user or group of this system (getent passwd {name}); "
+                "choose another user name!")
+    return (f"{name} differs only in case from {system_name}, a user or group of this system "
+            f"(getent passwd {system_name}); choose another user name!")
+
+
+@pytest.mark.parametrize("name", ["0", "1000", "65534"])
+def test_all_digit_names_are_refused(activated, name):
+    added = add(activated, name)
+    assert (added.code, added.stdout, added.stderr) == (1, "", ALL_DIGITS)
+    edited = activated.run("user", "edit", USERNAME, "--username", name)
+    assert (edited.code, edited.stderr) == (1, ALL_DIGITS)
+    assert [a["username"] for a in activated.accounts()] == [USERNAME]
+
+
+def test_system_names_refused_where_records_are_kept(activated):
+    activated.add_user()
+    with user_records(activated):
+        for name, like in (("daemon", None), ("Root", "root"), ("NoBody", "nobody")):
+            added = add(activated, name)
+            assert (added.code, added.stdout, added.stderr) == (1, "", taken(name, like) + "\n")
+        edited = activated.run("user", "edit", BOB, "--username", "daemon")
+        assert (edited.code, edited.stderr) == (1, taken("daemon") + "\n")
+        imported = activated.run("user", "import", "-",
+                                 input=csv_file([f"sys,Sys,sys@example.org,{HASH}"]))
+        assert imported.code == 1, imported
+        assert f"line 2 (sys): {taken('sys')}" in imported.stderr, imported
+    assert sorted(a["username"] for a in activated.accounts()) == sorted([USERNAME, BOB])
