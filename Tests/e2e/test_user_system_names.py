@@ -5,8 +5,8 @@ that differs from it only in case, whether it comes by `user add`, `user edit --
 
 import pytest
 
-from conftest import BOB, BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, USERNAME
-from hostusers import user_records
+from conftest import BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, USERNAME
+from hostusers import unique_name, user_records
 from importing import csv_file
 
 pytestmark = pytest.mark.front_end
@@ -37,16 +37,20 @@ def test_all_digit_names_are_refused(activated, name):
     assert [a["username"] for a in activated.accounts()] == [USERNAME]
 
 
-def test_system_names_refused_where_records_are_kept(activated):
-    activated.add_user()
+def test_system_names_refused_where_records_are_kept(device):
+    # Names of their own: while the records are in /run/userdb, NSS knows them.
+    owner, bob = unique_name("owner"), unique_name("bob")
+    device.activate(username=owner)
+    device.add_user(username=bob)
+    activated = device
     with user_records(activated):
         for name, like in (("daemon", None), ("Root", "root"), ("NoBody", "nobody")):
             added = add(activated, name)
             assert (added.code, added.stdout, added.stderr) == (1, "", taken(name, like) + "\n")
-        edited = activated.run("user", "edit", BOB, "--username", "daemon")
+        edited = activated.run("user", "edit", bob, "--username", "daemon")
         assert (edited.code, edited.stderr) == (1, taken("daemon") + "\n")
         imported = activated.run("user", "import", "-",
                                  input=csv_file([f"sys,Sys,sys@example.org,{HASH}"]))
         assert imported.code == 1, imported
         assert f"line 2 (sys): {taken('sys')}" in imported.stderr, imported
-    assert sorted(a["username"] for a in activated.accounts()) == sorted([USERNAME, BOB])
+    assert sorted(a["username"] for a in activated.accounts()) == sorted([owner, bob])
