@@ -158,6 +158,15 @@ CREATE TABLE posix_id (
   given_at TEXT NOT NULL
 ) STRICT;
 
+-- Every home folder ever given to an account with a uid (migration "v8"): never given twice,
+-- never deleted, not even by reset.
+CREATE TABLE home_path (
+  path TEXT PRIMARY KEY CHECK (
+    substr(path, 1, 1) = '/' AND length(path) <= 1024 AND path NOT GLOB '*:*'),
+  uid INTEGER NOT NULL REFERENCES posix_id (number),
+  given_at TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
 -- The store's user record settings: its identity and the range uids and gids come from.
 CREATE TABLE userdb_setting (
   id INTEGER PRIMARY KEY CHECK (id = 1),

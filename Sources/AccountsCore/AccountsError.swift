@@ -175,6 +175,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case notInGroup(username: String, group: String)
   /// `--shell` or `--home` that is not an absolute path without ':' or control characters.
   case invalidLinuxPath(option: String, path: String)
+  /// `--home` naming a folder another account was given (a home is never given twice).
+  case homeTaken(String)
   /// A `--uids` range that is not FIRST-LAST within 1000 to 59999.
   case invalidPosixIDRange(String)
   /// `user add` of a name this system already knows as a user (user records are kept here).
@@ -206,7 +208,7 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       .ownerCannotBeRemoved, .lastAccount, .notLoggedIn, .invalidVerificationCode,
       .replayedVerificationCode, .clockOff, .secondFactorAlreadyOn, .secondFactorNotOn,
       .importRefused, .exportFileExists, .copyTargetNotEmpty, .invalidGroupName,
-      .groupNameTaken, .notInGroup, .linuxNameTaken, .sshKeyRefused, .noSSHKeys,
+      .groupNameTaken, .notInGroup, .linuxNameTaken, .homeTaken, .sshKeyRefused, .noSSHKeys,
       .userdbNeedsRoot, .userdbNotEnabled, .userdbFolderInUse:
       return .refused
     case .invalidSetting, .importFormatUnknown, .importNeedsEmailDomain, .copyToItself,
@@ -290,6 +292,7 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .noSuchGroup(let name): return Messages.noSuchGroup(name)
     case .notInGroup(let username, let group): return Messages.notInGroup(username, group: group)
     case .invalidLinuxPath(let option, let path): return Messages.invalidLinuxPath(option, path)
+    case .homeTaken(let path): return Messages.homeTaken(path)
     case .invalidPosixIDRange(let text): return Messages.invalidPosixIDRange(text)
     case .linuxNameTaken(let name, let systemName):
       return Messages.linuxNameTaken(name, systemName: systemName)

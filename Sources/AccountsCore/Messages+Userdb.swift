@@ -20,6 +20,15 @@ extension Messages {
     return "\(name) differs only in case from \(systemName), a user or group of this system "
       + "(getent passwd \(systemName)); choose another user name!"
   }
+  /// `--home` naming another account's home, now or before.
+  public static func homeTaken(_ path: String) -> String {
+    "--home \(path) was given to another account, and a home folder is never given twice "
+      + "(its files are that account's); choose another!"
+  }
+  /// A record's home that is not the one the account named: that one was another account's.
+  public static func homeMoved(_ name: String, wanted: String, given: String) -> String {
+    "\(name) gets the home folder \(given): \(wanted) was given to another account before."
+  }
   /// `user show`'s line on the uid.
   public static func uidDetail(_ uid: Int64?) -> String {
     "UID: " + (uid.map(String.init) ?? "- (given with its first user record)")

@@ -39,6 +39,12 @@ extension PostgresAccess {
     return try decoded { () throws(PGUnreadableValue) in try rows.decode(Int64?.self, 0, 0) }
   }
 
+  func homeOwner(_ path: String) throws(AccountsError) -> Int64? {
+    let rows = try query("SELECT uid FROM accounts.home_path WHERE path = $1", [.text(path)])
+    guard rows.count == 1 else { return nil }
+    return try decoded { () throws(PGUnreadableValue) in try rows.decode(Int64.self, 0, 0) }
+  }
+
   func sshKeys(accountID: Int64) throws(AccountsError) -> [StoredSSHKey] {
     let rows = try query(
       """
@@ -89,6 +95,15 @@ extension PostgresAccess {
   func setUID(_ uid: Int64, accountID: Int64) throws(AccountsError) {
     try query(
       "UPDATE accounts.account SET uid = $1 WHERE id = $2", [PGValue(uid), PGValue(accountID)])
+  }
+
+  func giveHome(_ path: String, uid: Int64, at date: Date) throws(AccountsError) -> Bool {
+    try query(
+      """
+      INSERT INTO accounts.home_path (path, uid, given_at) VALUES ($1, $2, $3::timestamptz)
+      ON CONFLICT DO NOTHING
+      """, [.text(path), PGValue(uid), PGValue(date)])
+    return try homeOwner(path) == uid
   }
 
   func setGID(_ gid: Int64, groupID: Int64) throws(AccountsError) {

@@ -63,7 +63,7 @@ public enum PostgresRoles {
   /// The tables an administrator role reads and appends to but never changes: the audit log,
   /// and the uids and gids given out (a number is never given back, so that no new account
   /// inherits a removed one's files).
-  static let appendOnlyTables = ["audit_event", "posix_id"]
+  static let appendOnlyTables = ["audit_event", "posix_id", "home_path"]
 
   /// Whether `name` can name a role here: 1 to 63 characters, letters, digits, `_`, `.`, `-`,
   /// not starting with a digit, `-` or `.`, and not PUBLIC or a `pg_` role.

@@ -10,6 +10,7 @@ extension StoreRecordKind {
     case .activation: return "activation"
     case .userdbSettings: return "userdb_setting"
     case .posixID: return "posix_id"
+    case .homePath: return "home_path"
     case .account: return "account"
     case .sshKey: return "ssh_key"
     case .group: return "account_group"
@@ -34,6 +35,7 @@ extension StoreRecordKind {
       ]
     case .userdbSettings: return ["id", "first_uid", "last_uid"]
     case .posixID: return ["number", "kind", "name", "given_at"]
+    case .homePath: return ["path", "uid", "given_at"]
     case .sshKey:
       return ["id", "account_id", "key_type", "key_data", "comment", "fingerprint", "added_at"]
     case .group: return ["id", "name", "created_at", "gid"]
@@ -61,6 +63,7 @@ extension StoreRecordKind {
     case .recoveryCode: return "account_id, code_hash"
     case .groupMember: return "account_id, group_id"
     case .posixID: return "number"
+    case .homePath: return "path"
     default: return "id"
     }
   }

@@ -39,6 +39,12 @@ extension SQLiteReading {
     }
   }
 
+  func homeOwner(_ path: String) throws(AccountsError) -> Int64? {
+    try statement(self.path) {
+      try Int64.fetchOne(db, sql: "SELECT uid FROM home_path WHERE path = ?", arguments: [path])
+    }
+  }
+
   func sshKeys(accountID: Int64) throws(AccountsError) -> [StoredSSHKey] {
     try statement(path) {
       try Row.fetchAll(
@@ -63,6 +69,7 @@ extension EmptyAccountReader {
   }
   func userdbHost(named host: String) -> UserdbHost? { nil }
   func lastPosixID(in range: PosixIDRange) -> Int64? { nil }
+  func homeOwner(_ path: String) -> Int64? { nil }
   func sshKeys(accountID: Int64) -> [StoredSSHKey] { [] }
 }
 
@@ -105,6 +112,16 @@ extension SQLiteAccountWriter {
   func setUID(_ uid: Int64, accountID: Int64) throws(AccountsError) {
     try statement(path) {
       try db.execute(sql: "UPDATE account SET uid = ? WHERE id = ?", arguments: [uid, accountID])
+    }
+  }
+
+  func giveHome(_ path: String, uid: Int64, at date: Date) throws(AccountsError) -> Bool {
+    try statement(self.path) {
+      try db.execute(
+        sql: "INSERT OR IGNORE INTO home_path (path, uid, given_at) VALUES (?, ?, ?)",
+        arguments: [path, uid, Timestamp.string(from: date)])
+      return try Int64.fetchOne(
+        db, sql: "SELECT uid FROM home_path WHERE path = ?", arguments: [path]) == uid
     }
   }
 

@@ -63,6 +63,7 @@ public final class SQLiteStore: Sendable {
     ("v5", { db in try db.execute(sql: schemaV5) }),
     ("v6", { db in try db.execute(sql: schemaV6) }),
     ("v7", { db in try db.execute(sql: schemaV7) }),
+    ("v8", { db in try db.execute(sql: schemaV8) }),
   ]
 
   /// The identifiers of the migrations this build knows, in order.

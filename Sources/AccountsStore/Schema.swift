@@ -364,3 +364,24 @@ let schemaV7 = """
     host IS NULL OR length(host) BETWEEN 1 AND 253);
   CREATE INDEX audit_event_by_host ON audit_event (host, id);
   """
+
+/// The SQL of migration "v8" (every home folder given, never given twice); never edit it once
+/// shipped.
+let schemaV8 = """
+  -- Migration "v8": every home folder ever given to an account with a uid, so that no path is
+  -- given twice: a renamed or removed account's files at its home never become a new account's
+  -- (its planted `.profile` would run as the newcomer). Never deleted, not even by reset.
+  CREATE TABLE home_path (
+    path TEXT PRIMARY KEY CHECK (
+      substr(path, 1, 1) = '/' AND length(path) <= 1024 AND path NOT GLOB '*:*'),
+    uid INTEGER NOT NULL REFERENCES posix_id (number),
+    given_at TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID;
+
+  -- The accounts that have a uid already have their home: each one's is recorded (the oldest
+  -- uid's first, should two share one) and pinned, so that a rename no longer moves it.
+  INSERT OR IGNORE INTO home_path (path, uid, given_at)
+  SELECT coalesce(home, '/home/' || username), uid, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+  FROM account WHERE uid IS NOT NULL ORDER BY uid;
+  UPDATE account SET home = '/home/' || username WHERE uid IS NOT NULL AND home IS NULL;
+  """

@@ -240,6 +240,49 @@ struct UserRecordTests {
     }
   }
 
+  /// A home folder is given once: a renamed account keeps its home, a new account of its old
+  /// name (or of a removed account's name) gets another; `--home` of a folder another account
+  /// was given is refused at add and at edit.
+  @Test func homeNeverGivenTwice() throws {
+    // Given records with bob at /home/bob
+    _ = try UserdbFlow.enable(
+      env(), folder: "/run/userdb", range: PosixIDRange(parsing: "21000-21009"))
+    try add("bob", fullName: "Bob")
+    _ = try UserdbFlow.sync(env())
+    let bobUID = try #require(folders.object("bob.user")?["uid"] as? Int)
+    #expect(folders.object("bob.user")?["homeDirectory"] as? String == "/home/bob")
+    // When bob is renamed bob-old and a new bob is added
+    try UserEditFlow.run(env(), username: "bob", edit: AccountEdit(username: "bob-old"))
+    try add("bob", fullName: "Bob Two")
+    let outcome = try UserdbFlow.sync(env())
+    // Then the renamed account keeps /home/bob, and the new bob gets another folder
+    #expect(folders.object("bob-old.user")?["homeDirectory"] as? String == "/home/bob")
+    let newUID = try #require(folders.object("bob.user")?["uid"] as? Int)
+    #expect(newUID != bobUID)
+    #expect(folders.object("bob.user")?["homeDirectory"] as? String == "/home/bob-\(newUID)")
+    #expect(
+      outcome.skipped.contains(
+        Messages.homeMoved("bob", wanted: "/home/bob", given: "/home/bob-\(newUID)")))
+    // And after a removal, the name's folder is not given again either
+    try UserRemoveFlow.run(env(), username: "bob-old", confirmed: true)
+    try UserRemoveFlow.run(env(), username: "bob", confirmed: true)
+    try add("bob", fullName: "Bob Three")
+    _ = try UserdbFlow.sync(env())
+    let third = try #require(folders.object("bob.user")?["uid"] as? Int)
+    #expect(folders.object("bob.user")?["homeDirectory"] as? String == "/home/bob-\(third)")
+    // And --home naming a folder given before is refused, at add and at edit
+    #expect(throws: AccountsError.homeTaken("/home/bob")) {
+      try add("carol", fullName: "Carol", home: "/home/bob")
+    }
+    #expect(throws: AccountsError.homeTaken("/home/bob")) {
+      try UserEditFlow.run(env(), username: "Alice", edit: AccountEdit(home: "/home/bob"))
+    }
+    // But an account's own home, or a new folder, is accepted
+    try UserEditFlow.run(env(), username: "bob", edit: AccountEdit(home: "/srv/bob"))
+    _ = try UserdbFlow.sync(env())
+    #expect(folders.object("bob.user")?["homeDirectory"] as? String == "/srv/bob")
+  }
+
   /// Where this host keeps records, a rename to a name the system knows is refused, and so is
   /// an imported one; a rename that changes only the case of the account's own name is not.
   @Test func knownNameRefusedAtRenameAndImport() throws {

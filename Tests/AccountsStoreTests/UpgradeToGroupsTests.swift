@@ -85,6 +85,47 @@ struct UpgradeToGroupsTests {
     "second_factor", "recovery_code",
   ]
 
+  /// A v7 SQLite file whose accounts have uids keeps every row at its upgrade, and each such
+  /// account's home (its own, or the default) is recorded as given and pinned, so that a
+  /// rename no longer moves it; the oldest uid keeps a home two accounts shared.
+  @Test func sqliteV7ToLatestRecordsTheHomesGiven() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("v7.sqlite3").path
+    let queue = try DatabaseQueue(path: path)
+    try SQLiteStore.migrator.migrate(queue, upTo: "v7")
+    let time = "2026-11-20T10:00:00.000Z"
+    try queue.write { db in
+      for sql in Self.rows(bytes: { "x'\($0)'" }) {
+        try db.execute(sql: sql.replacingOccurrences(of: "false", with: "0"))
+      }
+      for (number, name) in [(20001, "Alice"), (20002, "bob")] {
+        try db.execute(
+          sql: "INSERT INTO posix_id (number, kind, name, given_at) VALUES (?, 'user', ?, ?)",
+          arguments: [number, name, time])
+      }
+      try db.execute(sql: "UPDATE account SET uid = 20001 WHERE id = 1")
+      try db.execute(sql: "UPDATE account SET uid = 20002, home = '/home/Alice' WHERE id = 4")
+    }
+    let before = try queue.read { try Row.fetchAll($0, sql: "SELECT id, uid FROM account") }
+    try queue.close()
+    chmod(path, 0o600)
+
+    let store = try #require(try SQLiteStore.open(path: path, access: .readWrite))
+    let homes = try store.writer.read {
+      try Row.fetchAll($0, sql: "SELECT path, uid FROM home_path ORDER BY path")
+        .map { "\($0["path"] as String) \($0["uid"] as Int64)" }
+    }
+    #expect(homes == ["/home/Alice 20001"])
+    let after = try store.writer.read { try Row.fetchAll($0, sql: "SELECT id, uid FROM account") }
+    #expect(after == before)
+    try store.read { reader throws(AccountsError) in
+      #expect(try reader.account(key: "alice")?.home == "/home/Alice")
+      #expect(try reader.account(key: "bob")?.home == "/home/Alice")
+      #expect(try reader.homeOwner("/home/Alice") == 20001)
+    }
+  }
+
   /// A v4 SQLite file with a row in every table becomes v7 at its first write with every row
   /// as it was (accounts with no expiry, no uid, the default home and shell; events and
   /// sessions with no host), no group, no SSH key, the standard uid range, and the new audit
@@ -183,7 +224,7 @@ struct UpgradeToGroupsTests {
     }
     #expect(
       try run("SELECT identifier FROM accounts.schema_migration ORDER BY 1")
-        == "v1\nv2\nv3\nv4\nv5\nv6\nv7")
+        == "v1\nv2\nv3\nv4\nv5\nv6\nv7\nv9")
     #expect(try run("SELECT count(*) FROM accounts.audit_event WHERE host IS NULL") == "2")
     #expect(try run("SELECT count(*) FROM accounts.session WHERE host IS NULL") == "1")
     #expect(try run("SELECT count(*) FROM accounts.account WHERE expires_at IS NULL") == "2")

@@ -9,8 +9,6 @@ from conftest import BOB_EMAIL, BOB_FULL_NAME, BOB_PASSWORD, USERNAME
 from hostusers import unique_name, user_records
 from importing import csv_file
 
-pytestmark = pytest.mark.front_end
-
 ALL_DIGITS = "User name must not be all digits (programs would take it for a uid)!\n"
 HASH = "pbkdf2_sha256$1000$c2FsdA$" + "A" * 43 + "="
 

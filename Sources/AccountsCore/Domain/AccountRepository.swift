@@ -145,6 +145,8 @@ public protocol AccountReader {
   func userdbHost(named host: String) throws(AccountsError) -> UserdbHost?
   /// The highest uid or gid ever given within `range`; nil when none was.
   func lastPosixID(in range: PosixIDRange) throws(AccountsError) -> Int64?
+  /// The uid the home folder `path` was given to; nil when no account was ever given it.
+  func homeOwner(_ path: String) throws(AccountsError) -> Int64?
   /// The account's SSH keys, oldest first.
   func sshKeys(accountID: Int64) throws(AccountsError) -> [StoredSSHKey]
 
@@ -248,6 +250,9 @@ public protocol AccountWriter: AccountReader {
     throws(AccountsError) -> Bool
   /// Sets the account's uid (a number `givePosixID` recorded).
   func setUID(_ uid: Int64, accountID: Int64) throws(AccountsError)
+  /// Records the home folder `path` as given to `uid`; false (nothing written) when it was
+  /// given to another uid before (true again for the same uid).
+  func giveHome(_ path: String, uid: Int64, at date: Date) throws(AccountsError) -> Bool
   /// Sets the group's gid (a number `givePosixID` recorded).
   func setGID(_ gid: Int64, groupID: Int64) throws(AccountsError)
   /// Stores an SSH key of the account; false (nothing written) when it has one of that

@@ -12,6 +12,8 @@ public enum StoreRecordKind: CaseIterable, Sendable {
   case userdbSettings
   /// Every uid and gid ever given (before the accounts and groups that hold them).
   case posixID
+  /// Every home folder ever given, with its uid.
+  case homePath
   /// Accounts.
   case account
   /// The accounts' SSH keys.
@@ -52,6 +54,7 @@ public enum StoreRecordKind: CaseIterable, Sendable {
     case .activation: return [.integer, .text, .integer, .time]
     case .userdbSettings: return [.integer, .integer, .integer]
     case .posixID: return [.integer, .text, .text, .time]
+    case .homePath: return [.text, .integer, .time]
     case .account:
       return [
         .integer, .text, .text, .text, .text, .text, .boolean, .time, .time, .time, .time, .time,

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// The checks of an account as a Linux user shared by the flows that add and change accounts.
 enum LinuxUser {
   /// `path`, given with `option`, if it is one a user record can hold.
@@ -34,6 +36,29 @@ enum LinuxUser {
     guard let clash = clashes.first, try reader.userdbHost(named: env.hostName) != nil
     else { return }
     throw .linuxNameTaken(name, systemName: clash.name)
+  }
+
+  /// Gives `account` its home folder with its uid `uid`: the one it names (or `/home/NAME`)
+  /// unless another account was given that before, then that path with `-UID` (and a count, if
+  /// that is taken too); recorded, so that it is never given again.
+  static func giveHome(to account: Account, uid: Int64, writer: any AccountWriter, at date: Date)
+    throws(AccountsError) -> String
+  {
+    let wanted = account.homeDirectory
+    if try writer.giveHome(wanted, uid: uid, at: date) { return wanted }
+    for count in 1...100 {
+      let candidate = wanted + "-\(uid)" + (count == 1 ? "" : "-\(count)")
+      if try writer.giveHome(candidate, uid: uid, at: date) { return candidate }
+    }
+    throw .homeTaken(wanted)
+  }
+
+  /// Refuses `--home PATH` for `account` (nil: a new one) when another account was given it.
+  static func refuseTakenHome(_ path: String, account: Account?, reader: any AccountReader)
+    throws(AccountsError)
+  {
+    guard let owner = try reader.homeOwner(path), owner != account?.uid else { return }
+    throw .homeTaken(path)
   }
 
   /// A user or group NSS knows by a name.

@@ -28,6 +28,7 @@ public enum UserAddFlow {
         throw .usernameTaken(account.username)
       }
       try LinuxUser.refuse(account.username, like: systemNames, env: env, reader: writer)
+      if let home { try LinuxUser.refuseTakenHome(home, account: nil, reader: writer) }
       let now = env.now()
       let added = try writer.insert(account, at: now)
       try writer.append(

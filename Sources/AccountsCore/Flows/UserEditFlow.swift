@@ -90,6 +90,11 @@ public enum UserEditFlow {
         changed.email = email
       }
       if let home, home != account.homeDirectory || account.home == nil {
+        try LinuxUser.refuseTakenHome(home, account: account, reader: writer)
+        // An account with a uid has its home given now; one without, with its first record.
+        if let uid = account.uid, try !writer.giveHome(home, uid: uid, at: now) {
+          throw .homeTaken(home)
+        }
         fields.append(Messages.detailHome(home))
         changed.home = home
       }

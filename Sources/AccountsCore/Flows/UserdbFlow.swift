@@ -24,6 +24,9 @@ public enum UserdbFlow {
     public var skipped: [String] = []
     /// Accounts and groups without a number yet (the next sync gives them one).
     public var unnumbered = 0
+    /// Accounts given a home other than the one they named (another account's before): one
+    /// sentence each, also among `skipped`.
+    public var homesMoved: [String] = []
 
     /// How far the folder is behind the store: files to write or remove, and accounts and
     /// groups still to number.
@@ -103,7 +106,8 @@ public enum UserdbFlow {
     env.beforeUserRecords?()
     guard env.userRecords != nil else { return }
     do {
-      _ = try run(env, dryRun: false)
+      // The change's own words: an account just numbered whose home had to differ.
+      try run(env, dryRun: false)?.homesMoved.forEach(env.console.message)
     } catch {
       switch error {
       case .userdbBehind: throw error
@@ -139,7 +143,11 @@ public enum UserdbFlow {
     // reads the later state.
     let session = try folders.open(host.folder, storeID: settings.storeID, create: !dryRun)
     defer { session?.close() }
-    if !dryRun { outcome.skipped += try giveNumbers(env, store: store, range: settings.range) }
+    if !dryRun {
+      let given = try giveNumbers(env, store: store, range: settings.range)
+      outcome.homesMoved = given.homesMoved
+      outcome.skipped += given.homesMoved + given.usedUp
+    }
     let built = try store.read { reader throws(AccountsError) in
       try build(reader, names: env.nameService)
     }
@@ -155,12 +163,13 @@ public enum UserdbFlow {
     return outcome
   }
 
-  /// Gives a uid to every account and a gid to every group without one, in one transaction;
-  /// returns a sentence for those left without (the range is used up).
+  /// Gives a uid (and its home) to every account and a gid to every group without one, in one
+  /// transaction; returns a sentence for each account whose home had to differ from the one it
+  /// named, and one for those left without a number (the range is used up).
   static func giveNumbers(
     _ env: AccountsEnvironment, store: any AccountRepository, range: PosixIDRange
   )
-    throws(AccountsError) -> [String]
+    throws(AccountsError) -> (homesMoved: [String], usedUp: [String])
   {
     let wanting = try store.read { reader throws(AccountsError) -> Bool in
       var wanting = false
@@ -172,8 +181,9 @@ public enum UserdbFlow {
       }
       return wanting
     }
-    guard wanting else { return [] }
-    return try env.writableStore().write { writer throws(AccountsError) -> [String] in
+    guard wanting else { return ([], []) }
+    return try env.writableStore().write {
+      writer throws(AccountsError) -> (homesMoved: [String], usedUp: [String]) in
       var accounts: [Account] = []
       try writer.forEachAccount { listing throws(AccountsError) in
         if listing.account.uid == nil { accounts.append(listing.account) }
@@ -186,6 +196,7 @@ public enum UserdbFlow {
         range: range, next: (try writer.lastPosixID(in: range) ?? range.first - 1) + 1,
         names: env.nameService)
       var left = 0
+      var said: [String] = []
       let now = env.now()
       for account in accounts {
         guard
@@ -194,7 +205,16 @@ public enum UserdbFlow {
           left += 1
           continue
         }
-        try writer.setUID(uid, accountID: account.id)
+        // The home is given with the uid and kept: a rename does not move it, and no later
+        // account is given it (its files are this account's).
+        var numbered = account
+        numbered.uid = uid
+        numbered.home = try LinuxUser.giveHome(to: account, uid: uid, writer: writer, at: now)
+        if numbered.home != account.homeDirectory, let given = numbered.home {
+          said.append(
+            Messages.homeMoved(account.username, wanted: account.homeDirectory, given: given))
+        }
+        try writer.update(numbered)
       }
       for group in groups {
         guard let gid = try allocator.give(.group, name: group.name, writer: writer, at: now)
@@ -204,7 +224,8 @@ public enum UserdbFlow {
         }
         try writer.setGID(gid, groupID: group.id)
       }
-      return left == 0 ? [] : [Messages.posixIDsUsedUp(range: range.description, left: left)]
+      let usedUp = left == 0 ? [] : [Messages.posixIDsUsedUp(range: range.description, left: left)]
+      return (said, usedUp)
     }
   }
 
