@@ -209,6 +209,44 @@ struct PamModuleFlowTests {
     #expect(run(.auth, [typed(fresh)]).0 == .success)
   }
 
+  /// A forced change (PAM_CHANGE_EXPIRED_AUTHTOK) of an account with a second factor asks the
+  /// code with the current password, unless this handle's auth accepted the person just before
+  /// (a key login never ran auth).
+  @Test func expiredChangeAsksTheCodeWithoutAuth() throws {
+    // Given Alice with a second factor and a password that must change
+    let (secret, _) = try world.enableAlice()
+    try UserPasswordFlow.run(
+      world.environment(ScriptedConsole(["a new password for alice!"])), username: "Alice",
+      passwordFromStandardInput: true, mustChange: true)
+    let current = "a new password for alice!"
+    let fresh = "a brand new passphrase for alice"
+    // When the forced change runs with no auth before it (a step after enrolment's), Then the
+    // code is asked
+    world.clock.now += 60
+    let keyLogin = PamModuleRequest(username: "Alice", expiredOnly: true, callerIsRoot: true)
+    let (verdict, asked) = run(
+      .password, [typed(current), typed(try world.code(secret)), typed(fresh), typed(fresh)],
+      request: keyLogin)
+    #expect(verdict == .success)
+    #expect(
+      asked.requests.prefix(2) == ["OLDAUTHTOK Current password: ", "SECRET Verification code: "])
+    // And a wrong code changes nothing
+    try UserPasswordFlow.run(
+      world.environment(ScriptedConsole([current])), username: "Alice",
+      passwordFromStandardInput: true, mustChange: true)
+    world.clock.now += 60
+    #expect(
+      run(.password, [typed(current), typed("000000")], request: keyLogin).0
+        == .passwordRecoveryError)
+    // When auth ran in this handle, Then only the passwords are asked
+    let afterAuth = PamModuleRequest(
+      username: "Alice", expiredOnly: true, authenticated: true, callerIsRoot: true)
+    let (done, told) = run(
+      .password, [typed(current), typed(fresh), typed(fresh)], request: afterAuth)
+    #expect(done == .success)
+    #expect(!told.requests.contains("SECRET Verification code: "))
+  }
+
   /// Sessions are recorded with where they came from; another module's user is not.
   @Test func sessions() throws {
     #expect(run(.openSession, []).0 == .success)

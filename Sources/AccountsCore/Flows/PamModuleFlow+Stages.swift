@@ -30,8 +30,8 @@ extension PamModuleFlow {
   // MARK: - password
 
   /// A new password through PAM, with `accounts passwd`'s policy: the current password (and
-  /// the code, unless the program has just authenticated the person for this forced change)
-  /// checked as a login checks them; root sets another user's without them.
+  /// the code, unless this PAM handle's auth stage has just accepted the person for this forced
+  /// change) checked as a login checks them; root sets another user's without them.
   static func changePassword(
     _ env: AccountsEnvironment, request: PamModuleRequest, conversation: any PamConversation
   ) throws(AccountsError) -> PamVerdict {
@@ -51,7 +51,10 @@ extension PamModuleFlow {
       username: request.username,
       password: try acceptablePassword(answer, username: request.username), exactName: true,
       systemName: SystemIdentity.of(request.username, names: env.nameService))
-    let proof = request.expiredOnly ? nil : try secondFactor(verified, authenticator: authenticator)
+    // A forced change after a key login (sshd never ran auth) is no proof of the second factor:
+    // the code is asked unless auth accepted it in this handle moments ago.
+    let skipCode = request.expiredOnly && request.authenticated
+    let proof = skipCode ? nil : try secondFactor(verified, authenticator: authenticator)
     let newPassword = try reader.newPassword(
       for: verified.account, current: verified.password, blocklist: env.blocklist)
     try authenticator.changePassword(verified, to: newPassword, proof: proof)

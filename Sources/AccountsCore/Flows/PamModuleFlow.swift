@@ -27,9 +27,12 @@ public struct PamModuleRequest: Equatable, Sendable {
   public var tty: String?
   /// `allow_groups=G1,G2` (account stage): empty allows every group.
   public var allowedGroups: [String]
-  /// PAM_CHANGE_EXPIRED_AUTHTOK (password stage): change only a password that must change;
-  /// the program has just authenticated the person (second factor included).
+  /// PAM_CHANGE_EXPIRED_AUTHTOK (password stage): change only a password that must change.
   public var expiredOnly: Bool
+  /// With `expiredOnly`: this PAM handle's auth stage accepted the person (second factor
+  /// included) just before, so the code is not asked again. Without it (a key login to sshd,
+  /// which never ran auth), the code is asked with the current password.
+  public var authenticated: Bool
   /// True when root runs the program (password stage): root sets another password without the
   /// current one, as with pam_unix.
   public var callerIsRoot: Bool
@@ -37,7 +40,8 @@ public struct PamModuleRequest: Equatable, Sendable {
   /// Creates a request.
   public init(
     username: String, service: String? = nil, remoteHost: String? = nil, tty: String? = nil,
-    allowedGroups: [String] = [], expiredOnly: Bool = false, callerIsRoot: Bool = false
+    allowedGroups: [String] = [], expiredOnly: Bool = false, authenticated: Bool = false,
+    callerIsRoot: Bool = false
   ) {
     self.username = username
     self.service = service
@@ -45,6 +49,7 @@ public struct PamModuleRequest: Equatable, Sendable {
     self.tty = tty
     self.allowedGroups = allowedGroups
     self.expiredOnly = expiredOnly
+    self.authenticated = authenticated
     self.callerIsRoot = callerIsRoot
   }
 
