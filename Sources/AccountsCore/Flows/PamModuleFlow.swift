@@ -29,9 +29,10 @@ public struct PamModuleRequest: Equatable, Sendable {
   public var allowedGroups: [String]
   /// PAM_CHANGE_EXPIRED_AUTHTOK (password stage): change only a password that must change.
   public var expiredOnly: Bool
-  /// With `expiredOnly`: this PAM handle's auth stage accepted the person (second factor
-  /// included) just before, so the code is not asked again. Without it (a key login to sshd,
-  /// which never ran auth), the code is asked with the current password.
+  /// With `expiredOnly`: this PAM handle's auth stage accepted the person just before.
+  ///
+  /// The code is then not asked again (it was, second factor included). Without it (a key
+  /// login to sshd, which never ran auth), the code is asked with the current password.
   public var authenticated: Bool
   /// True when root runs the program (password stage): root sets another password without the
   /// current one, as with pam_unix.
