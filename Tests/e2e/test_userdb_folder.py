@@ -1,15 +1,18 @@
-"""The records' folder: `userdb disable` leaves it as it was, files someone else changed are
-left alone, an unsafe folder refused, a kill between the store's commit and the files repaired by
-the next command, two hosts keeping folders of their own on one store."""
+"""The records' folder: `userdb disable` leaves it as it was, and changes nothing where the store
+refuses the change; files someone else changed are left alone, an unsafe folder refused, a kill
+between the store's commit and the files repaired by the next command, two hosts keeping folders
+of their own on one store."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 
 from conftest import BIN, PASSWORD, with_program_role
+from constants import POSTGRESQL, ROLES
 from userdbhelp import unique, userdb, enable, add, ok, snapshot, check_records
 
 
@@ -42,6 +45,57 @@ def test_disable_leaves_the_folder_as_it_was(activated, tmp_path):
         "24401.user", "24401.group"}
     ok(userdb(activated, "disable"))
     assert not fresh.exists()
+
+
+@contextlib.contextmanager
+def store_refusing_changes(device):
+    """The environment of a command run against `device`'s store while that store refuses every
+    change but reads as before, and the sentence the refusal is: in a `pgroles` run the fleet's
+    host role (which may not change the hosts' entries), in another PostgreSQL run a trigger
+    refusing the host entry's delete as the server refuses a role without the right, on SQLite
+    the file made immutable (chattr +i: root may not write it either)."""
+    denied = "the role has no permission (permission denied for table"
+    if ROLES:
+        uri = device.db.explicit_uri
+        yield (device.env(ACCOUNTS_DATABASE=uri),
+               f"Cannot write the database {uri}: {denied} activation).")
+    elif POSTGRESQL:
+        device.db.execute(
+            "CREATE FUNCTION accounts.refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "RAISE insufficient_privilege USING MESSAGE = 'permission denied for table "
+            "userdb_host'; END $$")
+        device.db.execute("CREATE TRIGGER refuse BEFORE DELETE ON accounts.userdb_host "
+                          "FOR EACH ROW EXECUTE FUNCTION accounts.refuse()")
+        try:
+            yield device.env(), f"Cannot write the database {device.db}: {denied} userdb_host)."
+        finally:
+            device.db.execute("DROP TRIGGER refuse ON accounts.userdb_host")
+            device.db.execute("DROP FUNCTION accounts.refuse()")
+    else:
+        subprocess.run(["chattr", "+i", str(device.db)], check=True)
+        try:
+            yield (device.env(),
+                   f"Cannot write the database {device.db}: the file or its folder is read-only.")
+        finally:
+            subprocess.run(["chattr", "-i", str(device.db)], check=True)
+
+
+def test_disable_refused_by_the_store_changes_nothing(activated, tmp_path):
+    """`userdb disable` where the store refuses the change (a host role, a read-only file):
+    exit 3 and one sentence, every record and the manifest still there as they were, the store
+    still keeping records; disabling where it may then removes them all."""
+    folder = tmp_path / "rec"
+    enable(activated, folder, "24950-24959")
+    add(activated, "bob")
+    before = snapshot(folder)
+    with store_refusing_changes(activated) as (env, refusal):
+        result = userdb(activated, "disable", env=env)
+    assert (result.code, result.stdout, result.stderr) == (3, "", refusal + "\n"), result
+    assert snapshot(folder) == before
+    status = json.loads(ok(userdb(activated, "status", "--json")).stdout)
+    assert (status["enabled"], status["folder"], status["behind"]) == (True, str(folder), 0)
+    ok(userdb(activated, "disable"))
+    assert not folder.exists()
 
 
 def test_records_changed_by_someone_else_are_left(activated, tmp_path):
