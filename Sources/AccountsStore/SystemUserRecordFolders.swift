@@ -48,6 +48,17 @@ public struct SystemUserRecordFolders: UserRecordFolders {
         throw .userdbFolder(path: folder, reason: Self.reason(errno))
       }
       try session.loadManifest(created: created)
+      if created {
+        // Written down before anything goes in: a folder whose first records could not be
+        // written (a full disk, a kill) is still known as made by accounts, for disable to
+        // remove; one where even that cannot be written is removed again at once.
+        do throws(AccountsError) {
+          try session.saveManifest()
+        } catch {
+          _ = rmdir(folder)
+          throw error
+        }
+      }
     } catch {
       session.close()
       throw error
@@ -141,7 +152,9 @@ public struct SystemUserRecordFolders: UserRecordFolders {
         throw .userdbFolder(path: folder + "/" + manifestName, reason: "its manifest is damaged")
       }
       manifest = stored.files
-      createdFolder = stored.createdFolder
+      // Another command may have found the folder this one made and written the manifest
+      // first (the lock is taken once the folder exists): the folder is still accounts'.
+      createdFolder = stored.createdFolder || created
       manifestOnDisk = true
     }
 

@@ -98,6 +98,51 @@ def test_disable_refused_by_the_store_changes_nothing(activated, tmp_path):
     assert not folder.exists()
 
 
+# A full disk under the records folder: a 64 KiB tmpfs mounted in a private mount namespace
+# (`unshare -m`), filled, so that enable makes the folder but cannot write in it; then room again.
+FULL_DISK = r"""
+set -u
+A=$1; D=$2; NAME=$3
+mount -t tmpfs -o size=64k tmpfs "$D" || exit 90
+dd if=/dev/zero of="$D/filler" bs=1k 2>/dev/null
+run() { name=$1; shift; "$A" "$@" >"$D.$name.out" 2>"$D.$name.err"; echo "$name=$?" >>"$D.codes"; }
+run enable userdb enable --folder "$D/rec" --uids 24960-24969
+ls -A "$D" >"$D.full"
+rm -f "$D/filler"
+run sync userdb sync
+run edit user edit alice --username "$NAME"
+run sync2 userdb sync
+run sync3 userdb sync
+run disable userdb disable
+ls -A "$D" >"$D.after"
+"""
+
+
+def test_disable_removes_the_folder_accounts_made(activated, tmp_path):
+    """A folder enable made is removed by disable, after a rename and two syncs, even when
+    enable could not write its first file in it (a full disk: the folder is removed again at
+    once), and the sync that then makes it writes the records."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    name = unique("r")
+    proc = subprocess.run(
+        ["unshare", "-m", "sh", "-c", FULL_DISK, "sh", BIN, str(disk), name],
+        capture_output=True, text=True, timeout=120,
+        env=with_program_role(["userdb", "enable"], activated.env()))
+    assert proc.returncode == 0, proc
+    output = {step: ((tmp_path / f"disk.{step}.out").read_text(),
+                     (tmp_path / f"disk.{step}.err").read_text())
+              for step in ("enable", "sync", "edit", "sync2", "sync3", "disable")}
+    codes = dict(line.split("=") for line in (tmp_path / "disk.codes").read_text().split())
+    assert codes == {"enable": "3", "sync": "0", "edit": "0", "sync2": "0", "sync3": "0",
+                     "disable": "0"}, output
+    assert output["enable"][1].startswith(f"The user records folder {disk}/rec/.accounts-"), output
+    assert output["enable"][1].endswith(".manifest cannot be used: No space left on device.\n")
+    assert (tmp_path / "disk.full").read_text() == "filler\n"
+    assert output["edit"] == (f"Account edited: {name}.\n", "")
+    assert (tmp_path / "disk.after").read_text() == "", output
+
+
 def test_records_changed_by_someone_else_are_left(activated, tmp_path):
     """A record of accounts' that someone edited is not removed by disable."""
     folder = tmp_path / "rec"
