@@ -315,26 +315,34 @@ public struct SystemUserRecordFolders: UserRecordFolders {
       return changes
     }
 
-    func removeAll() throws(AccountsError) -> Int {
-      var removed = 0
+    func removeAll() throws(AccountsError) -> UserRecordRemoval {
+      var removal = UserRecordRemoval()
       for (name, accepted) in manifest {
         guard case .some(let found?) = digestOnDisk(name), accepted.contains(found) else {
           continue
         }
-        guard unlinkat(descriptor, name, 0) == 0 || errno == ENOENT else { throw failure(name) }
-        if name.hasSuffix(".user") && !(name.first?.isNumber ?? false) { removed += 1 }
+        guard try remove(name) else { continue }
+        removal.files += 1
       }
-      _ = unlinkat(descriptor, temporaryName, 0)
-      guard unlinkat(descriptor, manifestName, 0) == 0 || errno == ENOENT else {
-        throw failure(manifestName)
-      }
+      if unlinkat(descriptor, temporaryName, 0) == 0 { removal.files += 1 }
+      if try remove(manifestName) { removal.files += 1 }
       _ = fsync(descriptor)
       manifest = [:]
+      manifestOnDisk = false
       if createdFolder {
         // Only when empty: another store's records, or anyone's files, keep it.
-        _ = rmdir(folder)
+        removal.folderRemoved = rmdir(folder) == 0
       }
-      return removed
+      return removal
+    }
+
+    /// Unlinks `name`; false when it was already gone.
+    private func remove(_ name: String) throws(AccountsError) -> Bool {
+      guard unlinkat(descriptor, name, 0) == 0 else {
+        guard errno == ENOENT else { throw failure(name) }
+        return false
+      }
+      return true
     }
   }
 }

@@ -119,9 +119,9 @@ final class MemoryFolders: UserRecordFolders, UserRecordFolderSession, @unchecke
     if !dryRun { files = Dictionary(uniqueKeysWithValues: wanted.map { ($0.name, $0) }) }
     return changes
   }
-  func removeAll() -> Int {
+  func removeAll() -> UserRecordRemoval {
     defer { files = [:] }
-    return files.keys.filter { $0.hasSuffix(".user") && !($0.first?.isNumber ?? false) }.count
+    return UserRecordRemoval(files: files.count)
   }
   func manifestCount() -> Int { files.count }
   func close() {}

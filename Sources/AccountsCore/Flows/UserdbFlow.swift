@@ -51,12 +51,12 @@ public enum UserdbFlow {
   }
 
   /// Removes every file this store wrote in this host's folder (the folder too if enabling
-  /// made it and nothing else is left), then forgets the host; returns the folder and how many
-  /// records went.
+  /// made it and nothing else is left), then forgets the host; returns the folder and what
+  /// went.
   ///
   /// A store that refuses the change leaves the folder and the store as they were.
   public static func disable(_ env: AccountsEnvironment) throws(AccountsError)
-    -> (folder: String, records: Int)
+    -> (folder: String, removal: UserRecordRemoval)
   {
     guard let store = try env.readableStore(), let folders = env.userRecords else {
       throw .userdbNotEnabled(host: env.hostName)
@@ -79,7 +79,7 @@ public enum UserdbFlow {
       guard try writer.removeUserdbHost(named: env.hostName) else {
         throw .userdbNotEnabled(host: env.hostName)
       }
-      return (host.folder, try session?.removeAll() ?? 0)
+      return (host.folder, try session?.removeAll() ?? UserRecordRemoval())
     }
   }
 
