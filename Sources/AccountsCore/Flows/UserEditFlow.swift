@@ -75,6 +75,7 @@ public enum UserEditFlow {
         if key != account.usernameKey, try writer.account(key: key) != nil {
           throw .usernameTaken(name)
         }
+        try LinuxUser.refuseKnownName(name, env: env, reader: writer)
         fields.append(Messages.detailRenamed(account.username, name))
         changed.username = name
         changed.usernameKey = key
