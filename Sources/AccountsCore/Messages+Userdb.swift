@@ -152,9 +152,11 @@ extension Messages {
       + "\(outcome.changes.removed.count) removed."
   }
   /// `userdb disable` done.
-  public static func userdbDisabled(_ folder: String, records: Int) -> String {
-    "User records turned off: \(records) "
-      + (records == 1 ? "file" : "files") + " removed from \(folder)."
+  public static func userdbDisabled(_ folder: String, _ removal: UserRecordRemoval) -> String {
+    let files = "\(removal.files) " + (removal.files == 1 ? "file" : "files")
+    return removal.folderRemoved
+      ? "User records turned off: \(files) and the folder \(folder) removed."
+      : "User records turned off: \(files) removed from \(folder)."
   }
 }
 

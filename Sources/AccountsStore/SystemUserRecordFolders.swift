@@ -48,6 +48,17 @@ public struct SystemUserRecordFolders: UserRecordFolders {
         throw .userdbFolder(path: folder, reason: Self.reason(errno))
       }
       try session.loadManifest(created: created)
+      if created {
+        // Written down before anything goes in: a folder whose first records could not be
+        // written (a full disk, a kill) is still known as made by accounts, for disable to
+        // remove; one where even that cannot be written is removed again at once.
+        do throws(AccountsError) {
+          try session.saveManifest()
+        } catch {
+          _ = rmdir(folder)
+          throw error
+        }
+      }
     } catch {
       session.close()
       throw error
@@ -141,7 +152,9 @@ public struct SystemUserRecordFolders: UserRecordFolders {
         throw .userdbFolder(path: folder + "/" + manifestName, reason: "its manifest is damaged")
       }
       manifest = stored.files
-      createdFolder = stored.createdFolder
+      // Another command may have found the folder this one made and written the manifest
+      // first (the lock is taken once the folder exists): the folder is still accounts'.
+      createdFolder = stored.createdFolder || created
       manifestOnDisk = true
     }
 
@@ -302,26 +315,34 @@ public struct SystemUserRecordFolders: UserRecordFolders {
       return changes
     }
 
-    func removeAll() throws(AccountsError) -> Int {
-      var removed = 0
+    func removeAll() throws(AccountsError) -> UserRecordRemoval {
+      var removal = UserRecordRemoval()
       for (name, accepted) in manifest {
         guard case .some(let found?) = digestOnDisk(name), accepted.contains(found) else {
           continue
         }
-        guard unlinkat(descriptor, name, 0) == 0 || errno == ENOENT else { throw failure(name) }
-        if name.hasSuffix(".user") && !(name.first?.isNumber ?? false) { removed += 1 }
+        guard try remove(name) else { continue }
+        removal.files += 1
       }
-      _ = unlinkat(descriptor, temporaryName, 0)
-      guard unlinkat(descriptor, manifestName, 0) == 0 || errno == ENOENT else {
-        throw failure(manifestName)
-      }
+      if unlinkat(descriptor, temporaryName, 0) == 0 { removal.files += 1 }
+      if try remove(manifestName) { removal.files += 1 }
       _ = fsync(descriptor)
       manifest = [:]
+      manifestOnDisk = false
       if createdFolder {
         // Only when empty: another store's records, or anyone's files, keep it.
-        _ = rmdir(folder)
+        removal.folderRemoved = rmdir(folder) == 0
       }
-      return removed
+      return removal
+    }
+
+    /// Unlinks `name`; false when it was already gone.
+    private func remove(_ name: String) throws(AccountsError) -> Bool {
+      guard unlinkat(descriptor, name, 0) == 0 else {
+        guard errno == ENOENT else { throw failure(name) }
+        return false
+      }
+      return true
     }
   }
 }

@@ -122,9 +122,9 @@ final class MemoryFolders: UserRecordFolders, UserRecordFolderSession, @unchecke
     if !dryRun { files = Dictionary(uniqueKeysWithValues: wanted.map { ($0.name, $0) }) }
     return changes
   }
-  func removeAll() -> Int {
+  func removeAll() -> UserRecordRemoval {
     defer { files = [:] }
-    return files.keys.filter { $0.hasSuffix(".user") && !($0.first?.isNumber ?? false) }.count
+    return UserRecordRemoval(files: files.count)
   }
   func manifestCount() -> Int { files.count }
   func close() {}
@@ -339,11 +339,35 @@ struct UserRecordTests {
     #expect(folders.object("Alice:crew.membership")?["groupName"] as? String == "crew")
     #expect(
       UserRecordJSON.authorizedKeys(
-        folders.files["Alice.user"]?.content ?? [], userName: "Alice",
+        folders.files["Alice.user"]?.content ?? [], userName: "Alice", systemUID: 21000,
         now: Date(timeIntervalSince1970: 1_899_999_999)) == [ed25519Line])
     #expect(
       UserRecordJSON.authorizedKeys(
-        folders.files["Alice.user"]?.content ?? [], userName: "Alice",
+        folders.files["Alice.user"]?.content ?? [], userName: "Alice", systemUID: 21000,
         now: Date(timeIntervalSince1970: 1_900_000_000)) == [])
+  }
+
+  /// A record's keys are printed only when the name service gives the name the record's uid,
+  /// and sshd's uid, when passed, is that uid too.
+  @Test func authorizedKeysOnlyForTheRecordsUID() throws {
+    _ = try UserdbFlow.enable(
+      env(), folder: "/run/userdb", range: PosixIDRange(parsing: "21000-21009"))
+    try SSHKeyFlow.add(env(), username: "Alice", text: ed25519Line)
+    _ = try UserdbFlow.sync(env())
+    let record = folders.files["Alice.user"]?.content ?? []
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    #expect(
+      UserRecordJSON.authorizedKeys(record, userName: "Alice", systemUID: 21000, now: now)
+        == [ed25519Line])
+    #expect(
+      UserRecordJSON.authorizedKeys(
+        record, userName: "Alice", systemUID: 21000, sshdUID: 21000, now: now) == [ed25519Line])
+    for (system, sshd) in [(nil, nil), (1001, nil), (nil, 21000), (1001, 1001), (21000, 1001)]
+      as [(Int64?, Int64?)]
+    {
+      #expect(
+        UserRecordJSON.authorizedKeys(
+          record, userName: "Alice", systemUID: system, sshdUID: sshd, now: now) == [])
+    }
   }
 }

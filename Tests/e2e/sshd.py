@@ -203,7 +203,7 @@ def _config(folder: pathlib.Path, userdb) -> list:
     if userdb is not None:
         config += [
             f"AuthorizedKeysCommand {folder / 'accounts'} userdb ssh-authorized-keys "
-            f"--folder {userdb} %u",
+            f"--folder {userdb} %u %U",
             "AuthorizedKeysCommandUser nobody",
         ]
     return config

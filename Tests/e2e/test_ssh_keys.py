@@ -1,6 +1,6 @@
 """`accounts user ssh-key add|list|remove` with ssh-keygen as the oracle (types, fingerprints,
 sizes), the keys and lines refused, and `userdb ssh-authorized-keys` run as nobody, as sshd's
-AuthorizedKeysCommandUser runs it."""
+AuthorizedKeysCommandUser runs it: keys only for the uid NSS gives the name."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import subprocess
 import pytest
 
 from conftest import NOBODY, nobody_binary
+from hostusers import USERDB, local_user, passwd_entry, unique_name, user_records
 from userdbhelp import userdb, enable, add, ok, public_folder
 
 
@@ -92,41 +93,80 @@ def test_ssh_keys_malformed(activated, text, code, message):
     assert (result.code, result.stderr) == (code, message)
 
 
-def test_authorized_keys_as_nobody(activated):
-    """As nobody (sshd's AuthorizedKeysCommandUser), from the record alone: the keys of an
-    account, nothing (exit 0) for an unknown name, a disabled or an expired account, or a name
-    with a /; a record or folder group-writable, or not root's, is refused (exit 3)."""
+def authorized_keys(folder, *args):
+    """`userdb ssh-authorized-keys --folder FOLDER ARGS…` as nobody, as sshd runs it: exit
+    code, stdout, stderr."""
+    proc = subprocess.run(
+        [*NOBODY, nobody_binary(), "userdb", "ssh-authorized-keys", "--folder", str(folder),
+         *map(str, args)], capture_output=True, text=True, env={"PATH": "/usr/bin"}, cwd="/")
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOFZkC33EfqKewwOisSItt2FJo/PInlAGgMR0vFXd8aG b"
+
+
+def test_authorized_keys_as_nobody(device):
+    """As nobody (sshd's AuthorizedKeysCommandUser), from the record alone, in a folder NSS
+    reads: the keys of an account, with or without sshd's uid (%U) when it is the account's;
+    nothing (exit 0) for another uid, an unknown name, a disabled or an expired account, or a
+    name with a /."""
+    device.activate(username=unique_name("owner"))
+    name = unique_name("k")
+    with user_records(device):
+        add(device, name)
+        ok(device.run("user", "ssh-key", "add", name, "-", input=KEY + "\n"))
+        uid = int(passwd_entry(name)[2])
+        assert authorized_keys(USERDB, name) == (0, KEY + "\n", "")
+        assert authorized_keys(USERDB, name, uid) == (0, KEY + "\n", "")
+        for args in ((name, uid + 1), (name, 0), (unique_name("u"),), (f"../{name}",)):
+            assert authorized_keys(USERDB, *args) == (0, "", "")
+        ok(device.run("user", "disable", name))
+        assert authorized_keys(USERDB, name) == (0, "", "")
+        ok(device.run("user", "enable", name))
+        ok(device.run("user", "edit", name, "--expires", "2020-01-01"))
+        assert authorized_keys(USERDB, name) == (0, "", "")
+        ok(device.run("user", "edit", name, "--expires", "never"))
+        assert authorized_keys(USERDB, name, uid) == (0, KEY + "\n", "")
+
+
+def test_no_keys_for_a_name_nss_gives_another_uid(activated):
+    """An account's record in a folder NSS does not read, and a user of /etc/passwd of the
+    same name (useradd, its own uid): sshd would log that user in, so no key is printed, with
+    or without sshd's uid; nor once that user is gone, when NSS knows no such name."""
+    folder = public_folder() / "rec"
+    name = unique_name("k")
+    try:
+        enable(activated, folder, "24910-24919")
+        add(activated, name)
+        ok(activated.run("user", "ssh-key", "add", name, "-", input=KEY + "\n"))
+        record_uid = json.loads((folder / f"{name}.user").read_text())["uid"]
+        with local_user(name, "not the account's"):
+            uid = int(passwd_entry(name)[2])
+            assert uid != record_uid
+            for args in ((name,), (name, uid), (name, record_uid)):
+                assert authorized_keys(folder, *args) == (0, "", "")
+        assert authorized_keys(folder, name) == (0, "", "")
+    finally:
+        userdb(activated, "disable")
+        shutil.rmtree(folder.parent, ignore_errors=True)
+
+
+def test_authorized_keys_refuses_an_unsafe_record_or_folder(activated):
+    """A record or folder group-writable, or not root's, is refused (exit 3)."""
     folder = public_folder() / "rec"
     try:
         enable(activated, folder, "24900-24909")
         add(activated, "bob")
-        key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOFZkC33EfqKewwOisSItt2FJo/PInlAGgMR0vFXd8aG b"
-        ok(activated.run("user", "ssh-key", "add", "bob", "-", input=key + "\n"))
-
-        def keys(name):
-            proc = subprocess.run(
-                [*NOBODY, nobody_binary(), "userdb", "ssh-authorized-keys", "--folder",
-                 str(folder), name], capture_output=True, text=True, env={"PATH": "/usr/bin"},
-                cwd="/")
-            return proc.returncode, proc.stdout, proc.stderr
-
-        assert keys("bob") == (0, key + "\n", "")
-        for name in ("nobody-known", "../bob", "alice"):
-            assert keys(name) == (0, "", "")
-        ok(activated.run("user", "disable", "bob"))
-        assert keys("bob") == (0, "", "")
-        ok(activated.run("user", "enable", "bob"))
-        ok(activated.run("user", "edit", "bob", "--expires", "2020-01-01"))
-        assert keys("bob") == (0, "", "")
-        ok(activated.run("user", "edit", "bob", "--expires", "never"))
-        assert keys("bob") == (0, key + "\n", "")
+        ok(activated.run("user", "ssh-key", "add", "bob", "-", input=KEY + "\n"))
         (folder / "bob.user").chmod(0o664)
-        assert keys("bob") == (3, "", f"The user records folder {folder}/bob.user cannot be used: "
-                               "group or others may write the record (mode 664).\n")
+        assert authorized_keys(folder, "bob") == (
+            3, "", f"The user records folder {folder}/bob.user cannot be used: group or others "
+            "may write the record (mode 664).\n")
         (folder / "bob.user").chmod(0o644)
         os.chown(folder, 65534, 65534)
-        assert keys("bob") == (3, "", f"The user records folder {folder} cannot be used: the "
-                               "folder is owned by uid 65534, not root.\n")
+        assert authorized_keys(folder, "bob") == (
+            3, "", f"The user records folder {folder} cannot be used: the folder is owned by "
+            "uid 65534, not root.\n")
         os.chown(folder, 0, 0)
     finally:
         userdb(activated, "disable")

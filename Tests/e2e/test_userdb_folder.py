@@ -1,15 +1,18 @@
-"""The records' folder: `userdb disable` leaves it as it was, files someone else changed are
-left alone, an unsafe folder refused, a kill between the store's commit and the files repaired by
-the next command, two hosts keeping folders of their own on one store."""
+"""The records' folder: `userdb disable` leaves it as it was, and changes nothing where the store
+refuses the change; files someone else changed are left alone, an unsafe folder refused, a kill
+between the store's commit and the files repaired by the next command, two hosts keeping folders
+of their own on one store."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 
 from conftest import BIN, PASSWORD, with_program_role
+from constants import POSTGRESQL, ROLES
 from userdbhelp import unique, userdb, enable, add, ok, snapshot, check_records
 
 
@@ -32,7 +35,8 @@ def test_disable_leaves_the_folder_as_it_was(activated, tmp_path):
     status = json.loads(ok(userdb(activated, "status", "--json")).stdout)
     assert (status["enabled"], status["behind"], status["foreign"]) == (True, 0, ["alice.user"])
     result = ok(userdb(activated, "disable"))
-    assert result.stdout == f"User records turned off: 1 file removed from {folder}.\n"
+    # alice.group, bob.user, bob.group, their uids' two links each, and the manifest.
+    assert result.stdout == f"User records turned off: 8 files removed from {folder}.\n"
     assert snapshot(folder) == before
 
     fresh = tmp_path / "fresh"
@@ -40,8 +44,118 @@ def test_disable_leaves_the_folder_as_it_was(activated, tmp_path):
     assert {p.name for p in fresh.iterdir() if not p.name.startswith(".")} == {
         "alice.user", "alice.group", "24400.user", "24400.group", "bob.user", "bob.group",
         "24401.user", "24401.group"}
-    ok(userdb(activated, "disable"))
+    result = ok(userdb(activated, "disable"))
+    assert result.stdout == f"User records turned off: 9 files and the folder {fresh} removed.\n"
     assert not fresh.exists()
+
+
+def test_disable_after_reset_counts_what_it_removes(activated, tmp_path):
+    """After reset only the manifest is left in the folder enable made: disable says it removed
+    that one file and the folder."""
+    folder = tmp_path / "rec"
+    enable(activated, folder, "24970-24979")
+    ok(activated.run("reset", "--yes"))
+    assert [p.name for p in folder.iterdir()] == [
+        p.name for p in folder.glob(".accounts-*.manifest")]
+    result = ok(userdb(activated, "disable"))
+    assert result.stdout == f"User records turned off: 1 file and the folder {folder} removed.\n"
+    assert not folder.exists()
+
+
+@contextlib.contextmanager
+def store_refusing_changes(device):
+    """The environment of a command run against `device`'s store while that store refuses every
+    change but reads as before, and the sentence the refusal is: in a `pgroles` run the fleet's
+    host role (which may not change the hosts' entries), in another PostgreSQL run a trigger
+    refusing the host entry's delete as the server refuses a role without the right, on SQLite
+    the file made immutable (chattr +i: root may not write it either)."""
+    denied = "the role has no permission (permission denied for table"
+    if ROLES:
+        uri = device.db.explicit_uri
+        yield (device.env(ACCOUNTS_DATABASE=uri),
+               f"Cannot write the database {uri}: {denied} activation).")
+    elif POSTGRESQL:
+        device.db.execute(
+            "CREATE FUNCTION accounts.refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "RAISE insufficient_privilege USING MESSAGE = 'permission denied for table "
+            "userdb_host'; END $$")
+        device.db.execute("CREATE TRIGGER refuse BEFORE DELETE ON accounts.userdb_host "
+                          "FOR EACH ROW EXECUTE FUNCTION accounts.refuse()")
+        try:
+            yield device.env(), f"Cannot write the database {device.db}: {denied} userdb_host)."
+        finally:
+            device.db.execute("DROP TRIGGER refuse ON accounts.userdb_host")
+            device.db.execute("DROP FUNCTION accounts.refuse()")
+    else:
+        subprocess.run(["chattr", "+i", str(device.db)], check=True)
+        try:
+            yield (device.env(),
+                   f"Cannot write the database {device.db}: the file or its folder is read-only.")
+        finally:
+            subprocess.run(["chattr", "-i", str(device.db)], check=True)
+
+
+def test_disable_refused_by_the_store_changes_nothing(activated, tmp_path):
+    """`userdb disable` where the store refuses the change (a host role, a read-only file):
+    exit 3 and one sentence, every record and the manifest still there as they were, the store
+    still keeping records; disabling where it may then removes them all."""
+    folder = tmp_path / "rec"
+    enable(activated, folder, "24950-24959")
+    add(activated, "bob")
+    before = snapshot(folder)
+    with store_refusing_changes(activated) as (env, refusal):
+        result = userdb(activated, "disable", env=env)
+    assert (result.code, result.stdout, result.stderr) == (3, "", refusal + "\n"), result
+    assert snapshot(folder) == before
+    status = json.loads(ok(userdb(activated, "status", "--json")).stdout)
+    assert (status["enabled"], status["folder"], status["behind"]) == (True, str(folder), 0)
+    ok(userdb(activated, "disable"))
+    assert not folder.exists()
+
+
+# A full disk under the records folder: a 64 KiB tmpfs mounted in a private mount namespace
+# (`unshare -m`), filled, so that enable makes the folder but cannot write in it; then room again.
+FULL_DISK = r"""
+set -u
+A=$1; D=$2; NAME=$3
+mount -t tmpfs -o size=64k tmpfs "$D" || exit 90
+dd if=/dev/zero of="$D/filler" bs=1k 2>/dev/null
+run() { name=$1; shift; "$A" "$@" >"$D.$name.out" 2>"$D.$name.err"; echo "$name=$?" >>"$D.codes"; }
+run enable userdb enable --folder "$D/rec" --uids 24960-24969
+ls -A "$D" >"$D.full"
+rm -f "$D/filler"
+run sync userdb sync
+run edit user edit alice --username "$NAME"
+run sync2 userdb sync
+run sync3 userdb sync
+run disable userdb disable
+ls -A "$D" >"$D.after"
+"""
+
+
+def test_disable_removes_the_folder_accounts_made(activated, tmp_path):
+    """A folder enable made is removed by disable, after a rename and two syncs, even when
+    enable could not write its first file in it (a full disk: the folder is removed again at
+    once), and the sync that then makes it writes the records."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    name = unique("r")
+    proc = subprocess.run(
+        ["unshare", "-m", "sh", "-c", FULL_DISK, "sh", BIN, str(disk), name],
+        capture_output=True, text=True, timeout=120,
+        env=with_program_role(["userdb", "enable"], activated.env()))
+    assert proc.returncode == 0, proc
+    output = {step: ((tmp_path / f"disk.{step}.out").read_text(),
+                     (tmp_path / f"disk.{step}.err").read_text())
+              for step in ("enable", "sync", "edit", "sync2", "sync3", "disable")}
+    codes = dict(line.split("=") for line in (tmp_path / "disk.codes").read_text().split())
+    assert codes == {"enable": "3", "sync": "0", "edit": "0", "sync2": "0", "sync3": "0",
+                     "disable": "0"}, output
+    assert output["enable"][1].startswith(f"The user records folder {disk}/rec/.accounts-"), output
+    assert output["enable"][1].endswith(".manifest cannot be used: No space left on device.\n")
+    assert (tmp_path / "disk.full").read_text() == "filler\n"
+    assert output["edit"] == (f"Account edited: {name}.\n", "")
+    assert (tmp_path / "disk.after").read_text() == "", output
 
 
 def test_records_changed_by_someone_else_are_left(activated, tmp_path):

@@ -126,7 +126,8 @@ def test_reset_import_and_store_copy_write_records(device, tmp_path):
 
 def test_a_number_nss_knows_is_skipped_and_none_is_reused(activated, tmp_path):
     """A local user (useradd) holding the range's first uid and a local group its second: the
-    owner gets the third; a removed account's uid is never given again, nor its name's."""
+    owner gets the third; a removed account's uid is never given again, nor its name's; neither
+    name can be an account's, added or renamed."""
     local = unique("l")
     subprocess.run(["useradd", "-M", "-N", "-u", "24200", "-g", "nogroup", local], check=True)
     subprocess.run(["groupadd", "-g", "24201", local + "g"], check=True)
@@ -145,6 +146,12 @@ def test_a_number_nss_knows_is_skipped_and_none_is_reused(activated, tmp_path):
         assert (result.code, result.stdout, result.stderr) == (
             1, "", f"{local} is already a user or group of this system (getent passwd "
             f"{local}); choose another user name!\n")
+        for name in (local, local + "g"):
+            result = activated.run("user", "edit", "carol", "--username", name)
+            assert (result.code, result.stdout, result.stderr) == (
+                1, "", f"{name} is already a user or group of this system (getent passwd "
+                f"{name}); choose another user name!\n")
+        assert activated.account("carol")["uid"] == 24205
     finally:
         subprocess.run(["userdel", local], check=True)
         subprocess.run(["groupdel", local + "g"], check=True)

@@ -65,3 +65,17 @@ def test_show_and_list_tell_uid_home_shell(activated, tmp_path):
     ok(activated.run("user", "edit", "bob", "--shell", "/bin/dash"))
     assert json.loads((tmp_path / "rec" / "bob.user").read_text())["shell"] == "/bin/dash"
     assert activated.events()[-1]["detail"] == "shell /bin/dash"
+
+
+def test_status_tells_each_account_without_a_record_once(activated, tmp_path):
+    """An account named as a user of this system (Debian's `daemon`) has no record: status
+    says why once, after the fields, and enable once on standard error."""
+    folder = tmp_path / "rec"
+    add(activated, "daemon")
+    why = "No user record for daemon: this system already has a user or group of that name.\n"
+    enable(activated, folder, "24980-24989", stderr=why)
+    result = ok(userdb(activated, "status"))
+    assert result.stdout == (
+        f"Host: {os.uname().nodename}\nUser records: on\nFolder: {folder}\nUIDs: 24980-24989\n"
+        f"Users: 1\nGroups: 1\nBehind: no\nForeign files: -\n{why}")
+    ok(userdb(activated, "disable"))

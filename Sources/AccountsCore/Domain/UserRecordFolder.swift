@@ -38,6 +38,20 @@ public struct UserRecordChanges: Equatable, Sendable {
   public var isEmpty: Bool { written.isEmpty && removed.isEmpty }
 }
 
+/// What removing a store's files from a folder did.
+public struct UserRecordRemoval: Equatable, Sendable {
+  /// Files removed: records, links, memberships and the store's manifest.
+  public var files: Int
+  /// True when the folder went too (accounts made it and nothing else was left in it).
+  public var folderRemoved: Bool
+
+  /// A removal of `files` files, and of the folder if `folderRemoved`.
+  public init(files: Int = 0, folderRemoved: Bool = false) {
+    self.files = files
+    self.folderRemoved = folderRemoved
+  }
+}
+
 /// A records folder opened by one process: it holds the folder's lock (no other `accounts`
 /// changes it meanwhile) until `close`.
 public protocol UserRecordFolderSession: AnyObject {
@@ -45,8 +59,8 @@ public protocol UserRecordFolderSession: AnyObject {
   /// are removed; files not written by it are never touched); with `dryRun`, only tells.
   func apply(_ files: [UserRecordFile], dryRun: Bool) throws(AccountsError) -> UserRecordChanges
   /// Removes every file of this store, its manifest, and the folder if enabling created it and
-  /// it is empty; returns how many records went.
-  func removeAll() throws(AccountsError) -> Int
+  /// it is empty; returns how many files went, and whether the folder did.
+  func removeAll() throws(AccountsError) -> UserRecordRemoval
   /// How many files the store's manifest lists.
   func manifestCount() -> Int
   /// Lets the folder go (its lock).

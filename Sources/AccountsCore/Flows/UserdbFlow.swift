@@ -54,10 +54,12 @@ public enum UserdbFlow {
   }
 
   /// Removes every file this store wrote in this host's folder (the folder too if enabling
-  /// made it and nothing else is left), then forgets the host; returns the folder and how many
-  /// records went.
+  /// made it and nothing else is left), then forgets the host; returns the folder and what
+  /// went.
+  ///
+  /// A store that refuses the change leaves the folder and the store as they were.
   public static func disable(_ env: AccountsEnvironment) throws(AccountsError)
-    -> (folder: String, records: Int)
+    -> (folder: String, removal: UserRecordRemoval)
   {
     guard let store = try env.readableStore(), let folders = env.userRecords else {
       throw .userdbNotEnabled(host: env.hostName)
@@ -66,17 +68,22 @@ public enum UserdbFlow {
       (try reader.userdbSettings(), try reader.userdbHost(named: env.hostName))
     }
     guard let host else { throw .userdbNotEnabled(host: env.hostName) }
-    // Files first: killed in between, the host is still enabled and disabling again finishes.
-    var removed = 0
-    if let session = try folders.open(host.folder, storeID: settings.storeID, create: false) {
-      defer { session.close() }
-      removed = try session.removeAll()
+    // The folder's lock before the store's, as every sync takes them.
+    let session = try folders.open(host.folder, storeID: settings.storeID, create: false)
+    defer { session?.close() }
+    // The host is forgotten first and the files removed inside that same transaction, before
+    // its commit: a store that may not be changed (a host role, a read-only file) refuses the
+    // delete before any file goes, and nothing is left half done. Should the commit itself fail
+    // after the files went (or the process die there), the host is still enabled with its
+    // records missing: the next sync writes them again, and disabling again finishes. The
+    // other order (commit, then files) could leave the records of a host the store has
+    // forgotten, which no later command would remove.
+    return try env.writableStore().write { writer throws(AccountsError) in
+      guard try writer.removeUserdbHost(named: env.hostName) else {
+        throw .userdbNotEnabled(host: env.hostName)
+      }
+      return (host.folder, try session?.removeAll() ?? UserRecordRemoval())
     }
-    let writable = try env.writableStore()
-    _ = try writable.write { writer throws(AccountsError) in
-      try writer.removeUserdbHost(named: env.hostName)
-    }
-    return (host.folder, removed)
   }
 
   /// Rebuilds this host's records from the store.

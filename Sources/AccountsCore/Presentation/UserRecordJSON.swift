@@ -77,11 +77,18 @@ public enum UserRecordJSON {
 
 extension UserRecordJSON {
   /// The `sshAuthorizedKeys` of a user record for `userName`: none when the record is not that
-  /// user's, is locked, or is past its `notAfterUSec` at `now`, or cannot be read.
-  public static func authorizedKeys(_ record: [UInt8], userName: String, now: Date) -> [String] {
+  /// user's, is locked, or is past its `notAfterUSec` at `now`, or cannot be read; none either
+  /// unless its uid is `systemUID`, the one this system's name service gives `userName`, and
+  /// (when sshd passed one) `sshdUID`: sshd logs in whoever NSS says the name is, and a user of
+  /// /etc/passwd or another directory that took an account's name must not get its keys.
+  public static func authorizedKeys(
+    _ record: [UInt8], userName: String, systemUID: Int64?, sshdUID: Int64? = nil, now: Date
+  ) -> [String] {
     guard
       let object = try? JSONSerialization.jsonObject(with: Data(record)) as? [String: Any],
-      object["userName"] as? String == userName, object["locked"] as? Bool != true
+      object["userName"] as? String == userName, object["locked"] as? Bool != true,
+      let uid = (object["uid"] as? NSNumber)?.int64Value, uid == systemUID,
+      sshdUID == nil || sshdUID == uid
     else { return [] }
     if let notAfter = object["notAfterUSec"] as? NSNumber,
       Double(notAfter.int64Value) / 1_000_000 <= now.timeIntervalSince1970

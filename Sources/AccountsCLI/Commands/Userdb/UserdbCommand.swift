@@ -72,8 +72,8 @@ extension AccountsCommand {
     @OptionGroup var global: GlobalOptions
 
     func run(_ context: CommandContext) throws {
-      let (folder, records) = try UserdbFlow.disable(context.environment)
-      context.console.output(Messages.userdbDisabled(folder, records: records))
+      let (folder, removal) = try UserdbFlow.disable(context.environment)
+      context.console.output(Messages.userdbDisabled(folder, removal))
     }
   }
 
