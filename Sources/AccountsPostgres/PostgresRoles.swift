@@ -8,7 +8,9 @@ import AccountsCore
 /// migration (the schema's owner does, at its first write after an upgrade). A host role writes
 /// no table: it calls the functions of a host's steps (migrations "v5" to "v7") and reads what
 /// those steps read; not the audit log, not the sessions' token hashes, and the accounts'
-/// password hashes only sealed (`SealedPasswordHash`). Running the SQL
+/// password hashes only sealed (`SealedPasswordHash`), and may make no temporary table or type
+/// in the database (the right is taken from PUBLIC: a caller's temporary schema could otherwise
+/// stand in for a type a step names). Running the SQL
 /// again sets the same rights (it revokes what it grants first), so it is also how rights are
 /// brought up to date after an upgrade.
 public enum PostgresRoles {
@@ -111,6 +113,21 @@ public enum PostgresRoles {
           END IF;
         END LOOP;
       END $roles$;
+      -- No temporary objects for the host role: a session's temporary schema is searched
+      -- first for tables and types wherever a search path leaves it out. PostgreSQL lets every
+      -- role (PUBLIC) make them in a database; accounts makes none, so PUBLIC loses the right
+      -- here (a role of another program that needs it is granted TEMPORARY by name).
+      DO $temporary$
+      BEGIN
+        EXECUTE pg_catalog.format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC, %I',
+          pg_catalog.current_database(), '\(host)');
+        IF pg_catalog.has_database_privilege('\(host)', pg_catalog.current_database(),
+                                             'TEMPORARY') THEN
+          RAISE EXCEPTION 'the role "%" may still make temporary tables in the database "%": '
+            'run this as the database''s owner, and take TEMPORARY from the roles it belongs to',
+            '\(host)', pg_catalog.current_database();
+        END IF;
+      END $temporary$;
       REVOKE ALL ON ALL TABLES IN SCHEMA accounts FROM \(a), \(h);
       REVOKE ALL ON ALL SEQUENCES IN SCHEMA accounts FROM \(a), \(h);
       REVOKE ALL ON ALL FUNCTIONS IN SCHEMA accounts FROM \(a), \(h);
