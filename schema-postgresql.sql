@@ -265,12 +265,64 @@ AS $$
 $$;
 
 -- Writers take turns on the activation row, as every write transaction does; a wait longer
--- than p_wait_ms fails as busy (lock_not_available).
+-- than p_wait_ms fails as busy (lock_not_available). A holder that does not administer and
+-- keeps the turn for a second (a host's step holds it for milliseconds) is ended (migration
+-- "v9"), when the owner may end that role's sessions.
 CREATE FUNCTION accounts.take_write_turn(p_wait_ms integer) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  longest_hold constant interval := interval '1 second';
+  wait_ms constant integer := greatest(p_wait_ms, 1);
+  deadline timestamptz;
+  seen_xid xid;
+  seen_at timestamptz;
+  holder_pid integer;
+  holder_role oid;
 BEGIN
-  PERFORM set_config('lock_timeout', p_wait_ms::text || 'ms', true);
-  PERFORM 1 FROM accounts.activation WHERE id = 1 FOR UPDATE;
+  PERFORM set_config('lock_timeout', wait_ms::text || 'ms', true);
+  PERFORM 1 FROM accounts.activation WHERE id = 1 FOR UPDATE SKIP LOCKED;
+  IF FOUND THEN
+    RETURN;
+  END IF;
+  deadline := clock_timestamp() + make_interval(secs => wait_ms / 1000.0);
+  LOOP
+    -- The transaction that holds the row now (its locker), and since when at the latest.
+    SELECT a.xmax, clock_timestamp() INTO seen_xid, seen_at
+    FROM accounts.activation AS a WHERE a.id = 1;
+    BEGIN
+      PERFORM set_config('lock_timeout', greatest(1, ceil(1000 * extract(epoch FROM
+        least(deadline, seen_at + longest_hold) - clock_timestamp())))::bigint::text || 'ms',
+        true);
+      PERFORM 1 FROM accounts.activation WHERE id = 1 FOR UPDATE;
+      PERFORM set_config('lock_timeout', wait_ms::text || 'ms', true);
+      RETURN;
+    EXCEPTION WHEN lock_not_available THEN
+      holder_pid := NULL;
+      holder_role := NULL;
+      IF clock_timestamp() >= seen_at + longest_hold THEN
+        -- Still the same transaction, live, holding the row lock: the session running it.
+        SELECT l.pid INTO holder_pid FROM pg_locks AS l
+        WHERE l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock' AND l.granted
+          AND l.transactionid = seen_xid
+          AND seen_xid = (SELECT a.xmax FROM accounts.activation AS a WHERE a.id = 1)
+          AND EXISTS (SELECT 1 FROM pg_locks AS t
+                      WHERE t.pid = l.pid AND t.locktype = 'relation' AND t.granted
+                        AND t.relation = 'accounts.activation'::regclass
+                        AND t.mode = 'RowShareLock');
+        SELECT s.usesysid INTO holder_role FROM pg_stat_activity AS s
+        WHERE s.pid = holder_pid;
+      END IF;
+      IF holder_role IS NOT NULL
+         AND NOT has_table_privilege(holder_role, 'accounts.account', 'UPDATE')
+         AND (pg_has_role(holder_role, 'USAGE')
+              OR pg_has_role('pg_signal_backend', 'USAGE')) THEN
+        -- A host's step holds the turn for milliseconds: this one is kept by its caller.
+        PERFORM pg_terminate_backend(holder_pid, 1000);
+      ELSIF clock_timestamp() >= deadline THEN
+        RAISE;
+      END IF;
+    END;
+  END LOOP;
 END $$;
 
 -- A refused attempt: logged (p_detail) when p_key is locked at p_now; returns the lock's end.

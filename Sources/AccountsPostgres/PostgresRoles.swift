@@ -10,7 +10,9 @@ import AccountsCore
 /// those steps read; not the audit log, not the sessions' token hashes, and the accounts'
 /// password hashes only sealed (`SealedPasswordHash`), and may make no temporary table or type
 /// in the database (the right is taken from PUBLIC: a caller's temporary schema could otherwise
-/// stand in for a type a step names). Running the SQL
+/// stand in for a type a step names). The schema's owner becomes a member of the host role,
+/// unless it is a superuser or may signal any backend: a step ends a host role's session that
+/// keeps the write turn (migration "v9"), which takes that role's privileges. Running the SQL
 /// again sets the same rights (it revokes what it grants first), so it is also how rights are
 /// brought up to date after an upgrade.
 public enum PostgresRoles {
@@ -128,6 +130,22 @@ public enum PostgresRoles {
             '\(host)', pg_catalog.current_database();
         END IF;
       END $temporary$;
+      -- A step ends a host role's session that keeps the write turn (migration "v9"): the
+      -- schema's owner, whose rights the steps run with, needs the host role's privileges.
+      DO $ending$
+      DECLARE
+        owner_name text := (SELECT pg_catalog.pg_get_userbyid(nspowner)
+                            FROM pg_catalog.pg_namespace WHERE nspname = 'accounts');
+      BEGIN
+        IF NOT pg_catalog.pg_has_role(owner_name, '\(host)', 'USAGE')
+           AND NOT pg_catalog.pg_has_role(owner_name, 'pg_signal_backend', 'USAGE') THEN
+          EXECUTE pg_catalog.format('GRANT %I TO %I', '\(host)', owner_name);
+        END IF;
+      EXCEPTION WHEN insufficient_privilege THEN
+        RAISE EXCEPTION 'the store''s owner "%" must be made a member of the role "%" (so that '
+          'a login can end its sessions that keep the write turn): run this as a superuser or '
+          'a role with CREATEROLE', owner_name, '\(host)';
+      END $ending$;
       REVOKE ALL ON ALL TABLES IN SCHEMA accounts FROM \(a), \(h);
       REVOKE ALL ON ALL SEQUENCES IN SCHEMA accounts FROM \(a), \(h);
       REVOKE ALL ON ALL FUNCTIONS IN SCHEMA accounts FROM \(a), \(h);

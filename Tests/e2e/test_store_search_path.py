@@ -9,6 +9,7 @@ Oracles: pg_proc (each function's settings), psql as the host role and as a role
 temporary objects (what the server runs, and as whom), and a v7 store made by the v7 release
 (Tests/fixtures/postgresql-v7.sql, `make_postgresql_v7_fixture.py`) before and after its upgrade."""
 
+import json
 import pathlib
 import subprocess
 
@@ -149,9 +150,10 @@ def test_a_v7_store_runs_the_callers_cast_as_its_owner_until_v8(pg, pgdb, tmp_pa
             pg.drop_role(role)
 
 
-def test_a_v7_store_upgraded_to_v8_keeps_every_row(pg, pgdb, tmp_path):
-    """The v7 store's first write as its owner runs v8: every row of every table and every
-    sequence as it was (schema_migration gains "v8"); bob then logs in with his password."""
+def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
+    """The v7 store's first write as its owner runs v8 and v9: every row of every table and
+    every sequence as it was (schema_migration gains "v8" and "v9"); bob then logs in with his
+    password."""
     load_v7_store(pg, pgdb)
     before = dump_accounts_schema(pg, pgdb)
     assert all(before[table] for table in before if not table.startswith("seq:")), before
@@ -161,9 +163,9 @@ def test_a_v7_store_upgraded_to_v8_keeps_every_row(pg, pgdb, tmp_path):
         result = owner.run("store", "roles", "--admin", admin, "--host", host, "--apply")
         assert (result.code, result.stderr) == (0, ""), result
         after = dump_accounts_schema(pg, pgdb)
-        added = [json for json in after["schema_migration"]
-                 if json not in before["schema_migration"]]
-        assert len(added) == 1 and '"identifier": "v8"' in added[0], added
+        added = sorted(json.loads(row)["identifier"] for row in after["schema_migration"]
+                       if row not in before["schema_migration"])
+        assert added == ["v8", "v9"], added
         after["schema_migration"] = before["schema_migration"]
         assert after == before
         result = login(owner, username="bob", password=BOB_V7_PASSWORD)
