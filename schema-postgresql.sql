@@ -12,9 +12,10 @@ CREATE TABLE accounts.schema_migration (
 );
 
 -- Times leave the database as the core's fixed-width UTC text (millisecond precision). The
--- body is SQL-standard: parsed here, its names bound now, whatever a caller's search_path.
+-- body is SQL-standard: parsed here, its names bound now, whatever a caller's search_path. Like
+-- every function of the schema it pins search_path = pg_catalog, pg_temp (migration "v8").
 CREATE FUNCTION accounts.stamp(t timestamptz) RETURNS text
-LANGUAGE sql STABLE PARALLEL SAFE
+LANGUAGE sql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 RETURN to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
 
 -- Every number ever handed out as a uid (with its per-user group's gid, the same number) or
@@ -82,7 +83,7 @@ VALUES (1, 'Public', NULL, date_trunc('milliseconds', now()));
 
 -- Accounts are added to an Activated device only.
 CREATE FUNCTION accounts.account_needs_activated_device() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   IF (SELECT state FROM accounts.activation WHERE id = 1) IS DISTINCT FROM 'Activated' THEN
     RAISE EXCEPTION 'accounts are added to an Activated device only'
@@ -97,7 +98,7 @@ FOR EACH ROW EXECUTE FUNCTION accounts.account_needs_activated_device();
 
 -- A Public device keeps no account.
 CREATE FUNCTION accounts.activation_public_keeps_no_account() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   IF NEW.state = 'Public' AND EXISTS (SELECT 1 FROM accounts.account) THEN
     RAISE EXCEPTION 'a Public device keeps no account' USING ERRCODE = 'check_violation';
@@ -252,7 +253,7 @@ RETURNS TABLE (
   expires_at text, uid bigint, home text, shell text, failures bigint, lockouts bigint,
   locked_until text, reference_hash text, sealed_secret text, key_id text, last_step bigint,
   enabled_at text, state text, changed_at text)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT a.id, a.username, a.username_key, a.full_name, a.email, a.password_hash,
     a.must_change_password, accounts.stamp(a.disabled_at), accounts.stamp(a.created_at),
@@ -272,12 +273,64 @@ AS $$
 $$;
 
 -- Writers take turns on the activation row, as every write transaction does; a wait longer
--- than p_wait_ms fails as busy (lock_not_available).
+-- than p_wait_ms fails as busy (lock_not_available). A holder that does not administer and
+-- keeps the turn for a second (a host's step holds it for milliseconds) is ended (migration
+-- "v9"), when the owner may end that role's sessions.
 CREATE FUNCTION accounts.take_write_turn(p_wait_ms integer) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  longest_hold constant interval := interval '1 second';
+  wait_ms constant integer := greatest(p_wait_ms, 1);
+  deadline timestamptz;
+  seen_xid xid;
+  seen_at timestamptz;
+  holder_pid integer;
+  holder_role oid;
 BEGIN
-  PERFORM set_config('lock_timeout', p_wait_ms::text || 'ms', true);
-  PERFORM 1 FROM accounts.activation WHERE id = 1 FOR UPDATE;
+  PERFORM set_config('lock_timeout', wait_ms::text || 'ms', true);
+  PERFORM 1 FROM accounts.activation WHERE id = 1 FOR UPDATE SKIP LOCKED;
+  IF FOUND THEN
+    RETURN;
+  END IF;
+  deadline := clock_timestamp() + make_interval(secs => wait_ms / 1000.0);
+  LOOP
+    -- The transaction that holds the row now (its locker), and since when at the latest.
+    SELECT a.xmax, clock_timestamp() INTO seen_xid, seen_at
+    FROM accounts.activation AS a WHERE a.id = 1;
+    BEGIN
+      PERFORM set_config('lock_timeout', greatest(1, ceil(1000 * extract(epoch FROM
+        least(deadline, seen_at + longest_hold) - clock_timestamp())))::bigint::text || 'ms',
+        true);
+      PERFORM 1 FROM accounts.activation WHERE id = 1 FOR UPDATE;
+      PERFORM set_config('lock_timeout', wait_ms::text || 'ms', true);
+      RETURN;
+    EXCEPTION WHEN lock_not_available THEN
+      holder_pid := NULL;
+      holder_role := NULL;
+      IF clock_timestamp() >= seen_at + longest_hold THEN
+        -- Still the same transaction, live, holding the row lock: the session running it.
+        SELECT l.pid INTO holder_pid FROM pg_locks AS l
+        WHERE l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock' AND l.granted
+          AND l.transactionid = seen_xid
+          AND seen_xid = (SELECT a.xmax FROM accounts.activation AS a WHERE a.id = 1)
+          AND EXISTS (SELECT 1 FROM pg_locks AS t
+                      WHERE t.pid = l.pid AND t.locktype = 'relation' AND t.granted
+                        AND t.relation = 'accounts.activation'::regclass
+                        AND t.mode = 'RowShareLock');
+        SELECT s.usesysid INTO holder_role FROM pg_stat_activity AS s
+        WHERE s.pid = holder_pid;
+      END IF;
+      IF holder_role IS NOT NULL
+         AND NOT has_table_privilege(holder_role, 'accounts.account', 'UPDATE')
+         AND (pg_has_role(holder_role, 'USAGE')
+              OR pg_has_role('pg_signal_backend', 'USAGE')) THEN
+        -- A host's step holds the turn for milliseconds: this one is kept by its caller.
+        PERFORM pg_terminate_backend(holder_pid, 1000);
+      ELSIF clock_timestamp() >= deadline THEN
+        RAISE;
+      END IF;
+    END;
+  END LOOP;
 END $$;
 
 -- A refused attempt: logged (p_detail) when p_key is locked at p_now; returns the lock's end.
@@ -285,7 +338,7 @@ CREATE FUNCTION accounts.login_refusal(
   p_username text, p_key text, p_now timestamptz, p_wait_ms integer, p_detail text,
   p_host text)
 RETURNS timestamptz
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   lock_end timestamptz;
 BEGIN
@@ -311,7 +364,7 @@ CREATE FUNCTION accounts.login_failure(
   p_forget_after double precision, p_detail text, p_refusal_detail text,
   p_lockout_detail text, p_host text)
 RETURNS TABLE (r_outcome text, r_failures bigint, r_until text)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   largest constant bigint := 9223372036854775807;
   refused timestamptz;
@@ -383,7 +436,7 @@ CREATE FUNCTION accounts.login_success(
   p_codes_left_details text[], p_reset_kinds text[], p_host text)
 RETURNS TABLE (r_outcome text, r_until text, r_full_name text, r_previous text,
                r_failures_since bigint)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   refused timestamptz;
   acct accounts.account%ROWTYPE;
@@ -489,12 +542,12 @@ REVOKE ALL ON FUNCTION accounts.login_success(text, text, timestamptz, integer, 
 -- Whether the role that connected may update accounts itself (the owner, an administrator
 -- role): only such a caller's clock and rules are taken.
 CREATE FUNCTION accounts.caller_administers() RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 RETURN has_table_privilege(session_user, 'accounts.account', 'UPDATE');
 
 -- The time a step records: the caller's when it administers, otherwise the server's.
 CREATE FUNCTION accounts.step_time(p_now timestamptz) RETURNS timestamptz
-LANGUAGE sql STABLE SET search_path = pg_catalog
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 RETURN CASE WHEN accounts.caller_administers() THEN p_now
             ELSE date_trunc('milliseconds', statement_timestamp()) END;
 
@@ -512,7 +565,7 @@ CREATE FUNCTION accounts.login_refusal(
   p_username text, p_key text, p_now timestamptz, p_wait_ms integer, p_detail text,
   p_host text)
 RETURNS timestamptz
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 RETURN accounts.login_refusal_step(p_username, p_key, accounts.step_time(p_now), p_wait_ms,
   p_detail, p_host);
 
@@ -524,7 +577,7 @@ CREATE FUNCTION accounts.login_failure(
   p_forget_after double precision, p_detail text, p_refusal_detail text,
   p_lockout_detail text, p_host text)
 RETURNS TABLE (r_outcome text, r_failures bigint, r_until text)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   IF NOT accounts.caller_administers() THEN
     p_threshold := least(greatest(p_threshold, 1), 5);
@@ -548,7 +601,7 @@ CREATE FUNCTION accounts.login_success(
   p_codes_left_details text[], p_reset_kinds text[], p_host text)
 RETURNS TABLE (r_outcome text, r_until text, r_full_name text, r_previous text,
                r_failures_since bigint)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   IF NOT accounts.caller_administers() THEN
     p_lifetime := least(p_lifetime, 86400);
@@ -566,7 +619,7 @@ CREATE FUNCTION accounts.session_by_token(p_hash bytea)
 RETURNS TABLE (id bigint, account_id bigint, created_at text, last_seen_at text,
                expires_at text, idle_seconds bigint, idle_until text, second_factor boolean,
                host text)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT s.id, s.account_id, accounts.stamp(s.created_at), accounts.stamp(s.last_seen_at),
     accounts.stamp(s.expires_at), s.idle_seconds, accounts.stamp(s.idle_until),
@@ -578,7 +631,7 @@ $$;
 -- Returns whether there was one.
 CREATE FUNCTION accounts.session_touch(p_hash bytea, p_now timestamptz, p_wait_ms integer)
 RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   p_now := accounts.step_time(p_now);
   PERFORM accounts.take_write_turn(p_wait_ms);
@@ -597,7 +650,7 @@ CREATE FUNCTION accounts.session_end(
   p_hash bytea, p_all boolean, p_now timestamptz, p_wait_ms integer, p_quiet boolean,
   p_details text[], p_host text)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   found_session accounts.session%ROWTYPE;
   acct accounts.account%ROWTYPE;
@@ -635,7 +688,7 @@ CREATE FUNCTION accounts.accept_second_step(
   p_account_id bigint, p_step bigint, p_recovery_hash bytea, p_now timestamptz,
   p_codes_left_details text[], p_host text)
 RETURNS boolean
-LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   codes_left bigint;
 BEGIN
@@ -673,7 +726,7 @@ CREATE FUNCTION accounts.change_password(
   p_expected_changed text, p_new_hash text, p_step bigint, p_recovery_hash bytea,
   p_codes_left_details text[], p_keeping bytea, p_detail text, p_host text)
 RETURNS text
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   acct accounts.account%ROWTYPE;
 BEGIN
@@ -706,7 +759,7 @@ CREATE FUNCTION accounts.pam_session_event(
   p_key text, p_expected_id bigint, p_opened boolean, p_now timestamptz, p_wait_ms integer,
   p_detail text, p_host text)
 RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   acct accounts.account%ROWTYPE;
 BEGIN
@@ -735,7 +788,7 @@ CREATE FUNCTION accounts.second_factor_change(
   p_step bigint, p_recovery_hash bytea, p_codes_left_details text[], p_keeping bytea,
   p_host text)
 RETURNS text
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   acct accounts.account%ROWTYPE;
   has_factor boolean;
@@ -796,7 +849,7 @@ END $$;
 -- failures Home tells of), without reading the audit log.
 CREATE FUNCTION accounts.event_count(p_key text, p_kind text, p_after_kinds text[])
 RETURNS bigint
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT count(*) FROM accounts.audit_event AS e
   WHERE e.username_key = p_key AND e.kind = p_kind
@@ -834,7 +887,7 @@ REVOKE ALL ON FUNCTION accounts.event_count(text, text, text[]) FROM PUBLIC;
 -- '$', then the hash with its digest masked (bcrypt's after its 29-character setting, the
 -- others' after their last '$'): PBKDF2's Base64 letters become 'A', crypt(3)'s become '.'.
 CREATE FUNCTION accounts.sealed_hash(p_hash text) RETURNS text
-LANGUAGE sql STABLE PARALLEL SAFE
+LANGUAGE sql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 RETURN 'sealed$' || encode(sha256(convert_to(p_hash, 'UTF8')), 'hex') || '$'
   || CASE WHEN substr(p_hash, 1, 2) = '$2'
           THEN substr(p_hash, 1, 29) || regexp_replace(substr(p_hash, 30), '.', '.', 'g')
@@ -846,7 +899,7 @@ RETURN 'sealed$' || encode(sha256(convert_to(p_hash, 'UTF8')), 'hex') || '$'
 
 -- A stored hash as the caller may read it: whole for one that administers, else sealed.
 CREATE FUNCTION accounts.seen_hash(p_hash text) RETURNS text
-LANGUAGE sql STABLE SET search_path = pg_catalog
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 RETURN CASE WHEN accounts.caller_administers() THEN p_hash
             ELSE accounts.sealed_hash(p_hash) END;
 
@@ -867,7 +920,7 @@ RETURNS TABLE (
   expires_at text, uid bigint, home text, shell text, failures bigint, lockouts bigint,
   locked_until text, reference_hash text, sealed_secret text, key_id text, last_step bigint,
   enabled_at text, state text, changed_at text)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT a.id, a.username, a.username_key, a.full_name, a.email,
     accounts.seen_hash(a.password_hash),
@@ -892,7 +945,7 @@ $$;
 -- Whether p_proof is the stored hash of p_key, read in the write turn (taken here).
 CREATE FUNCTION accounts.password_proven(p_key text, p_wait_ms integer, p_proof text)
 RETURNS boolean
-LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   PERFORM accounts.take_write_turn(p_wait_ms);
   RETURN EXISTS (SELECT 1 FROM accounts.account AS a
@@ -941,7 +994,7 @@ CREATE FUNCTION accounts.login_success(
   p_codes_left_details text[], p_reset_kinds text[], p_host text, p_proof text)
 RETURNS TABLE (r_outcome text, r_until text, r_full_name text, r_previous text,
                r_failures_since bigint)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   IF NOT accounts.caller_administers() THEN
     p_lifetime := least(p_lifetime, 86400);
@@ -969,7 +1022,7 @@ CREATE FUNCTION accounts.change_password(
   p_expected_changed text, p_new_hash text, p_step bigint, p_recovery_hash bytea,
   p_codes_left_details text[], p_keeping bytea, p_detail text, p_host text, p_proof text)
 RETURNS text
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   IF NOT accounts.caller_administers()
      AND NOT accounts.password_proven(p_key, p_wait_ms, p_proof) THEN
@@ -988,7 +1041,7 @@ CREATE FUNCTION accounts.second_factor_change(
   p_step bigint, p_recovery_hash bytea, p_codes_left_details text[], p_keeping bytea,
   p_host text, p_proof text)
 RETURNS text
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   IF NOT accounts.caller_administers()
      AND NOT accounts.password_proven(p_key, p_wait_ms, p_proof) THEN

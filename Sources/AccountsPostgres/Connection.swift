@@ -153,8 +153,11 @@ final class PGConnection {
   ///
   /// Every name of ours is written with its schema; the functions and operators SQL itself
   /// calls (count, coalesce, =) are looked up in pg_catalog alone, so that no other role's
-  /// objects in a schema on the search path can stand in for them (CVE-2018-1058).
-  static let pinPath = "SELECT pg_catalog.set_config('search_path', 'pg_catalog', false);"
+  /// objects in a schema on the search path can stand in for them (CVE-2018-1058). The
+  /// session's temporary schema is named last: left out, PostgreSQL searches it first for
+  /// tables and types.
+  static let pinPath =
+    "SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);"
 
   /// Runs `sql` (one statement, or several with no parameters) and returns the last result.
   ///

@@ -8,7 +8,11 @@ import AccountsCore
 /// migration (the schema's owner does, at its first write after an upgrade). A host role writes
 /// no table: it calls the functions of a host's steps (migrations "v5" to "v7") and reads what
 /// those steps read; not the audit log, not the sessions' token hashes, and the accounts'
-/// password hashes only sealed (`SealedPasswordHash`). Running the SQL
+/// password hashes only sealed (`SealedPasswordHash`), and may make no temporary table or type
+/// in the database (the right is taken from PUBLIC: a caller's temporary schema could otherwise
+/// stand in for a type a step names). The schema's owner becomes a member of the host role,
+/// unless it is a superuser or may signal any backend: a step ends a host role's session that
+/// keeps the write turn (migration "v9"), which takes that role's privileges. Running the SQL
 /// again sets the same rights (it revokes what it grants first), so it is also how rights are
 /// brought up to date after an upgrade.
 public enum PostgresRoles {
@@ -111,6 +115,37 @@ public enum PostgresRoles {
           END IF;
         END LOOP;
       END $roles$;
+      -- No temporary objects for the host role: a session's temporary schema is searched
+      -- first for tables and types wherever a search path leaves it out. PostgreSQL lets every
+      -- role (PUBLIC) make them in a database; accounts makes none, so PUBLIC loses the right
+      -- here (a role of another program that needs it is granted TEMPORARY by name).
+      DO $temporary$
+      BEGIN
+        EXECUTE pg_catalog.format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC, %I',
+          pg_catalog.current_database(), '\(host)');
+        IF pg_catalog.has_database_privilege('\(host)', pg_catalog.current_database(),
+                                             'TEMPORARY') THEN
+          RAISE EXCEPTION 'the role "%" may still make temporary tables in the database "%": '
+            'run this as the database''s owner, and take TEMPORARY from the roles it belongs to',
+            '\(host)', pg_catalog.current_database();
+        END IF;
+      END $temporary$;
+      -- A step ends a host role's session that keeps the write turn (migration "v9"): the
+      -- schema's owner, whose rights the steps run with, needs the host role's privileges.
+      DO $ending$
+      DECLARE
+        owner_name text := (SELECT pg_catalog.pg_get_userbyid(nspowner)
+                            FROM pg_catalog.pg_namespace WHERE nspname = 'accounts');
+      BEGIN
+        IF NOT pg_catalog.pg_has_role(owner_name, '\(host)', 'USAGE')
+           AND NOT pg_catalog.pg_has_role(owner_name, 'pg_signal_backend', 'USAGE') THEN
+          EXECUTE pg_catalog.format('GRANT %I TO %I', '\(host)', owner_name);
+        END IF;
+      EXCEPTION WHEN insufficient_privilege THEN
+        RAISE EXCEPTION 'the store''s owner "%" must be made a member of the role "%" (so that '
+          'a login can end its sessions that keep the write turn): run this as a superuser or '
+          'a role with CREATEROLE', owner_name, '\(host)';
+      END $ending$;
       REVOKE ALL ON ALL TABLES IN SCHEMA accounts FROM \(a), \(h);
       REVOKE ALL ON ALL SEQUENCES IN SCHEMA accounts FROM \(a), \(h);
       REVOKE ALL ON ALL FUNCTIONS IN SCHEMA accounts FROM \(a), \(h);

@@ -1,6 +1,6 @@
-/// The SQL of PostgreSQL migration "v9": every home folder given, never given twice (SQLite's
+/// The SQL of PostgreSQL migration "v10": every home folder given, never given twice (SQLite's
 /// "v8"); never edit it once shipped.
-let postgresSchemaV9 = """
+let postgresSchemaV10 = """
   -- Every home folder ever given to an account with a uid, so that no path is given twice: a
   -- renamed or removed account's files at its home never become a new account's (its planted
   -- `.profile` would run as the newcomer). Never deleted, not even by reset.

@@ -319,11 +319,12 @@ public final class PostgresStore: AccountRepository {
     }
   }
 
-  /// What every transaction begins with: its own search path, pinned to pg_catalog.
+  /// What every transaction begins with: its own search path, pinned to pg_catalog (the
+  /// temporary schema last, where PostgreSQL would otherwise search it first).
   ///
   /// See `PGConnection.open`. The connection sets it for the session too, but behind a pooler in
   /// transaction mode the session is not ours from one transaction to the next.
-  static let pinnedPath = "SET LOCAL search_path = pg_catalog;"
+  static let pinnedPath = "SET LOCAL search_path = pg_catalog, pg_temp;"
 
   /// The advisory lock key migrations hold: "accounts" in ASCII.
   static let migrationLock: Int64 = 0x6163_636f_756e_7473
