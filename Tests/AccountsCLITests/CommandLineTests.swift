@@ -146,6 +146,7 @@ struct PamHelperParsingTests {
     ["auth", "--expired-only", "--expired-only"], ["auth", "--time-limit", "soon"],
     ["auth", "--time-limit", "-1"], ["auth", "--time-limit", "4294967296"], ["auth", "--bogus"],
     ["auth", "--expired-only=yes"], ["auth", "--", "/db"], ["-auth"], ["--version"],
+    ["auth", "--key-file="],
     ["auth", "--generate-completion-script", "bash"],
   ])
   func leavesTheRestToArgumentParser(_ arguments: [String]) {

@@ -4,10 +4,10 @@
 ///
 /// It reads the stage, then `--name value` (or `--name=value`) options, each once, and
 /// `--expired-only`. Nil for anything else (help, a repeated or unknown option, a value that
-/// looks like an option or is no number): ArgumentParser then reads them as ever, with its
-/// messages. Why by hand: ArgumentParser's reflection over the command (its completion-script
-/// check above all) took 1.3 ms of every PAM stage, more than the rest of its start-up, and the
-/// module runs the helper for each stage of every login.
+/// looks like an option, is no number or is missing after `=`): ArgumentParser then reads them as
+/// ever, with its messages. Why by hand: ArgumentParser's reflection over the command (its
+/// completion-script check above all) took 1.3 ms of every PAM stage, more than the rest of its
+/// start-up, and the module runs the helper for each stage of every login.
 struct PamHelperArguments: Equatable {
   static let databaseOption = "database"
   static let keyFileOption = "key-file"
@@ -60,6 +60,8 @@ struct PamHelperArguments: Equatable {
       if let equals = option.firstIndex(of: "=") {
         name = String(option[..<equals])
         value = String(option[option.index(after: equals)...])
+        // ArgumentParser reads `--name=` as a missing value, not an empty one.
+        guard !value.isEmpty else { return nil }
       } else {
         guard let next = rest.popFirst(), !next.hasPrefix("-") else { return nil }
         name = String(option)
