@@ -69,16 +69,16 @@ static int add_item(pam_handle_t *pamh, int item, const char *name, char **envp,
   return 0;
 }
 
-/// The soft resource limits the helper runs under, whatever its caller's were (a hard limit
-/// below one is raised to it). Whoever runs a setuid host (su) chooses the limits the module
-/// inherits, and a limit the helper meets after a password was asked would leave that attempt
-/// uncounted: a file-size limit stops the store's write of the failure (SIGXFSZ), a CPU,
-/// real-time CPU or address-space limit kills the helper in the middle of its check, too few
-/// open files fail its store. No core file
-/// of a process that held secrets. The others (processes, locked memory, signals queued, message
-/// queues, nice, real-time priority) are never met by the helper, which starts no thread or
-/// process of its own. A host with CAP_SYS_RESOURCE (root: su, sshd, login, sudo) may raise a
-/// hard limit; a caller without it whose hard limit is lower gets no helper, so nothing is asked.
+/// The soft resource limits the helper runs under, whatever its caller's were (a hard limit below
+/// one is raised to it). Whoever runs a setuid host (su) chooses the limits the module inherits,
+/// and a limit the helper meets after a password was asked would leave that attempt uncounted: a
+/// file-size limit stops the store's write of the failure (SIGXFSZ), a CPU, real-time CPU or
+/// address-space limit kills the helper in the middle of its check, too few open files fail its
+/// store. No core file of a process that held secrets. The others (processes, locked memory,
+/// signals queued, message queues, nice, real-time priority) are never met by the helper, which
+/// starts no thread or process of its own (and a fork that RLIMIT_NPROC refuses starts no helper:
+/// nothing is asked). A host with CAP_SYS_RESOURCE (root: su, sshd, login, sudo) may raise a hard
+/// limit; a caller without it whose hard limit is lower gets no helper, so nothing is asked.
 static const struct {
   int resource;
   rlim_t value;
