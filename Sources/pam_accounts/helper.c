@@ -3,9 +3,10 @@
 //
 // The module runs inside sshd, login, su, sudo and screen lockers, so: argv and envp are built
 // before fork (nothing is allocated between fork and exec); the child gets the socket on fds 0
-// and 1, /dev/null on 2, no other fd, default signals and an empty mask; writes never raise
-// SIGPIPE in the host; the helper is always reaped (a host that reaps it first is not an
-// error); and it is killed when its own time is up (the clock stops while a person answers).
+// and 1, /dev/null on 2, no other fd, default signals, an empty mask and resource limits of its
+// own; writes never raise SIGPIPE in the host; the helper is always reaped (a host that reaps it
+// first is not an error); and it is killed when its own time is up (the clock stops while a
+// person answers).
 
 #define _GNU_SOURCE
 #include "pam_accounts.h"
@@ -68,8 +69,59 @@ static int add_item(pam_handle_t *pamh, int item, const char *name, char **envp,
   return 0;
 }
 
-/// In the child: fds 0 and 1 the socket, 2 /dev/null, no other; default signals, empty mask.
-/// Only async-signal-safe calls and no allocation.
+/// The soft resource limits the helper runs under, whatever its caller's were (a hard limit below
+/// one is raised to it). Whoever runs a setuid host (su) chooses the limits the module inherits,
+/// and a limit the helper meets after a password was asked would leave that attempt uncounted: a
+/// file-size limit stops the store's write of the failure (SIGXFSZ), a CPU, real-time CPU or
+/// address-space limit kills the helper in the middle of its check, too few open files fail its
+/// store. No core file of a process that held secrets. The others (processes, locked memory,
+/// signals queued, message queues, nice, real-time priority) are never met by the helper, which
+/// starts no thread or process of its own (and a fork that RLIMIT_NPROC refuses starts no helper:
+/// nothing is asked). A host with CAP_SYS_RESOURCE (root: su, sshd, login, sudo) may raise a hard
+/// limit; a caller without it whose hard limit is lower gets no helper, so nothing is asked.
+static const struct {
+  int resource;
+  rlim_t value;
+  const char *refusal;  ///< a LOG request line for the module, written when it cannot be set
+} helper_limits[] = {
+#define PA_REFUSAL(name, value)                                                                 \
+  "LOG the helper was not started: its " name " cannot be set to " value                        \
+  " (the caller's hard limit is lower, and raising it needs CAP_SYS_RESOURCE)\n"
+    {RLIMIT_FSIZE, RLIM_INFINITY, PA_REFUSAL("RLIMIT_FSIZE", "unlimited")},
+    {RLIMIT_CPU, RLIM_INFINITY, PA_REFUSAL("RLIMIT_CPU", "unlimited")},
+    {RLIMIT_RTTIME, RLIM_INFINITY, PA_REFUSAL("RLIMIT_RTTIME", "unlimited")},
+    {RLIMIT_AS, RLIM_INFINITY, PA_REFUSAL("RLIMIT_AS", "unlimited")},
+    {RLIMIT_DATA, RLIM_INFINITY, PA_REFUSAL("RLIMIT_DATA", "unlimited")},
+    {RLIMIT_STACK, 8 << 20, PA_REFUSAL("RLIMIT_STACK", "8 MiB")},
+    {RLIMIT_NOFILE, 1024, PA_REFUSAL("RLIMIT_NOFILE", "1024")},
+    {RLIMIT_CORE, 0, PA_REFUSAL("RLIMIT_CORE", "0")},
+#undef PA_REFUSAL
+};
+
+/// In the child: the helper's limits, or its LOG line on `sock` and the end of the child.
+static void set_limits(int sock) {
+  for (size_t i = 0; i < sizeof helper_limits / sizeof helper_limits[0]; i++) {
+    rlim_t value = helper_limits[i].value;
+    struct rlimit limit;
+    if (getrlimit(helper_limits[i].resource, &limit) == 0) {
+      // A hard limit above the value stays (Valgrind, for one, refuses to have its own
+      // RLIMIT_NOFILE lowered); one below it is raised.
+      if (value == RLIM_INFINITY || (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < value)) {
+        limit.rlim_max = value;
+      }
+      limit.rlim_cur = value;
+      if (setrlimit(helper_limits[i].resource, &limit) == 0) {
+        continue;
+      }
+    }
+    const char *line = helper_limits[i].refusal;
+    (void)!write(sock, line, strlen(line));
+    _exit(127);
+  }
+}
+
+/// In the child: default signals, the helper's limits, fds 0 and 1 the socket, 2 /dev/null, no
+/// other fd, an empty mask. Only async-signal-safe calls and no allocation.
 __attribute__((noreturn)) static void exec_child(int sock, const char **argv, char **envp,
                                                  int fd_limit) {
   struct sigaction fallback;
@@ -79,6 +131,7 @@ __attribute__((noreturn)) static void exec_child(int sock, const char **argv, ch
   for (int sig = 1; sig < NSIG; sig++) {
     (void)sigaction(sig, &fallback, NULL);  // SIGKILL, SIGSTOP and glibc's own refuse: fine
   }
+  set_limits(sock);
   if (sock < 3 && (sock = fcntl(sock, F_DUPFD_CLOEXEC, 3)) < 0) {
     _exit(127);
   }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FoundationEssentials
 import Testing
 
 @testable import AccountsCLI
@@ -146,6 +147,7 @@ struct PamHelperParsingTests {
     ["auth", "--expired-only", "--expired-only"], ["auth", "--time-limit", "soon"],
     ["auth", "--time-limit", "-1"], ["auth", "--time-limit", "4294967296"], ["auth", "--bogus"],
     ["auth", "--expired-only=yes"], ["auth", "--", "/db"], ["-auth"], ["--version"],
+    ["auth", "--key-file="],
     ["auth", "--generate-completion-script", "bash"],
   ])
   func leavesTheRestToArgumentParser(_ arguments: [String]) {
@@ -155,5 +157,26 @@ struct PamHelperParsingTests {
   @Test func readsOnlyItsOwnCommand() {
     #expect(AccountsCommand.PamHelper.quickInvocation(["pam-auth", "--database", "/db"]) == nil)
     #expect(AccountsCommand.PamHelper.quickInvocation([]) == nil)
+  }
+
+  /// Every input of the argument fuzz target's corpus (Tests/fuzz/corpus/arguments: the
+  /// arguments split at NUL bytes) that the quick parser takes, ArgumentParser reads the same.
+  @Test func readsTheFuzzCorpusAsArgumentParserDoes() throws {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../fuzz/corpus/arguments").standardized
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    #expect(!names.isEmpty)
+    var taken = 0
+    for name in names {
+      let bytes = try Data(contentsOf: folder.appendingPathComponent(name))
+      let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map {
+        String(decoding: $0, as: UTF8.self)
+      }
+      guard let quick = AccountsCommand.PamHelper.quickInvocation(["pam-helper"] + arguments)
+      else { continue }
+      taken += 1
+      #expect(quick == (try Self.parsed(arguments)), "\(name)")
+    }
+    #expect(taken > 0)
   }
 }

@@ -14,15 +14,23 @@ release program, service files for a device's store, and the answers a person ty
 - `sshd_service(device) -> context manager yielding the service name`: README's sshd service,
   a scratch stack file (`shared_stack`) and a scratch service that makes the home directory
   (pam_mkhomedir) and includes the stack.
+- `su_stack(device) -> context manager`: /etc/pam.d/su-l as README shows it for the device's
+  store (pam_rootok, then `shared_stack`), put back after (`pammodule.replaced_service`).
+- `su(name, prefix=()) -> pexpect.spawn`: `su - NAME -c 'echo "I am $(id -un)"'` run by nobody
+  at a pseudo-terminal, `prefix` (e.g. a prlimit command) before it; the shell says who it runs
+  as (`I am NAME`).
 - `events(device) -> list[(event, user, detail)]`.
 - `typed(*pairs)`: the (prompt, answer) pairs, for `pammodule.pamtester(answers=...)`.
 """
 
 import contextlib
+import io
 import os
 
-from conftest import BIN
-from pammodule import build_module, scratch_service
+import pexpect
+
+from conftest import BIN, NOBODY_UID
+from pammodule import build_module, replaced_service, scratch_service
 
 PASSWORD_PROMPT = "Password: "
 CODE_PROMPT = "Verification code: "
@@ -72,6 +80,19 @@ def sshd_service(device):
         with scratch_service(["session  required  pam_mkhomedir.so skel=/etc/skel umask=0077",
                               f"@include {stack}"]) as name:
             yield name
+
+
+def su_stack(device):
+    return replaced_service("su-l", ["auth     sufficient pam_rootok.so", *shared_stack(device)])
+
+
+def su(name, prefix=()) -> pexpect.spawn:
+    command = [*prefix, "setpriv", f"--reuid={NOBODY_UID}", f"--regid={NOBODY_UID}",
+               "--clear-groups", "su", "-", name, "-c", 'echo "I am $(id -un)"']
+    child = pexpect.spawn(command[0], command[1:], encoding="utf-8", timeout=60,
+                          env={"PATH": os.environ["PATH"], "TERM": "dumb"}, cwd="/")
+    child.logfile_read = io.StringIO()
+    return child
 
 
 def events(device) -> list:

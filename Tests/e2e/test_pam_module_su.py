@@ -5,35 +5,16 @@ An account of the device is a Linux user through its user record in /run/userdb 
 the password, then the code, then a shell as NAME. A user of /etc/passwd keeps logging in with
 its own password through pam_unix, and the module never sees it."""
 
-import io
-import os
-
 import pexpect
 import pyotp
 import pytest
 
-from conftest import BOB_PASSWORD, NOBODY_UID, PASSWORD, WRONG_PASSWORD
+from conftest import BOB_PASSWORD, PASSWORD, WRONG_PASSWORD
 from hostusers import local_user, unique_name, user_records
-from pammodule import replaced_service
-from pamstack import CODE_PROMPT, PASSWORD_PROMPT, events, shared_stack
+from pamstack import CODE_PROMPT, PASSWORD_PROMPT, events, su, su_stack
 from secondfactor import enabled
 
 pytestmark = pytest.mark.front_end
-
-
-def su_stack(device):
-    """/etc/pam.d/su-l as README shows it for the device's store, put back after."""
-    return replaced_service("su-l", ["auth     sufficient pam_rootok.so", *shared_stack(device)])
-
-
-def su(name) -> pexpect.spawn:
-    """`su - NAME -c ...` run by nobody; the shell says who it runs as (`I am NAME`)."""
-    command = ["setpriv", f"--reuid={NOBODY_UID}", f"--regid={NOBODY_UID}", "--clear-groups",
-               "su", "-", name, "-c", 'echo "I am $(id -un)"']
-    child = pexpect.spawn(command[0], command[1:], encoding="utf-8", timeout=60,
-                          env={"PATH": os.environ["PATH"], "TERM": "dumb"}, cwd="/")
-    child.logfile_read = io.StringIO()
-    return child
 
 
 def refused(name, password):

@@ -74,11 +74,10 @@ extension AccountsCommand.PamHelper {
   /// One run of the helper: what the parser (ArgumentParser, or `init(arguments:)` for the
   /// lines the module writes) read from the command line.
   struct Invocation: Equatable {
-    static let databaseOption = "database"
-    static let keyFileOption = "key-file"
-    static let timeLimitOption = "time-limit"
-    static let allowGroupsOption = "allow-groups"
-    static let expiredOnlyOption = "expired-only"
+    static let keyFileOption = PamHelperArguments.keyFileOption
+    static let timeLimitOption = PamHelperArguments.timeLimitOption
+    static let allowGroupsOption = PamHelperArguments.allowGroupsOption
+    static let expiredOnlyOption = PamHelperArguments.expiredOnlyOption
 
     var stage: String
     var database: String?
@@ -87,59 +86,14 @@ extension AccountsCommand.PamHelper {
     var allowGroups: String?
     var expiredOnly = false
 
-    /// The arguments after `pam-helper`, read without ArgumentParser.
-    ///
-    /// It reads the forms the module writes: the stage, then `--name value` (or
-    /// `--name=value`) options, each once, and `--expired-only`. Nil for anything else (help,
-    /// a repeated or unknown option, a value that looks like an option or is no number):
-    /// ArgumentParser then reads them as ever, with its messages. Why by hand: ArgumentParser's
-    /// reflection over the command (its completion-script check above all) took 1.3 ms of every
-    /// PAM stage, more than the rest of its start-up, and the module runs the helper for each
-    /// stage of every login.
+    /// The arguments after `pam-helper`, read by `PamHelperArguments`; nil for anything that
+    /// is not a line the module writes.
     init?(arguments: [String]) {
-      var stage: String?
-      var values: [String: String] = [:]
-      var expiredOnly = false
-      var rest = arguments[...]
-      while let argument = rest.popFirst() {
-        guard argument.hasPrefix("--") else {
-          guard stage == nil, !argument.hasPrefix("-") else { return nil }
-          stage = argument
-          continue
-        }
-        let option = argument.dropFirst(2)
-        if option == Self.expiredOnlyOption {
-          guard !expiredOnly else { return nil }
-          expiredOnly = true
-          continue
-        }
-        let name: String
-        let value: String
-        if let equals = option.firstIndex(of: "=") {
-          name = String(option[..<equals])
-          value = String(option[option.index(after: equals)...])
-        } else {
-          guard let next = rest.popFirst(), !next.hasPrefix("-") else { return nil }
-          name = String(option)
-          value = next
-        }
-        let known = [
-          Self.databaseOption, Self.keyFileOption, Self.timeLimitOption, Self.allowGroupsOption,
-        ]
-        guard known.contains(name), values.updateValue(value, forKey: name) == nil else {
-          return nil
-        }
-      }
-      guard let stage else { return nil }
-      self.stage = stage
-      database = values[Self.databaseOption]
-      keyFile = values[Self.keyFileOption]
-      allowGroups = values[Self.allowGroupsOption]
-      self.expiredOnly = expiredOnly
-      if let limit = values[Self.timeLimitOption] {
-        guard let seconds = UInt32(limit) else { return nil }
-        timeLimit = seconds
-      }
+      guard let read = PamHelperArguments(arguments) else { return nil }
+      self.init(
+        stage: read.stage, database: read.database, keyFile: read.keyFile,
+        timeLimit: read.timeLimit ?? PamAuthFlow.defaultTimeLimit, allowGroups: read.allowGroups,
+        expiredOnly: read.expiredOnly)
     }
 
     init(
