@@ -275,6 +275,9 @@ int pa_run_helper(pam_handle_t *pamh, const struct pa_options *options,
   if (stage->expired_only) {
     argv[argc++] = "--expired-only";
   }
+  if (stage->authenticated) {
+    argv[argc++] = "--authenticated";
+  }
   argv[argc] = NULL;
 
   char *envp[5] = {NULL};

@@ -118,10 +118,44 @@ static int run_stage(pam_handle_t *pamh, int flags, int argc, const char **argv,
   return pa_run_helper(pamh, &options, stage);
 }
 
+/// The PAM data that says which user this handle's auth stage accepted: a forced password
+/// change right after it need not ask the code again, one after a key login (sshd runs no auth)
+/// must.
+#define PA_AUTHENTICATED_DATA "pam_accounts_authenticated_user"
+
+static void free_data(pam_handle_t *pamh, void *data, int error_status) {
+  (void)pamh, (void)error_status;
+  free(data);
+}
+
+/// True when this handle's auth stage accepted the current PAM_USER.
+static int authenticated_here(pam_handle_t *pamh) {
+  const void *accepted = NULL;
+  const char *user = NULL;
+  if (pam_get_data(pamh, PA_AUTHENTICATED_DATA, &accepted) != PAM_SUCCESS || accepted == NULL) {
+    return 0;
+  }
+  if (pam_get_item(pamh, PAM_USER, (const void **)&user) != PAM_SUCCESS || user == NULL) {
+    return 0;
+  }
+  return strcmp((const char *)accepted, user) == 0;
+}
+
 PA_EXPORT PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc,
                                              const char **argv) {
-  const struct pa_stage stage = {"auth", 0, PAM_AUTH_ERR};
-  return run_stage(pamh, flags, argc, argv, &stage);
+  const struct pa_stage stage = {"auth", 0, 0, PAM_AUTH_ERR};
+  int status = run_stage(pamh, flags, argc, argv, &stage);
+  if (status == PAM_SUCCESS) {
+    const char *user = NULL;
+    if (pam_get_item(pamh, PAM_USER, (const void **)&user) == PAM_SUCCESS && user != NULL) {
+      char *copy = strdup(user);
+      if (copy != NULL &&
+          pam_set_data(pamh, PA_AUTHENTICATED_DATA, copy, free_data) != PAM_SUCCESS) {
+        free(copy);
+      }
+    }
+  }
+  return status;
 }
 
 PA_EXPORT PAM_EXTERN int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc,
@@ -132,7 +166,7 @@ PA_EXPORT PAM_EXTERN int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc,
 
 PA_EXPORT PAM_EXTERN int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc,
                                           const char **argv) {
-  const struct pa_stage stage = {"account", 0, PAM_SYSTEM_ERR};
+  const struct pa_stage stage = {"account", 0, 0, PAM_SYSTEM_ERR};
   return run_stage(pamh, flags, argc, argv, &stage);
 }
 
@@ -144,19 +178,20 @@ PA_EXPORT PAM_EXTERN int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int arg
   if (!(flags & PAM_UPDATE_AUTHTOK)) {
     return PAM_SERVICE_ERR;
   }
-  const struct pa_stage stage = {"password", (flags & PAM_CHANGE_EXPIRED_AUTHTOK) != 0,
-                                 PAM_SYSTEM_ERR};
+  int expired_only = (flags & PAM_CHANGE_EXPIRED_AUTHTOK) != 0;
+  const struct pa_stage stage = {"password", expired_only,
+                                 expired_only && authenticated_here(pamh), PAM_SYSTEM_ERR};
   return run_stage(pamh, flags, argc, argv, &stage);
 }
 
 PA_EXPORT PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
                                              const char **argv) {
-  const struct pa_stage stage = {"open-session", 0, PAM_SYSTEM_ERR};
+  const struct pa_stage stage = {"open-session", 0, 0, PAM_SYSTEM_ERR};
   return run_stage(pamh, flags, argc, argv, &stage);
 }
 
 PA_EXPORT PAM_EXTERN int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc,
                                               const char **argv) {
-  const struct pa_stage stage = {"close-session", 0, PAM_SYSTEM_ERR};
+  const struct pa_stage stage = {"close-session", 0, 0, PAM_SYSTEM_ERR};
   return run_stage(pamh, flags, argc, argv, &stage);
 }

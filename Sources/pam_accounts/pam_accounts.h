@@ -32,6 +32,7 @@ struct pa_options {
 struct pa_stage {
   const char *name;  ///< auth, account, password, open-session, close-session
   int expired_only;  ///< password: --expired-only (PAM_CHANGE_EXPIRED_AUTHTOK)
+  int authenticated; ///< password: --authenticated (this handle's auth accepted PAM_USER)
   int failure;       ///< the code returned when there is no usable verdict
 };
 

@@ -113,7 +113,7 @@ struct PamHelperParsingTests {
     return Invocation(
       stage: command.stage, database: command.global.database, keyFile: command.keyFile,
       timeLimit: command.timeLimit, allowGroups: command.allowGroups,
-      expiredOnly: command.expiredOnly)
+      expiredOnly: command.expiredOnly, authenticated: command.authenticated)
   }
 
   @Test(arguments: [
@@ -124,6 +124,7 @@ struct PamHelperParsingTests {
       "30", "--allow-groups", "staff,wheel",
     ],
     ["password", "--database", "/db", "--time-limit", "300", "--expired-only"],
+    ["password", "--database", "/db", "--time-limit", "300", "--expired-only", "--authenticated"],
     ["open-session", "--database", "/db", "--time-limit", "5"],
     // Forms ArgumentParser reads the same way.
     ["close-session", "--database=/db", "--time-limit=7"],
@@ -144,7 +145,8 @@ struct PamHelperParsingTests {
   @Test(arguments: [
     [], ["--help"], ["auth", "-h"], ["auth", "--database"], ["auth", "--database", "-x"],
     ["auth", "--database", "/a", "--database", "/b"], ["auth", "extra"],
-    ["auth", "--expired-only", "--expired-only"], ["auth", "--time-limit", "soon"],
+    ["auth", "--expired-only", "--expired-only"], ["auth", "--authenticated", "--authenticated"],
+    ["auth", "--time-limit", "soon"],
     ["auth", "--time-limit", "-1"], ["auth", "--time-limit", "4294967296"], ["auth", "--bogus"],
     ["auth", "--expired-only=yes"], ["auth", "--", "/db"], ["-auth"], ["--version"],
     ["auth", "--key-file="],

@@ -7,7 +7,9 @@ import pytest
 
 from conftest import BOB, BOB_PASSWORD, NEW_PASSWORD, PASSWORD, USERNAME, WRONG_PASSWORD
 from pammodule import PAM_CODES, failure_line, pamtester, scratch_service, succeeded
-from pamstack import ITEMS, PASSWORD_PROMPT, events, module, options, service, where
+from pamstack import (CODE_PROMPT, ITEMS, PASSWORD_PROMPT, events, module, options, service,
+                      where)
+from secondfactor import enabled, oath, rewind
 
 pytestmark = pytest.mark.front_end
 
@@ -50,6 +52,33 @@ def test_a_password_that_must_change_is_changed_through_chauthtok(activated):
     assert succeeded(after), after
     assert succeeded(after, "acct_mgmt"), after
     assert activated.login(BOB, BOB_PASSWORD).code == 1
+
+
+def test_a_forced_change_asks_the_code_unless_auth_ran_in_the_same_handle(activated):
+    """A must-change account with a second factor: the forced change alone (a key login to
+    sshd runs no auth) asks the current password and the code; right after auth accepted both
+    in the same handle (a console login), only the passwords."""
+    enrollment = enabled(activated)
+    activated.run("user", "passwd", USERNAME, "--must-change", "--password-stdin",
+                  input=PASSWORD + "\n")
+    with service(activated, auth=(), password=()) as name:
+        rewind(activated)
+        code = oath(enrollment.key)
+        alone = pamtester(name, operations=("chauthtok(PAM_CHANGE_EXPIRED_AUTHTOK)",),
+                          answers=[(CURRENT, PASSWORD), (CODE_PROMPT, code),
+                                   (NEW, NEW_PASSWORD), (AGAIN, NEW_PASSWORD)])
+        assert succeeded(alone, "chauthtok"), alone
+        activated.run("user", "passwd", USERNAME, "--must-change", "--password-stdin",
+                      input=PASSWORD + "\n")
+        rewind(activated)
+        code = oath(enrollment.key)
+        console = pamtester(name, operations=("authenticate",
+                                              "chauthtok(PAM_CHANGE_EXPIRED_AUTHTOK)"),
+                            answers=[(PASSWORD_PROMPT, PASSWORD), (CODE_PROMPT, code),
+                                     (CURRENT, PASSWORD), (NEW, NEW_PASSWORD),
+                                     (AGAIN, NEW_PASSWORD)])
+        assert succeeded(console, "chauthtok"), console
+        assert console.output.count(CODE_PROMPT) == 1, console
 
 
 def test_chauthtok_refuses_a_wrong_current_password_and_new_ones_that_differ(activated):

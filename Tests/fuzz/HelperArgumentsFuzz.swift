@@ -27,6 +27,9 @@ func rendered(_ read: PamHelperArguments, attached: Bool) -> [String] {
   if read.expiredOnly {
     arguments.append("--\(PamHelperArguments.expiredOnlyOption)")
   }
+  if read.authenticated {
+    arguments.append("--\(PamHelperArguments.authenticatedOption)")
+  }
   return arguments
 }
 

@@ -52,10 +52,18 @@ extension AccountsCommand {
       help: "The password stage changes only a password that must change.")
     var expiredOnly = false
 
+    @Flag(
+      name: .customLong(Invocation.authenticatedOption),
+      help: """
+        With --expired-only: this PAM handle's auth stage accepted the person just before, so \
+        the verification code is not asked again.
+        """)
+    var authenticated = false
+
     mutating func run() throws {
       try Invocation(
         stage: stage, database: global.database, keyFile: keyFile, timeLimit: timeLimit,
-        allowGroups: allowGroups, expiredOnly: expiredOnly
+        allowGroups: allowGroups, expiredOnly: expiredOnly, authenticated: authenticated
       ).run()
     }
   }
@@ -78,6 +86,7 @@ extension AccountsCommand.PamHelper {
     static let timeLimitOption = PamHelperArguments.timeLimitOption
     static let allowGroupsOption = PamHelperArguments.allowGroupsOption
     static let expiredOnlyOption = PamHelperArguments.expiredOnlyOption
+    static let authenticatedOption = PamHelperArguments.authenticatedOption
 
     var stage: String
     var database: String?
@@ -85,6 +94,7 @@ extension AccountsCommand.PamHelper {
     var timeLimit: UInt32 = PamAuthFlow.defaultTimeLimit
     var allowGroups: String?
     var expiredOnly = false
+    var authenticated = false
 
     /// The arguments after `pam-helper`, read by `PamHelperArguments`; nil for anything that
     /// is not a line the module writes.
@@ -93,12 +103,12 @@ extension AccountsCommand.PamHelper {
       self.init(
         stage: read.stage, database: read.database, keyFile: read.keyFile,
         timeLimit: read.timeLimit ?? PamAuthFlow.defaultTimeLimit, allowGroups: read.allowGroups,
-        expiredOnly: read.expiredOnly)
+        expiredOnly: read.expiredOnly, authenticated: read.authenticated)
     }
 
     init(
       stage: String, database: String?, keyFile: String?, timeLimit: UInt32,
-      allowGroups: String?, expiredOnly: Bool
+      allowGroups: String?, expiredOnly: Bool, authenticated: Bool = false
     ) {
       self.stage = stage
       self.database = database
@@ -106,6 +116,7 @@ extension AccountsCommand.PamHelper {
       self.timeLimit = timeLimit
       self.allowGroups = allowGroups
       self.expiredOnly = expiredOnly
+      self.authenticated = authenticated
     }
 
     func run() throws {
@@ -157,7 +168,8 @@ extension AccountsCommand.PamHelper {
         username: user, service: AccountsCommand.PamAuth.variable("PAM_SERVICE"),
         remoteHost: AccountsCommand.PamAuth.variable("PAM_RHOST"),
         tty: AccountsCommand.PamAuth.variable("PAM_TTY"),
-        allowedGroups: groups, expiredOnly: expiredOnly, callerIsRoot: getuid() == 0)
+        allowedGroups: groups, expiredOnly: expiredOnly, authenticated: authenticated,
+        callerIsRoot: getuid() == 0)
     }
   }
 }

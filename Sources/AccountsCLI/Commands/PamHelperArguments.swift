@@ -2,8 +2,8 @@
 /// ArgumentParser; the standard library only, so that a fuzz target (Tests/fuzz) compiles this
 /// file alone.
 ///
-/// It reads the stage, then `--name value` (or `--name=value`) options, each once, and
-/// `--expired-only`. Nil for anything else (help, a repeated or unknown option, a value that
+/// It reads the stage, then `--name value` (or `--name=value`) options, each once, and the flags
+/// `--expired-only` and `--authenticated`. Nil for anything else (help, a repeated or unknown option, a value that
 /// looks like an option, is no number or is missing after `=`): ArgumentParser then reads them as
 /// ever, with its messages. Why by hand: ArgumentParser's reflection over the command (its
 /// completion-script check above all) took 1.3 ms of every PAM stage, more than the rest of its
@@ -14,6 +14,7 @@ struct PamHelperArguments: Equatable {
   static let timeLimitOption = "time-limit"
   static let allowGroupsOption = "allow-groups"
   static let expiredOnlyOption = "expired-only"
+  static let authenticatedOption = "authenticated"
   /// The options that take a value.
   static let valueOptions = [databaseOption, keyFileOption, timeLimitOption, allowGroupsOption]
 
@@ -24,10 +25,11 @@ struct PamHelperArguments: Equatable {
   var timeLimit: UInt32?
   var allowGroups: String?
   var expiredOnly = false
+  var authenticated = false
 
   init(
     stage: String, database: String? = nil, keyFile: String? = nil, timeLimit: UInt32? = nil,
-    allowGroups: String? = nil, expiredOnly: Bool = false
+    allowGroups: String? = nil, expiredOnly: Bool = false, authenticated: Bool = false
   ) {
     self.stage = stage
     self.database = database
@@ -35,6 +37,7 @@ struct PamHelperArguments: Equatable {
     self.timeLimit = timeLimit
     self.allowGroups = allowGroups
     self.expiredOnly = expiredOnly
+    self.authenticated = authenticated
   }
 
   /// Nil unless `arguments` are one of the forms above.
@@ -42,6 +45,7 @@ struct PamHelperArguments: Equatable {
     var stage: String?
     var values: [String: String] = [:]
     var expiredOnly = false
+    var authenticated = false
     var rest = arguments[...]
     while let argument = rest.popFirst() {
       guard argument.hasPrefix("--") else {
@@ -53,6 +57,11 @@ struct PamHelperArguments: Equatable {
       if option == Self.expiredOnlyOption {
         guard !expiredOnly else { return nil }
         expiredOnly = true
+        continue
+      }
+      if option == Self.authenticatedOption {
+        guard !authenticated else { return nil }
+        authenticated = true
         continue
       }
       let name: String
@@ -78,6 +87,7 @@ struct PamHelperArguments: Equatable {
     keyFile = values[Self.keyFileOption]
     allowGroups = values[Self.allowGroupsOption]
     self.expiredOnly = expiredOnly
+    self.authenticated = authenticated
     if let limit = values[Self.timeLimitOption] {
       guard let seconds = UInt32(limit) else { return nil }
       timeLimit = seconds
