@@ -103,6 +103,11 @@ final class FakeNameService: NameService, @unchecked Sendable {
   var localUsers: Set<String> = []
   func uid(ofUser name: String) -> Int64? { users[name] }
   func isLocalUser(_ name: String) -> Bool { localUsers.contains(name) }
+  /// The users NSS gives from user records: every one in `users` but `otherUsers`.
+  var otherUsers: Set<String> = []
+  func hasUserRecord(named name: String, uid: Int64) -> Bool {
+    users[name] == uid && !otherUsers.contains(name) && !localUsers.contains(name)
+  }
   func gid(ofGroup name: String) -> Int64? { groups[name] }
   func knowsUID(_ number: Int64) -> Bool { users.values.contains(number) }
   func knowsGID(_ number: Int64) -> Bool { groups.values.contains(number) }

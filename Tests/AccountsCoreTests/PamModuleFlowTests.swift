@@ -332,4 +332,30 @@ struct PamModuleFlowTests {
       conversation: ScriptedConversation([]))
     #expect(verdict == .userUnknown)
   }
+
+  /// A user NSS gives from a directory (no user record of that uid names it) is none of the
+  /// module's either, decided before the store: its account stage passes to the next module
+  /// while the store is away.
+  @Test func directoryUserBeforeTheStore() throws {
+    let names = FakeNameService()
+    names.users["Alice"] = 70001
+    names.otherUsers = ["Alice"]
+    var env = world.environment(ScriptedConsole([]))
+    env.nameService = names
+    env.openStore = { _ throws(StoreError) in
+      throw StoreError.failure(location: "x", reason: "the server is away")
+    }
+    for stage in PamStage.allCases {
+      let verdict = PamModuleFlow.run(
+        env, stage: stage, request: PamModuleRequest(username: "Alice"),
+        conversation: ScriptedConversation([]))
+      #expect(verdict == (stage == .auth ? .authenticationError : .userUnknown))
+    }
+    // While a record's user with the store away is the store's to answer: unavailable
+    names.otherUsers = []
+    let verdict = PamModuleFlow.run(
+      env, stage: .account, request: PamModuleRequest(username: "Alice"),
+      conversation: ScriptedConversation([]))
+    #expect(verdict == .storeUnavailable)
+  }
 }

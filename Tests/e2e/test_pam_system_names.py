@@ -4,10 +4,13 @@ for a name only when NSS gives it no user (a virtual user) or the uid of the acc
 record. A user of /etc/passwd is answered as none of the module's before the store is reached,
 so root passes the account stage through pam_unix with the store unreachable."""
 
+import json
+import pathlib
+
 import pytest
 
 from conftest import BOB_PASSWORD, PASSWORD
-from hostusers import local_user, unique_name
+from hostusers import USERDB, local_user, passwd_entry, uid_block, unique_name
 from pammodule import pamtester, scratch_service, succeeded
 from pamstack import PASSWORD_PROMPT, events, shared_stack
 from test_pam_module_su import refused, su_stack
@@ -16,6 +19,7 @@ pytestmark = pytest.mark.front_end
 
 # A store at a PostgreSQL server that is not there: a socket folder that does not exist.
 UNREACHABLE = "postgresql:///accounts?host=/nonexistent-accounts-test-socket"
+USERDB_PATH = pathlib.Path(USERDB)
 
 
 def logins_of(device, name) -> list:
@@ -70,6 +74,23 @@ def test_an_account_shadowed_by_a_local_user_is_not_that_user(activated):
     assert logins_of(activated, name) == []
 
 
+@pytest.fixture
+def directory_user():
+    """A user NSS gives from a record no store wrote (no `UID.user` link beside it, as a
+    directory's or another program's user): a drop-in in /run/userdb, removed afterwards."""
+    name, uid = unique_name("dir"), uid_block()[0]
+    path = pathlib.Path(USERDB) / f"{name}.user"
+    USERDB_PATH.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"userName": name, "uid": uid, "gid": uid,
+                                "disposition": "regular", "homeDirectory": f"/home/{name}",
+                                "shell": "/bin/sh"}) + "\n")
+    path.chmod(0o644)
+    try:
+        yield name
+    finally:
+        path.unlink()
+
+
 def test_root_passes_the_account_stage_with_the_store_unreachable(activated):
     """README's stack pointed at a PostgreSQL server that is away: root's account stage is left
     to pam_unix (the module answers root as none of its users before reaching the store), while
@@ -83,3 +104,16 @@ def test_root_passes_the_account_stage_with_the_store_unreachable(activated):
         assert succeeded(run, "acct_mgmt"), run.output
         run = pamtester(service, user=unique_name("virtual"), operations=("acct_mgmt",))
         assert not succeeded(run, "acct_mgmt"), run.output
+
+
+def test_a_directory_user_passes_the_account_stage_with_the_store_unreachable(activated,
+                                                                             directory_user):
+    """A user NSS gives from a record no store wrote is none of the module's, decided before
+    the store: its account stage goes on to pam_unix while the server is away."""
+    assert passwd_entry(directory_user)[0] == directory_user
+    stack = [line.replace(f"database={activated.pam_store_args()[1]}",
+                          f"database={UNREACHABLE}")
+             for line in shared_stack(activated)]
+    with scratch_service(stack) as service:
+        run = pamtester(service, user=directory_user, operations=("acct_mgmt",))
+        assert succeeded(run, "acct_mgmt"), run.output

@@ -53,4 +53,20 @@ extension SystemNameService {
     }
     return false
   }
+
+  /// The folders systemd's user database reads drop-in records from, in its order.
+  static let userRecordFolders = [
+    "/etc/userdb", "/run/userdb", "/run/host/userdb", "/usr/local/lib/userdb", "/usr/lib/userdb",
+  ]
+
+  func hasUserRecord(named name: String, uid: Int64) -> Bool {
+    let target = name + ".user"
+    return Self.userRecordFolders.contains { folder in
+      var buffer = [CChar](repeating: 0, count: 256)
+      let count = readlink("\(folder)/\(uid).user", &buffer, buffer.count - 1)
+      guard count > 0 else { return false }
+      return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        == target
+    }
+  }
 }

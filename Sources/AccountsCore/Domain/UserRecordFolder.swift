@@ -88,4 +88,8 @@ public protocol NameService {
   func knowsGID(_ number: Int64) -> Bool
   /// True when `/etc/passwd` itself (NSS's `files`) holds a user named `name`.
   func isLocalUser(_ name: String) -> Bool
+  /// True when a folder systemd reads user records from (`/etc/userdb`, `/run/userdb`, …)
+  /// holds the link `UID.user` → `NAME.user` that the records `accounts` writes have: the user
+  /// NSS gives may be a record of a store, not a directory's or another program's.
+  func hasUserRecord(named name: String, uid: Int64) -> Bool
 }

@@ -84,7 +84,10 @@ public enum SystemIdentity: Equatable, Sendable {
   /// A user of `/etc/passwd`, the system's own files: never an account's (accounts become
   /// Linux users through user records only).
   case localUser
-  /// A user NSS gives `uid` from elsewhere (user records, a directory).
+  /// A user NSS gives from a source other than a user record (a directory, another program):
+  /// never an account's either.
+  case otherUser
+  /// A user NSS gives `uid` from a user record (perhaps an account's).
   case user(uid: Int64)
 
   /// What `names` says of `name`.
@@ -92,15 +95,18 @@ public enum SystemIdentity: Equatable, Sendable {
     guard let names else { return .notAsked }
     if names.isLocalUser(name) { return .localUser }
     guard let uid = names.uid(ofUser: name) else { return .unknown }
-    return .user(uid: uid)
+    return names.hasUserRecord(named: name, uid: uid) ? .user(uid: uid) : .otherUser
   }
+
+  /// True for a user NSS gives that cannot be any account's, known without the store.
+  public var isNeverAnAccount: Bool { self == .localUser || self == .otherUser }
 
   /// True when a login of the name may reach `account`: NSS gives it no user, or the uid of the
   /// account's own record.
   public func allows(_ account: Account) -> Bool {
     switch self {
     case .notAsked, .unknown: return true
-    case .localUser: return false
+    case .localUser, .otherUser: return false
     case .user(let uid): return account.uid == uid
     }
   }

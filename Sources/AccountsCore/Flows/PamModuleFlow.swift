@@ -77,11 +77,12 @@ public enum PamModuleFlow {
     var env = env
     env.console = PamConsole(conversation)
     env.origin = request.origin
-    // A user of /etc/passwd is never an account's: answered before the store is reached, so
-    // that the system's own users (root above all) pass the stack through pam_unix whatever
-    // the store's state (a PostgreSQL server away, a damaged file). Auth refuses (the user
-    // exists: its password is pam_unix's to check); the other stages leave it to pam_unix.
-    if SystemIdentity.of(request.username, names: env.nameService) == .localUser {
+    // A user of /etc/passwd, or one NSS gives from a directory rather than a user record, is
+    // never an account's: answered before the store is reached, so that the system's own users
+    // (root above all) pass the stack through pam_unix whatever the store's state (a
+    // PostgreSQL server away, a damaged file). Auth refuses (the user exists: its password is
+    // another module's to check); the other stages leave it to the next module.
+    if SystemIdentity.of(request.username, names: env.nameService).isNeverAnAccount {
       return stage == .auth ? .authenticationError : .userUnknown
     }
     do {
