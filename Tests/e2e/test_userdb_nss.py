@@ -126,8 +126,8 @@ def test_reset_import_and_store_copy_write_records(device, tmp_path):
 
 def test_a_number_nss_knows_is_skipped_and_none_is_reused(activated, tmp_path):
     """A local user (useradd) holding the range's first uid and a local group its second: the
-    owner gets the third; a removed account's uid is never given again, nor its name's; neither
-    name can be an account's, added or renamed."""
+    owner gets the third; a removed account's uid is never given again, nor its home, nor its
+    name's; neither name can be an account's, added or renamed."""
     local = unique("l")
     subprocess.run(["useradd", "-M", "-N", "-u", "24200", "-g", "nogroup", local], check=True)
     subprocess.run(["groupadd", "-g", "24201", local + "g"], check=True)
@@ -137,7 +137,8 @@ def test_a_number_nss_knows_is_skipped_and_none_is_reused(activated, tmp_path):
         add(activated, "bob")
         assert activated.account("bob")["uid"] == 24203
         ok(activated.run("user", "remove", "bob", "--yes"))
-        add(activated, "bob")
+        add(activated, "bob", stderr="bob gets the home folder /home/bob-24204: /home/bob was "
+            "given to another account before.\n")
         add(activated, "carol")
         assert [activated.account(n)["uid"] for n in ("bob", "carol")] == [24204, 24205]
         result = activated.run("user", "add", "--username", local, "--full-name", "L",

@@ -43,11 +43,11 @@ def enable(device, folder, uids, stderr=""):
     return result
 
 
-def add(device, name, *flags, full_name="Some One"):
+def add(device, name, *flags, full_name="Some One", stderr=""):
     result = device.run("user", "add", "--username", name, "--full-name", full_name, "--email",
                         f"{name}@example.org", "--password-stdin", *flags, input=PASSWORD + "\n")
     assert (result.code, result.stdout, result.stderr) == (
-        0, f"Account added: {name}.\n", ""), result
+        0, f"Account added: {name}.\n", stderr), result
 
 
 def ok(result):
