@@ -6,7 +6,8 @@ struct GlobalOptions: ParsableArguments {
   @Option(
     name: .customLong("database"),
     help: ArgumentHelp(
-      "The SQLite file, or a postgresql:// URI, to use (default: $ACCOUNTS_DATABASE, else "
+      "The SQLite file, or a postgresql:// URI, to use (default: $ACCOUNTS_DATABASE, else for "
+        + "root /var/lib/accounts/accounts.sqlite3, else "
         + "$XDG_DATA_HOME/accounts/accounts.sqlite3, else ~/.local/share/accounts/accounts.sqlite3)."
         + " Keep a PostgreSQL password in ~/.pgpass, not in the URI. A path must be valid"
         + " UTF-8.",

@@ -116,6 +116,20 @@ extension Messages {
       + "\(count(secondFactors, "second factor")) from \(source) to \(target); sessions are not "
       + "copied, so people log in again there."
   }
+  /// Root's store found at its former default, the XDG folder, while the system one does not
+  /// exist yet (standard error; the command goes on with the former one).
+  public static func formerRootStoreInUse(_ former: String, system: String) -> String {
+    "Note: this database is at root's former default place \(former); move it to \(system) "
+      + "with accounts store copy --from \(former) --to \(system) (and copy \(former).key "
+      + "to \(system).key if it exists)."
+  }
+
+  /// Root's system store in use while one is still at its former default (standard error).
+  public static func formerRootStoreLeft(_ former: String, system: String) -> String {
+    "Note: another database is still at root's former default place \(former); \(system) "
+      + "is used, so remove the former one once nothing in it is needed."
+  }
+
   /// A `--database` URI that carries a password (standard error; the command goes on).
   public static let passwordInURI =
     "Warning: the database URI holds a password, which other users can see on the command "

@@ -1,3 +1,4 @@
+import AccountsCore
 import ArgumentParser
 import FoundationEssentials
 import Testing
@@ -54,25 +55,55 @@ struct CommandLineTests {
     }
   }
 
-  /// The database is --database, else $ACCOUNTS_DATABASE, else XDG, else ~/.local/share.
+  /// The database is --database, else $ACCOUNTS_DATABASE, else XDG, else ~/.local/share, for
+  /// a user other than root.
   @Test func databaseLocation() throws {
     let env = [
       "ACCOUNTS_DATABASE": "/env/a.sqlite3", "XDG_DATA_HOME": "/xdg", "HOME": "/home/alice",
     ]
-    #expect(
-      try DatabaseLocation.resolve(flag: "/flag.sqlite3", variable: { env[$0] }) == "/flag.sqlite3")
-    #expect(try DatabaseLocation.resolve(flag: nil, variable: { env[$0] }) == "/env/a.sqlite3")
+    func path(_ flag: String?, _ env: [String: String]) throws -> String {
+      try DatabaseLocation.choose(
+        flag: flag, variable: { env[$0] }, asRoot: false, exists: { _ in true }
+      ).path
+    }
+    #expect(try path("/flag.sqlite3", env) == "/flag.sqlite3")
+    #expect(try path(nil, env) == "/env/a.sqlite3")
     var noVariable = env
     noVariable["ACCOUNTS_DATABASE"] = nil
-    #expect(
-      try DatabaseLocation.resolve(flag: nil, variable: { noVariable[$0] })
-        == "/xdg/accounts/accounts.sqlite3")
+    #expect(try path(nil, noVariable) == "/xdg/accounts/accounts.sqlite3")
     noVariable["XDG_DATA_HOME"] = "relative/ignored"
-    #expect(
-      try DatabaseLocation.resolve(flag: nil, variable: { noVariable[$0] })
-        == "/home/alice/.local/share/accounts/accounts.sqlite3")
-    let relative = try DatabaseLocation.resolve(flag: "rel.sqlite3", variable: { env[$0] })
+    #expect(try path(nil, noVariable) == "/home/alice/.local/share/accounts/accounts.sqlite3")
+    let relative = try path("rel.sqlite3", env)
     #expect(relative.hasPrefix("/") && relative.hasSuffix("/rel.sqlite3"))
+  }
+
+  /// Root's store, with nothing naming one, is /var/lib/accounts/accounts.sqlite3; one at its
+  /// former default (the XDG path) is kept while the system one does not exist, with a note.
+  @Test func rootDatabaseLocation() throws {
+    let system = "/var/lib/accounts/accounts.sqlite3"
+    let former = "/root/.local/share/accounts/accounts.sqlite3"
+    let env = ["HOME": "/root"]
+    func choice(_ existing: Set<String>, _ env: [String: String] = env) throws
+      -> DatabaseLocation.Choice
+    {
+      try DatabaseLocation.choose(
+        flag: nil, variable: { env[$0] }, asRoot: true, exists: { existing.contains($0) })
+    }
+    #expect(try choice([]) == .init(path: system))
+    #expect(try choice([system]) == .init(path: system))
+    #expect(
+      try choice([former])
+        == .init(path: former, note: Messages.formerRootStoreInUse(former, system: system)))
+    #expect(
+      try choice([former, system])
+        == .init(path: system, note: Messages.formerRootStoreLeft(former, system: system)))
+    #expect(
+      try choice(["/x/accounts/accounts.sqlite3"], ["HOME": "/root", "XDG_DATA_HOME": "/x"]).path
+        == "/x/accounts/accounts.sqlite3")
+    #expect(
+      try DatabaseLocation.choose(
+        flag: nil, variable: { ["ACCOUNTS_DATABASE": "/env/a.sqlite3"][$0] }, asRoot: true,
+        exists: { _ in true }) == .init(path: "/env/a.sqlite3"))
   }
 }
 

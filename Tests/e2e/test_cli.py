@@ -2,7 +2,6 @@
 
 import json
 import os
-import pwd
 import re
 import signal
 import sqlite3
@@ -116,26 +115,6 @@ def test_database_flag_beats_environment(device):
     """--database wins over ACCOUNTS_DATABASE, and a relative path is shown absolute."""
     result = device.run("status", "--database", "rel/accounts.sqlite3")
     assert result.stdout == f"State: Public\nDatabase: {device.root}/rel/accounts.sqlite3 (no database exists at this path)\n"
-
-
-def test_database_from_xdg_data_home(device):
-    """Without flag or ACCOUNTS_DATABASE the database is $XDG_DATA_HOME/accounts/accounts.sqlite3."""
-    env = device.env(database=False)
-    result = device.run("status", env=env)
-    assert result.stdout == (
-        f"State: Public\nDatabase: {device.xdg}/accounts/accounts.sqlite3 (no database exists at this path)\n")
-    result = device.run("activate", input=form(), env=env)
-    assert result.code == 0
-    assert (device.xdg / "accounts" / "accounts.sqlite3").is_file()
-    assert not device.db.exists()
-
-
-def test_database_from_home_without_xdg(device):
-    """Without XDG_DATA_HOME the database is ~/.local/share/accounts/accounts.sqlite3."""
-    env = device.env(database=False, XDG_DATA_HOME=None)
-    result = device.run("status", env=env)
-    assert result.stdout == (
-        f"State: Public\nDatabase: {device.home}/.local/share/accounts/accounts.sqlite3 (no database exists at this path)\n")
 
 
 @pytest.mark.sqlite_only  # what stands at an SQLite path
@@ -262,18 +241,6 @@ def test_file_uri_flag_is_a_plain_file_name(device):
     assert not (device.root / "x").exists()
     with sqlite3.connect(f"file:{plain}?mode=ro".replace("?nolock", "%3Fnolock"), uri=True) as db:
         assert db.execute("SELECT state FROM activation").fetchone() == ("Activated",)
-
-
-def test_home_that_is_a_uri_is_not_used(device):
-    """A HOME that is not an absolute path (`file:…#`) is ignored: the home folder comes from the
-    user database, so the path is absolute and never a URI."""
-    env = device.env(database=False, XDG_DATA_HOME=None,
-                     HOME=f"file:{device.root}/h?nolock=1#")
-    result = device.run("status", env=env)
-    home = pwd.getpwuid(os.getuid()).pw_dir
-    assert f"{home}/.local/share/accounts/accounts.sqlite3" in result.stdout + result.stderr
-    assert "file:" not in result.stdout + result.stderr
-    assert not (device.root / "h").exists()
 
 
 def test_paths_are_escaped(device, tmp_path):

@@ -31,16 +31,6 @@ def test_created_file_and_folders_modes(device):
     assert device.run("login", "--database", str(db), input=f"alice\n{PASSWORD}\n").code == 0
 
 
-@pytest.mark.sqlite_only  # the SQLite file's and its folders' modes
-def test_default_location_modes(device):
-    """The default XDG location's accounts folder is created 0700 and the file 0600."""
-    env = device.env(database=False)
-    assert device.run("activate", input=form(), env=env).code == 0
-    folder = device.xdg / "accounts"
-    assert mode(folder) == 0o700
-    assert mode(folder / "accounts.sqlite3") == 0o600
-
-
 def test_stored_hash_format(activated):
     """The stored hash is Django's pbkdf2_sha256$<iterations>$<salt>$<base64> and hides the password."""
     stored = activated.stored_hash()

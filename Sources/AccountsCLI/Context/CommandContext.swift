@@ -45,7 +45,9 @@ struct CommandContext {
     openStore: ((String, StoreAccess) throws(StoreError) -> (any AccountRepository)?)? = nil,
     now: @escaping () -> Date = Date.init, busyTimeout: Double = 5, keyFile: String? = nil
   ) throws(AccountsError) -> CommandContext {
-    let path = try DatabaseLocation.resolve(flag: database, variable: variable)
+    let choice = try DatabaseLocation.choose(flag: database, variable: variable)
+    if let note = choice.note { console.message(note) }
+    let path = choice.path
     let hasher = try PasswordHasher(iterationsSetting: variable(PasswordHasher.iterationsVariable))
     let blocklist = variable("ACCOUNTS_PASSWORD_BLOCKLIST").flatMap {
       $0.isEmpty ? nil : PasswordBlocklist(file: $0)

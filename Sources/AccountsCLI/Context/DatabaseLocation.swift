@@ -5,13 +5,42 @@ import Foundation
 
 /// Where the database lives when `--database` does not say.
 enum DatabaseLocation {
-  /// `--database`, else `$ACCOUNTS_DATABASE`, else the XDG data folder.
-  ///
-  /// Always absolute, so SQLite never takes it for a `file:` URI. A `HOME` that is not absolute
-  /// is not used: the home folder then comes from the user database.
+  /// Root's store when nothing names one: where a system tool keeps its data, the place the PAM
+  /// examples name.
+  static let systemPath = "/var/lib/accounts/accounts.sqlite3"
+
+  /// The store a command uses, and what to say of root's store at its former default place.
+  struct Choice: Equatable {
+    /// The database path or URI.
+    var path: String
+    /// A note for standard error, or nil.
+    var note: String?
+  }
+
+  /// `--database`, else `$ACCOUNTS_DATABASE`, else for root `systemPath`, else the XDG data
+  /// folder.
   static func resolve(flag: String?, variable: (String) -> String?) throws(AccountsError)
     -> String
   {
+    try choose(flag: flag, variable: variable).path
+  }
+
+  /// The path `resolve` gives, with a note for root.
+  ///
+  /// Root (the effective user) whose `systemPath` does not exist while its former default (the
+  /// XDG path below) does keeps the former one, with a note saying how to move it; when both
+  /// exist the system one is used, with a note that the former one is still there. Nothing is
+  /// moved or created here.
+  ///
+  /// Always absolute, so SQLite never takes it for a `file:` URI. A `HOME` that is not absolute
+  /// is not used: the home folder then comes from the user database.
+  static func choose(
+    flag: String?, variable: (String) -> String?, asRoot: Bool = geteuid() == 0,
+    exists: (String) -> Bool = { path in
+      var info = stat()
+      return lstat(path, &info) == 0
+    }
+  ) throws(AccountsError) -> Choice {
     if let flag, !flag.isEmpty {
       // A path whose bytes are not UTF-8 arrives with U+FFFD in their place: it would name
       // another file than the one meant, so it is refused, shown as given.
@@ -19,9 +48,23 @@ enum DatabaseLocation {
         throw .invalidSetting(
           name: "A database path", value: Escaping.visible(bytes: raw), expected: "valid UTF-8")
       }
-      return absolute(flag)
+      return Choice(path: absolute(flag))
     }
-    if let path = variable("ACCOUNTS_DATABASE"), !path.isEmpty { return absolute(path) }
+    if let path = variable("ACCOUNTS_DATABASE"), !path.isEmpty {
+      return Choice(path: absolute(path))
+    }
+    guard asRoot else { return Choice(path: try userPath(variable: variable)) }
+    guard let former = try? userPath(variable: variable), former != systemPath, exists(former)
+    else { return Choice(path: systemPath) }
+    if exists(systemPath) {
+      return Choice(
+        path: systemPath, note: Messages.formerRootStoreLeft(former, system: systemPath))
+    }
+    return Choice(path: former, note: Messages.formerRootStoreInUse(former, system: systemPath))
+  }
+
+  /// `$XDG_DATA_HOME/accounts/accounts.sqlite3`, else `~/.local/share/accounts/accounts.sqlite3`.
+  private static func userPath(variable: (String) -> String?) throws(AccountsError) -> String {
     if let data = variable("XDG_DATA_HOME"), data.hasPrefix("/") {
       return (data as NSString).appendingPathComponent("accounts/accounts.sqlite3")
     }
