@@ -29,6 +29,13 @@ extension Messages {
   public static func homeMoved(_ name: String, wanted: String, given: String) -> String {
     "\(name) gets the home folder \(given): \(wanted) was given to another account before."
   }
+  /// `userdb status`: sshd would not run this program as its `AuthorizedKeysCommand`, with the
+  /// line its log would give.
+  public static func sshdWouldRefuse(_ path: String, reason: String) -> String {
+    "sshd would refuse it (Unsafe AuthorizedKeysCommand \"\(path)\": \(reason)); install the "
+      + "program where root owns every folder above it and nobody else may write them "
+      + "(Scripts/install --prefix /usr/local)"
+  }
   /// `user show`'s line on the uid.
   public static func uidDetail(_ uid: Int64?) -> String {
     "UID: " + (uid.map(String.init) ?? "- (given with its first user record)")

@@ -83,7 +83,7 @@ def directory_user():
     USERDB_PATH.mkdir(exist_ok=True)
     path.write_text(json.dumps({"userName": name, "uid": uid, "gid": uid,
                                 "disposition": "regular", "homeDirectory": f"/home/{name}",
-                                "shell": "/bin/sh"}) + "\n")
+                                "shell": "/bin/sh", "locked": False}) + "\n")
     path.chmod(0o644)
     try:
         yield name

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
 
 import pytest
 
-from conftest import PASSWORD
-from userdbhelp import userdb, enable, add, ok
+from conftest import BIN, PASSWORD
+from device import with_program_role
+from userdbhelp import add, enable, ok, sshd_line, userdb
 
 
 def test_status_when_off(activated):
@@ -18,7 +23,7 @@ def test_status_when_off(activated):
     status = json.loads(ok(userdb(activated, "status", "--json")).stdout)
     assert status == {"host": os.uname().nodename, "enabled": False, "folder": None,
                       "uids": "20000-29999", "users": 0, "groups": 0, "behind": 0,
-                      "foreign": [], "skipped": []}
+                      "foreign": [], "skipped": [], "sshdRefusal": None}
     host = os.uname().nodename
     for command in ("disable", "sync"):
         result = userdb(activated, command)
@@ -77,5 +82,40 @@ def test_status_tells_each_account_without_a_record_once(activated, tmp_path):
     result = ok(userdb(activated, "status"))
     assert result.stdout == (
         f"Host: {os.uname().nodename}\nUser records: on\nFolder: {folder}\nUIDs: 24980-24989\n"
-        f"Users: 1\nGroups: 1\nBehind: no\nForeign files: -\n{why}")
+        f"Users: 1\nGroups: 1\nBehind: no\nForeign files: -\n{sshd_line(BIN)}\n{why}")
+    ok(userdb(activated, "disable"))
+
+
+def test_status_says_whether_sshd_would_run_the_program(activated, tmp_path):
+    """The same program copied where sshd runs an AuthorizedKeysCommand (every folder root's,
+    closed to others) and where it refuses one (a folder others may write, as /tmp): status
+    says so, in sshd's words, as text and in --json."""
+    enable(activated, tmp_path / "rec", "24990-24999")
+    safe = pathlib.Path(tempfile.mkdtemp(prefix="accounts-test-", dir="/opt"))
+    unsafe = tmp_path / "open"
+    try:
+        safe.chmod(0o755)
+        unsafe.mkdir()
+        unsafe.chmod(0o777)
+        for folder in (safe, unsafe):
+            shutil.copy2(BIN, folder / "accounts")
+            (folder / "accounts").chmod(0o755)
+        env = with_program_role(["userdb", "status"], activated.env())
+        answers = {}
+        for folder in (safe, unsafe):
+            program = str(folder / "accounts")
+            text = subprocess.run([program, "userdb", "status"], env=env, capture_output=True,
+                                  text=True, cwd=str(activated.root))
+            assert text.returncode == 0, text
+            line = [l for l in text.stdout.splitlines() if l.startswith("SSH keys command: ")]
+            assert line == [sshd_line(program)], text.stdout
+            shown = subprocess.run([program, "userdb", "status", "--json"], env=env,
+                                   capture_output=True, text=True, cwd=str(activated.root))
+            answers[folder] = json.loads(shown.stdout)["sshdRefusal"]
+        assert sshd_line(str(safe / "accounts")) == "SSH keys command: ok"
+        assert answers[safe] is None
+        assert f'"{unsafe}/accounts": bad ownership or modes for directory {unsafe})' in \
+            answers[unsafe], answers
+    finally:
+        shutil.rmtree(safe, ignore_errors=True)
     ok(userdb(activated, "disable"))

@@ -69,45 +69,89 @@ def snapshot(folder: pathlib.Path) -> dict:
     return entries
 
 
+def sshd_refusal(program) -> str | None:
+    """Why sshd would refuse `program` as its AuthorizedKeysCommand, in sshd's words (OpenSSH's
+    `safe_path`, misc.c, with uid 0: the resolved file and every folder above it root's, not
+    writable by group or others); None when it would run it."""
+    path = os.path.realpath(program)
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        return f"{path} is not a regular file"
+    if info.st_uid != 0 or info.st_mode & 0o022:
+        return f"bad ownership or modes for file {path}"
+    while path != "/":
+        path = os.path.dirname(path)
+        info = os.stat(path)
+        if info.st_uid != 0 or info.st_mode & 0o022:
+            return f"bad ownership or modes for directory {path}"
+    return None
+
+
+def sshd_line(program) -> str:
+    """`userdb status`'s line on whether sshd would run `program`."""
+    reason = sshd_refusal(program)
+    if reason is None:
+        return "SSH keys command: ok"
+    return (f'SSH keys command: sshd would refuse it (Unsafe AuthorizedKeysCommand '
+            f'"{os.path.realpath(program)}": {reason}); install the program where root owns '
+            "every folder above it and nobody else may write them (Scripts/install --prefix "
+            "/usr/local)")
+
+
 def check_records(folder: pathlib.Path) -> dict:
     """Checks every record accounts wrote in `folder` against the specification and returns
     them by name: types of the known fields, required fields, no secret, mode 0644, owner
-    root, and each UID.user / GID.group link naming its record."""
+    root, and each UID.user / GID.group link naming its record. A shared folder (/run/userdb)
+    holds other tests' stores too: a file one of them is writing (`.accounts-ID.tmp`, renamed
+    into place) or removing meanwhile is not looked at."""
     records = {}
     for entry in folder.iterdir():
-        if entry.name.startswith(".accounts-"):
-            assert entry.name.endswith(".manifest") and stat.S_IMODE(entry.lstat().st_mode) == 0o644
-            continue
-        info = entry.lstat()
-        if stat.S_ISLNK(info.st_mode):
-            number, kind = entry.name.split(".")
-            assert number.isdigit() and kind in ("user", "group"), entry
-            target = json.loads((folder / os.readlink(entry)).read_text())
-            assert target["uid" if kind == "user" else "gid"] == int(number), entry
-            continue
-        assert stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o644, entry
-        assert (info.st_uid, info.st_gid) == (0, 0), entry
-        text = entry.read_text()
-        assert not any(word in text for word in SECRET_WORDS), text
-        record = json.loads(text)
-        records[entry.name] = record
-        if entry.name.endswith(".user"):
-            fields = USER_FIELDS
-            assert entry.name == record["userName"] + ".user"
-            assert {"userName", "uid", "gid", "homeDirectory", "shell", "disposition",
-                    "locked"} <= record.keys(), record
-            assert record["uid"] == record["gid"] and record["disposition"] == "regular"
-        elif entry.name.endswith(".group"):
-            fields = GROUP_FIELDS
-            assert entry.name == record["groupName"] + ".group"
-        else:
-            assert entry.name.endswith(".membership"), entry
-            assert entry.name == f"{record['userName']}:{record['groupName']}.membership"
-            continue
-        for key, value in record.items():
-            assert key in fields and isinstance(value, fields[key]), (key, value)
-            assert not isinstance(value, bool) or fields[key] is bool, (key, value)
+        try:
+            checked = _check_entry(folder, entry)
+        except FileNotFoundError:
+            continue  # removed by another store's command while this one looked
+        if checked is not None:
+            records[entry.name] = checked
     return records
+
+
+def _check_entry(folder: pathlib.Path, entry: pathlib.Path):
+    """`check_records` for one entry: its record, or None for a manifest, a link or another
+    store's file being written."""
+    if entry.name.startswith(".accounts-"):
+        if entry.name.endswith(".tmp"):
+            return None
+        assert entry.name.endswith(".manifest") and stat.S_IMODE(entry.lstat().st_mode) == 0o644
+        return None
+    info = entry.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        number, kind = entry.name.split(".")
+        assert number.isdigit() and kind in ("user", "group"), entry
+        target = json.loads((folder / os.readlink(entry)).read_text())
+        assert target["uid" if kind == "user" else "gid"] == int(number), entry
+        return None
+    assert stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o644, entry
+    assert (info.st_uid, info.st_gid) == (0, 0), entry
+    text = entry.read_text()
+    assert not any(word in text for word in SECRET_WORDS), text
+    record = json.loads(text)
+    if entry.name.endswith(".user"):
+        fields = USER_FIELDS
+        assert entry.name == record["userName"] + ".user"
+        assert {"userName", "uid", "gid", "homeDirectory", "shell", "disposition",
+                "locked"} <= record.keys(), record
+        assert record["uid"] == record["gid"] and record["disposition"] == "regular"
+    elif entry.name.endswith(".group"):
+        fields = GROUP_FIELDS
+        assert entry.name == record["groupName"] + ".group"
+    else:
+        assert entry.name.endswith(".membership"), entry
+        assert entry.name == f"{record['userName']}:{record['groupName']}.membership"
+        return record
+    for key, value in record.items():
+        assert key in fields and isinstance(value, fields[key]), (key, value)
+        assert not isinstance(value, bool) or fields[key] is bool, (key, value)
+    return record
 
 
 def getent(database, key):
