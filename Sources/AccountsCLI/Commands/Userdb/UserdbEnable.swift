@@ -1,0 +1,42 @@
+import AccountsCore
+import ArgumentParser
+
+extension AccountsCommand {
+  /// `accounts userdb enable [--folder DIR] [--uids FIRST-LAST]`.
+  struct UserdbEnable: ContextualCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "enable",
+      abstract: "Keep user records of this store on this host, and write them now.",
+      discussion: """
+        --folder (default /etc/userdb; libnss-systemd also reads /run/userdb) is created mode \
+        0755 when missing, and removed again by disable. --uids sets the store's range for \
+        every host (default 20000-29999, within 1000-59999): accounts and groups get the next \
+        free number of it when their first record is made, never one this system already \
+        knows nor one given before (not even to a removed account). Run as root.
+        """)
+
+    @Option(
+      name: .customLong("folder"),
+      help: ArgumentHelp("Where this host keeps the records.", valueName: "dir"))
+    var folder: String?
+
+    @Option(
+      name: .customLong("uids"),
+      help: ArgumentHelp("The range uids and gids are given from.", valueName: "first-last"))
+    var uids: String?
+
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+      if let uids, PosixIDRange(parsing: uids) == nil {
+        throw ValidationError(Messages.invalidPosixIDRange(uids))
+      }
+    }
+
+    func run(_ context: CommandContext) throws {
+      let outcome = try UserdbFlow.enable(
+        context.environment, folder: folder, range: uids.flatMap(PosixIDRange.init(parsing:)))
+      UserdbOutput.show(outcome, context)
+    }
+  }
+}

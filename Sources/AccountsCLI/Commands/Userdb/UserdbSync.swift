@@ -1,0 +1,21 @@
+import AccountsCore
+import ArgumentParser
+
+extension AccountsCommand {
+  /// `accounts userdb sync`.
+  struct UserdbSync: ContextualCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "sync",
+      abstract: "Rebuild this host's user records from the store.",
+      discussion: """
+        Writes what differs, removes what the store no longer has, gives numbers to accounts \
+        and groups without one. Run as root, at boot and on a timer where hosts share a store.
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    func run(_ context: CommandContext) throws {
+      UserdbOutput.show(try UserdbFlow.sync(context.environment), context)
+    }
+  }
+}
