@@ -92,9 +92,10 @@ extension PostgresAccess {
     ).changed == 1
   }
 
-  func setUID(_ uid: Int64, accountID: Int64) throws(AccountsError) {
+  func setUID(_ uid: Int64, home: String, accountID: Int64) throws(AccountsError) {
     try query(
-      "UPDATE accounts.account SET uid = $1 WHERE id = $2", [PGValue(uid), PGValue(accountID)])
+      "UPDATE accounts.account SET uid = $1, home = $2 WHERE id = $3",
+      [PGValue(uid), .text(home), PGValue(accountID)])
   }
 
   func giveHome(_ path: String, uid: Int64, at date: Date) throws(AccountsError) -> Bool {

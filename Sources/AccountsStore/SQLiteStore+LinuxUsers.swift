@@ -109,9 +109,10 @@ extension SQLiteAccountWriter {
     }
   }
 
-  func setUID(_ uid: Int64, accountID: Int64) throws(AccountsError) {
+  func setUID(_ uid: Int64, home: String, accountID: Int64) throws(AccountsError) {
     try statement(path) {
-      try db.execute(sql: "UPDATE account SET uid = ? WHERE id = ?", arguments: [uid, accountID])
+      try db.execute(
+        sql: "UPDATE account SET uid = ?, home = ? WHERE id = ?", arguments: [uid, home, accountID])
     }
   }
 

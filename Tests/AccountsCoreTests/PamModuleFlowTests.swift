@@ -276,7 +276,7 @@ struct PamModuleFlowTests {
     let alice = try #require(try world.store.account(key: "alice"))
     try world.store.write { writer throws(AccountsError) in
       _ = try writer.givePosixID(uid, kind: .user, name: "Alice", at: world.clock.now)
-      try writer.setUID(uid, accountID: alice.id)
+      try writer.setUID(uid, home: "/home/Alice", accountID: alice.id)
     }
   }
 

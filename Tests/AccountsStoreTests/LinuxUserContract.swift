@@ -26,9 +26,14 @@ struct LinuxUserContract {
       #expect(bob.homeDirectory == "/srv/bob")
       #expect(bob.uid == nil)
       #expect(try writer.givePosixID(20000, kind: .user, name: "alice", at: noon))
-      try writer.setUID(20000, accountID: alice.id)
+      #expect(try writer.giveHome(alice.homeDirectory, uid: 20000, at: noon))
+      try writer.setUID(20000, home: alice.homeDirectory, accountID: alice.id)
       #expect(try writer.givePosixID(20001, kind: .user, name: "bob", at: noon))
-      try writer.setUID(20001, accountID: bob.id)
+      #expect(try writer.giveHome("/srv/bob", uid: 20001, at: noon))
+      #expect(try writer.giveHome("/srv/bob", uid: 20001, at: noon))
+      #expect(!(try writer.giveHome("/srv/bob", uid: 20000, at: noon)))
+      try writer.setUID(20001, home: "/srv/bob", accountID: bob.id)
+      #expect(try writer.account(key: "bob")?.home == "/srv/bob")
       try writer.delete(bob)
       #expect(!(try writer.givePosixID(20001, kind: .user, name: "carol", at: noon)))
     }
@@ -37,6 +42,9 @@ struct LinuxUserContract {
       #expect(try reader.lastPosixID(in: .standard) == 20001)
       #expect(try reader.lastPosixID(in: PosixIDRange(uncheckedFirst: 20002, last: 29999)) == nil)
       #expect(try reader.rowCount(.posixID) == 2)
+      // The homes given outlive their accounts and a reset, as the numbers do.
+      #expect(try reader.homeOwner("/srv/bob") == 20001)
+      #expect(try reader.homeOwner("/srv/carol") == nil)
     }
   }
 

@@ -54,7 +54,7 @@ struct StoreCopyContract {
       try writer.setPosixIDRange(PosixIDRange(uncheckedFirst: 30000, last: 30999))
       for (number, account) in [(Int64(30000), alice), (30001, carol)] {
         #expect(try writer.givePosixID(number, kind: .user, name: account.username, at: noon))
-        try writer.setUID(number, accountID: account.id)
+        try writer.setUID(number, home: account.homeDirectory, accountID: account.id)
       }
       #expect(!(try writer.givePosixID(30000, kind: .group, name: "again", at: noon)))
       let staff = try writer.insertGroup(named: "crew", at: noon)

@@ -248,8 +248,9 @@ public protocol AccountWriter: AccountReader {
   /// was given before.
   func givePosixID(_ number: Int64, kind: PosixIDKind, name: String, at date: Date)
     throws(AccountsError) -> Bool
-  /// Sets the account's uid (a number `givePosixID` recorded).
-  func setUID(_ uid: Int64, accountID: Int64) throws(AccountsError)
+  /// Sets the account's uid (a number `givePosixID` recorded) and the home given with it (one
+  /// `giveHome` recorded).
+  func setUID(_ uid: Int64, home: String, accountID: Int64) throws(AccountsError)
   /// Records the home folder `path` as given to `uid`; false (nothing written) when it was
   /// given to another uid before (true again for the same uid).
   func giveHome(_ path: String, uid: Int64, at date: Date) throws(AccountsError) -> Bool

@@ -214,14 +214,12 @@ public enum UserdbFlow {
         }
         // The home is given with the uid and kept: a rename does not move it, and no later
         // account is given it (its files are this account's).
-        var numbered = account
-        numbered.uid = uid
-        numbered.home = try LinuxUser.giveHome(to: account, uid: uid, writer: writer, at: now)
-        if numbered.home != account.homeDirectory, let given = numbered.home {
+        let home = try LinuxUser.giveHome(to: account, uid: uid, writer: writer, at: now)
+        if home != account.homeDirectory {
           said.append(
-            Messages.homeMoved(account.username, wanted: account.homeDirectory, given: given))
+            Messages.homeMoved(account.username, wanted: account.homeDirectory, given: home))
         }
-        try writer.update(numbered)
+        try writer.setUID(uid, home: home, accountID: account.id)
       }
       for group in groups {
         guard let gid = try allocator.give(.group, name: group.name, writer: writer, at: now)
