@@ -18,7 +18,6 @@ pytestmark = pytest.mark.front_end
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PREFIX = "/usr/local"
-# The installed program's size target (issue 25), in bytes: 20 MB.
 COMMANDS = ["activate", "help", "log", "login", "logout", "passwd", "reset", "status", "unlock",
             "user", "user.add", "user.disable", "user.edit", "user.enable", "user.list",
             "user.passwd", "user.remove", "user.reset-2fa", "user.show", "user.import",
@@ -224,6 +223,12 @@ def test_two_prefixes_keep_their_own_pam_modules(tmp_path):
         result = install(tmp_path, prefix)
         assert result.returncode == 0, result.stderr
         assert f"the PAM module in {tmp_path}{prefix}/lib/security" in result.stdout
+        # /opt is root's and only root may write it: sshd would run the program, no warning.
+        assert result.stdout.endswith(
+            "For SSH keys, in /etc/ssh/sshd_config.d/accounts.conf:\n"
+            f"  AuthorizedKeysCommand {prefix}/bin/accounts userdb ssh-authorized-keys"
+            " --folder /etc/userdb %u %U\n  AuthorizedKeysCommandUser nobody\n")
+        assert "sshd would refuse" not in result.stderr
     modules = {p: tmp_path / p.lstrip("/") / "lib" / "security" / "pam_accounts.so"
                for p in ("/opt/a", "/opt/b")}
     for prefix, module in modules.items():
@@ -261,3 +266,18 @@ def test_uninstall_leaves_a_pam_module_another_install_replaced(tmp_path):
 def test_pam_dir_must_be_absolute(tmp_path):
     result = install(tmp_path, "/opt/a", "--pam-dir", "relative")
     assert (result.returncode, result.stderr) == (2, "install: --pam-dir must be an absolute path\n")
+
+
+def test_install_warns_when_sshd_would_refuse_the_program(tmp_path):
+    """A prefix under /tmp (mode 1777): sshd refuses an AuthorizedKeysCommand there, so the
+    install still installs, and says so with sshd's own reason, as `userdb status` does."""
+    prefix = f"/tmp/accounts-install-{os.getpid()}/trial"
+    assert not pathlib.Path(prefix).parent.exists()
+    result = install(tmp_path, prefix)
+    assert result.returncode == 0
+    # Its last line: what comes before is the build's progress.
+    assert result.stderr.splitlines(keepends=True)[-1] == (
+        f"install: sshd would refuse {prefix}/bin/accounts as its AuthorizedKeysCommand (Unsafe"
+        " AuthorizedKeysCommand: bad ownership or modes for directory /tmp): for SSH keys, install"
+        " it in a prefix whose folders root owns and only root may write.\n")
+    assert f"AuthorizedKeysCommand {prefix}/bin/accounts userdb" in result.stdout
