@@ -85,9 +85,12 @@ let package = Package(
     // (QREncoder's QRCode.swift), as zxcvbn is.
     .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),
     .target(name: "QREncoder", dependencies: ["CQRencode", "DynamicLibrary"]),
+    // utf8proc (libutf8proc-dev), linked: RFC 8265's normalization forms (AccountsCore's
+    // UnicodeForms.swift), in place of Foundation's, which need ICU.
+    .systemLibrary(name: "CUTF8Proc", providers: [.apt(["libutf8proc-dev"])]),
     .target(
       name: "AccountsCore",
-      dependencies: ["AccountsCrypto", "DynamicLibrary", "QREncoder", "Zxcvbn"]
+      dependencies: ["AccountsCrypto", "CUTF8Proc", "DynamicLibrary", "QREncoder", "Zxcvbn"]
     ),
     // libpq's header only (from libpq-dev): libpq and the libraries it needs are opened only when
     // a PostgreSQL store is named (AccountsPostgres's LibPQ.swift), so no `link` in its module

@@ -1,6 +1,5 @@
 import AccountsCrypto
-// Foundation, not FoundationEssentials: the grouped number (`formatted(.number.grouping(.automatic))`).
-import Foundation
+import FoundationEssentials
 
 /// The sentences of `user import` and `user export`.
 extension Messages {
@@ -32,7 +31,7 @@ extension Messages {
   }
   /// Progress at a terminal: a bar when the file's size is known.
   public static func importProgress(_ entries: Int, fraction: Double?) -> String {
-    let count = "\(entries.formatted(.number.grouping(.automatic))) entries read"
+    let count = "\(entries.grouped) entries read"
     guard let given = fraction else { return "Importing: \(count)…" }
     let fraction = max(0, min(1, given))
     let done = Int((fraction * 20).rounded(.down))

@@ -1,7 +1,7 @@
 import AccountsCore
 import AccountsCrypto
 import CLibPQ
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)
@@ -320,11 +320,11 @@ final class PGConnection {
   private static func connectionReason(_ message: String?) -> String {
     let line = firstLine(message ?? "")
     var reason = Substring(line)
-    if let failed = reason.range(of: " failed: ") { reason = reason[failed.upperBound...] }
+    if let failed = reason.firstRange(of: " failed: ") { reason = reason[failed.upperBound...] }
     for prefix in ["FATAL:  ", "ERROR:  "] where reason.hasPrefix(prefix) {
       reason = reason.dropFirst(prefix.count)
     }
-    let trimmed = reason.trimmingCharacters(in: .whitespaces)
+    let trimmed = reason.trimmingSpaces()
     // libpq's words, with what to do where they leave it out.
     switch trimmed {
     case "": return "no reason given"
@@ -344,7 +344,7 @@ private func firstLine(_ text: String) -> String {
   {
     line = line.dropFirst(severity.count)
   }
-  var trimmed = line.trimmingCharacters(in: .whitespaces)
+  var trimmed = line.trimmingSpaces()
   if trimmed.hasSuffix(".") { trimmed.removeLast() }
   return trimmed
 }

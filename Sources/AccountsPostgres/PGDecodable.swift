@@ -1,6 +1,6 @@
 import AccountsCore
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 /// A value a result's column decodes to from PostgreSQL's text form (as postgres-nio's
 /// `PostgresDecodable`).

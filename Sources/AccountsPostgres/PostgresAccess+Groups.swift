@@ -1,5 +1,5 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
 
 // Groups and memberships: `accounts.account_group` and `accounts.group_member` (migration "v2").
 

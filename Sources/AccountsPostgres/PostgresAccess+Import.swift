@@ -1,5 +1,5 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
 
 extension PostgresAccess {
   /// Inserts `accounts` in one statement: one round trip for the whole batch.

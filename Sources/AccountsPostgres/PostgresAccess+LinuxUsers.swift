@@ -1,5 +1,5 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
 
 // Accounts as Linux users: `userdb_setting`, `userdb_host`, `posix_id` and `ssh_key`
 // (migration "v3").

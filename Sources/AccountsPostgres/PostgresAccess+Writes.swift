@@ -1,7 +1,7 @@
 import AccountsCore
 import AccountsCrypto
 import AccountsSchema
-import Foundation
+import FoundationEssentials
 
 extension PostgresAccess {
   func storeActivation(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {

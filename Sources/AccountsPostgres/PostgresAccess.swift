@@ -1,7 +1,7 @@
 import AccountsCore
 import AccountsCrypto
 import AccountsSchema
-import Foundation
+import FoundationEssentials
 
 /// The reads and writes of one transaction on a PostgreSQL store, in the core's words.
 ///
@@ -390,8 +390,7 @@ struct PostgresAccess: AccountWriter {
       "{"
         + words.map {
           "\""
-            + $0.replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            + $0.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
         }.joined(separator: ",") + "}")
   }
 }

@@ -1,6 +1,6 @@
 import AccountsCore
 import AccountsCrypto
-import Foundation
+import FoundationEssentials
 
 /// A host's steps besides a login's, each one statement: a call of the migration "v6" function
 /// that does the whole step in the database, so that a host role, which may write no table,

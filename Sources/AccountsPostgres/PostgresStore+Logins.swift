@@ -1,5 +1,5 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
 
 /// A login's steps, each one statement on its own: a call of the migration "v5" function that
 /// does the whole step in the database (its own transaction), so that a login costs one round

@@ -1,5 +1,5 @@
 import AccountsCore
-import Foundation
+import FoundationEssentials
 
 /// A store on a PostgreSQL server: the PostgreSQL implementation of the core's
 /// `AccountRepository`, shared by every host that names it.

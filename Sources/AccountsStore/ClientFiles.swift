@@ -1,7 +1,6 @@
 import AccountsCore
 import AccountsCrypto
-// Foundation, not FoundationEssentials: `NSString.appendingPathComponent`.
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -251,13 +250,13 @@ public final class SessionFile: SessionKeeper {
   /// else under the home folder (`home`, or the user database's).
   public static func defaultPath(stateHome: String?, home: String?) -> String {
     if let stateHome, stateHome.hasPrefix("/") {
-      return (stateHome as NSString).appendingPathComponent("accounts/session")
+      return stateHome.appendingPath("accounts/session")
     }
     var base = home.flatMap { $0.hasPrefix("/") ? $0 : nil }
     if base == nil, let entry = getpwuid(geteuid()), let dir = entry.pointee.pw_dir {
       base = String(cString: dir)
     }
-    return ((base ?? "/") as NSString).appendingPathComponent(".local/state/accounts/session")
+    return (base ?? "/").appendingPath(".local/state/accounts/session")
   }
 
   public func load() throws(AccountsError) -> SavedSession? {
@@ -266,7 +265,7 @@ public final class SessionFile: SessionKeeper {
     guard let bytes = try PrivateFile.read(location, kind: .sessionFile) else { return nil }
     let text = String(decoding: bytes, as: UTF8.self)
     guard text.hasPrefix(Self.header), text.hasSuffix("\n"),
-      let tokenLine = text.dropLast().range(of: "\ntoken ", options: .backwards)
+      let tokenLine = text.dropLast().ranges(of: "\ntoken ").last
     else { throw .clientFile(.damaged(.sessionFile, path: location)) }
     let database = String(
       text[text.index(text.startIndex, offsetBy: Self.header.count)..<tokenLine.lowerBound])

@@ -1,7 +1,12 @@
 import AccountsCore
 import AccountsStore
-// Foundation, not FoundationEssentials: `NSString`'s path methods.
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Where the database lives when `--database` does not say.
 enum DatabaseLocation {
@@ -66,7 +71,7 @@ enum DatabaseLocation {
   /// `$XDG_DATA_HOME/accounts/accounts.sqlite3`, else `~/.local/share/accounts/accounts.sqlite3`.
   private static func userPath(variable: (String) -> String?) throws(AccountsError) -> String {
     if let data = variable("XDG_DATA_HOME"), data.hasPrefix("/") {
-      return (data as NSString).appendingPathComponent("accounts/accounts.sqlite3")
+      return data.appendingPath("accounts/accounts.sqlite3")
     }
     guard
       let home = variable("HOME").flatMap({ $0.hasPrefix("/") ? $0 : nil }) ?? homeFromPasswd()
@@ -76,7 +81,7 @@ enum DatabaseLocation {
           location: "~/.local/share/accounts/accounts.sqlite3",
           reason: "HOME is not set; pass --database"))
     }
-    return (home as NSString).appendingPathComponent(".local/share/accounts/accounts.sqlite3")
+    return home.appendingPath(".local/share/accounts/accounts.sqlite3")
   }
 
   /// The key file sealing TOTP secrets: `given` (ACCOUNTS_KEY_FILE, `--key-file`), else
@@ -88,7 +93,7 @@ enum DatabaseLocation {
     if let given, !given.isEmpty { return KeyFile(path: absolute(given)) }
     guard StoreLocation.isPostgres(database) else { return KeyFile(databasePath: database) }
     if let config = variable("XDG_CONFIG_HOME"), config.hasPrefix("/") {
-      return KeyFile(path: (config as NSString).appendingPathComponent("accounts/postgresql.key"))
+      return KeyFile(path: config.appendingPath("accounts/postgresql.key"))
     }
     guard
       let home = variable("HOME").flatMap({ $0.hasPrefix("/") ? $0 : nil }) ?? homeFromPasswd()
@@ -96,16 +101,33 @@ enum DatabaseLocation {
       throw .invalidSetting(
         name: "ACCOUNTS_KEY_FILE", value: "", expected: "set (HOME is not set)")
     }
-    return KeyFile(
-      path: (home as NSString).appendingPathComponent(".config/accounts/postgresql.key"))
+    return KeyFile(path: home.appendingPath(".config/accounts/postgresql.key"))
   }
 
   /// `path` made absolute; a PostgreSQL URI as it is.
   static func absolute(_ path: String) -> String {
     if path.hasPrefix("/") || StoreLocation.isPostgres(path) { return path }
-    let expanded = path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : path
+    let expanded = path.hasPrefix("~") ? tildeExpanded(path) : path
     if expanded.hasPrefix("/") { return expanded }
-    return (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
+    return FileManager.default.currentDirectoryPath.appendingPath(path)
+  }
+
+  /// `~` and `~/…` under the home folder (HOME, else the user database's), `~name/…` under that
+  /// user's; as it is when there is none (as the shell leaves it).
+  private static func tildeExpanded(_ path: String) -> String {
+    let slash = path.firstIndex(of: "/") ?? path.endIndex
+    let name = String(path[path.index(after: path.startIndex)..<slash])
+    let home: String?
+    if name.isEmpty {
+      home =
+        ProcessInfo.processInfo.environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        ?? homeFromPasswd()
+    } else {
+      home = getpwnam(name).flatMap { $0.pointee.pw_dir }.map { String(cString: $0) }
+    }
+    guard let home else { return path }
+    let rest = path[slash...].drop { $0 == "/" }
+    return rest.isEmpty ? home : home.appendingPath(String(rest))
   }
 
   /// The running (effective) user's home folder from the user database, as libpq finds it for

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Sessions ended by their holder (`logout`, a session found ended): found by the SHA-256 of the
 /// client's token, so that only the holder of a token can end its session.

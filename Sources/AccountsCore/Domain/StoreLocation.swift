@@ -1,5 +1,4 @@
-// Foundation, not FoundationEssentials: percent-decoding (`removingPercentEncoding`) and `CharacterSet`.
-import Foundation
+import FoundationEssentials
 
 /// Which kind of store a `--database` value names, and how it is shown.
 ///
@@ -27,7 +26,7 @@ public enum StoreLocation {
   public static func passwords(in value: String) -> [String] {
     guard let uri = URIText(value) else { return [] }
     let found = uri.secrets
-    let decoded = found.compactMap { $0.removingPercentEncoding }
+    let decoded = found.compactMap { $0.percentDecoded() }
     return Array(Set(found + decoded)).filter { !$0.isEmpty }.sorted {
       $0.count != $1.count ? $0.count > $1.count : $0 < $1
     }
@@ -38,16 +37,19 @@ public enum StoreLocation {
   public static func scrubbed(_ text: String, of value: String) -> String {
     let shownValue = shown(value)
     let secrets = passwords(in: value)
-    guard !secrets.isEmpty else { return text.replacingOccurrences(of: value, with: shownValue) }
+    guard !secrets.isEmpty else {
+      return value.isEmpty ? text : text.replacing(value, with: shownValue)
+    }
     // Each secret whole, then each of its pieces between the characters a URI is split on (of
     // 3 characters or more: libpq may quote a piece of the URI, or name `host:port` as it read
     // them); the shown URI is left whole (a short secret such as `//` would cut it up).
-    let separators = CharacterSet(charactersIn: ":/?@&=#,[] ")
-    let pieces = secrets.flatMap { $0.components(separatedBy: separators) }.filter {
-      $0.count >= 3
-    }.sorted { $0.count > $1.count }
-    let text = text.components(separatedBy: value).map { part in
-      (secrets + pieces).reduce(part) { $0.replacingOccurrences(of: $1, with: "(password hidden)") }
+    let separators: Set<Unicode.Scalar> = [":", "/", "?", "@", "&", "=", "#", ",", "[", "]", " "]
+    let pieces = secrets.flatMap { secret in
+      secret.unicodeScalars.split(omittingEmptySubsequences: false) { separators.contains($0) }
+        .map { String(String.UnicodeScalarView($0)) }
+    }.filter { $0.count >= 3 }.sorted { $0.count > $1.count }
+    let text = text.split(separator: value, omittingEmptySubsequences: false).map { part in
+      (secrets + pieces).reduce(String(part)) { $0.replacing($1, with: "(password hidden)") }
     }.joined(separator: shownValue)
     // libpq quotes the piece of a URI it cannot parse ("…"): a piece of the written URI that the
     // shown one lacks holds (part of) a secret.
@@ -240,7 +242,7 @@ private struct URIText {
   private func keyword(of piece: Range<Int>) -> String? {
     guard let equals = firstIndex(of: Byte.equals, in: piece) else { return nil }
     let raw = text(piece.lowerBound..<equals)
-    return (raw.removingPercentEncoding ?? raw).lowercased()
+    return (raw.percentDecoded() ?? raw).lowercased()
   }
 
   /// The first `?` from `index` on after which some `key=value` names a libpq keyword.

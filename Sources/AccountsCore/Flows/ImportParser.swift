@@ -1,5 +1,4 @@
-// Foundation, not FoundationEssentials: `JSONSerialization` (Django dumps) and `trimmingCharacters(in:)`.
-import Foundation
+import FoundationEssentials
 
 /// Reads the entries of an import file, one at a time, in memory bounded by the longest entry
 /// (a Django JSON list too: `JSONListReader`).
@@ -69,7 +68,7 @@ struct Parser {
       try body(.problem("line 1: \(Messages.importCSVHeader)"))
       return
     }
-    let names = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    let names = header.map { $0.trimmingSpaces().lowercased() }
     let required = ["username", "full_name", "email", "password_hash"]
     let columns = required.compactMap { names.firstIndex(of: $0) }
     guard columns.count == required.count else {
@@ -133,7 +132,7 @@ struct Parser {
 
   /// `true` or `false` (also `1`, `0`, empty for false); nil for anything else.
   private static func flag(_ text: String) -> Bool? {
-    switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+    switch text.trimmingSpaces().lowercased() {
     case "true", "1", "yes": return true
     case "false", "0", "no", "": return false
     default: return nil
@@ -183,10 +182,7 @@ struct Parser {
           .problem("\(position): \(Messages.importDjangoTooLong(line: element.line, limit))"))
         continue
       }
-      guard
-        let value = try? JSONSerialization.jsonObject(
-          with: Data(element.bytes), options: .fragmentsAllowed)
-      else {
+      guard let value = JSONValue(parsing: element.bytes) else {
         try body(.problem("\(position): \(Messages.importDjangoNotJSON(line: element.line))"))
         continue
       }
@@ -195,43 +191,42 @@ struct Parser {
   }
 
   /// One decoded element of a Django dump as an item.
-  private func item(_ element: Any, number: Int) -> ImportItem {
+  private func item(_ object: JSONValue, number: Int) -> ImportItem {
     let position = "entry \(number)"
-    guard let object = element as? [String: Any], let fields = object["fields"] as? [String: Any]
+    guard let fields = object["fields"], case .object = fields
     else { return .problem("\(position): \(Messages.importDjangoEntry)") }
-    let username = fields["username"] as? String ?? ""
-    guard (object["model"] as? String) == "auth.user" else {
-      return .problem("\(position): \(Messages.importDjangoModel(object["model"] as? String))")
+    let username = fields["username"]?.string ?? ""
+    guard object["model"]?.string == "auth.user" else {
+      return .problem("\(position): \(Messages.importDjangoModel(object["model"]?.string))")
     }
-    let password = fields["password"] as? String ?? ""
+    let password = fields["password"]?.string ?? ""
     // Django's unusable passwords start with "!": nothing to log in with.
     if password.isEmpty || password.hasPrefix("!") { return .skipped(username) }
     // A JSON boolean, or a number equal to 1 or 0 (what Django's BooleanField takes as such);
     // a string such as "false" is not taken for either.
     var active = true
     if let value = fields["is_active"] {
-      guard let number = value as? NSNumber, number.doubleValue == 0 || number.doubleValue == 1
-      else {
+      let number = value.bool.map { $0 ? 1 : 0 } ?? value.number
+      guard let number, number == 0 || number == 1 else {
         let label = username.isEmpty ? position : "\(position) (\(username))"
         return .problem(
           "\(label): \(Messages.importDjangoFlag("is_active", Self.jsonText(value)))")
       }
-      active = number.doubleValue == 1
+      active = number == 1
     }
-    let first = fields["first_name"] as? String ?? ""
-    let last = fields["last_name"] as? String ?? ""
-    let full = "\(first) \(last)".trimmingCharacters(in: .whitespaces)
+    let first = fields["first_name"]?.string ?? ""
+    let last = fields["last_name"]?.string ?? ""
+    let full = "\(first) \(last)".trimmingSpaces()
     return .entry(
       ImportEntry(
         word: "entry", number: Int32(clamping: number), username: username,
         fullName: full.isEmpty ? username : full,
-        email: fields["email"] as? String ?? "", passwordHash: password, disabled: !active))
+        email: fields["email"]?.string ?? "", passwordHash: password, disabled: !active))
   }
 
   /// A JSON value as the file spells it (near enough), cut at 40 characters.
-  static func jsonText(_ value: Any) -> String {
-    let data = try? JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed)
-    let text = data.map { String(decoding: $0, as: UTF8.self) } ?? "?"
+  static func jsonText(_ value: JSONValue) -> String {
+    let text = value.text
     return text.count > 40 ? String(text.prefix(40)) + "…" : text
   }
 }

@@ -2,11 +2,11 @@
 /// block at a time and handed on one by one, each as its own bytes: memory holds one element
 /// and a block, never the document.
 ///
-/// Hand-written because Foundation has no streaming JSON parser: JSONSerialization and
-/// JSONDecoder take a whole document (a Django dump of a million users made about 60 times
+/// Hand-written because Foundation has no streaming JSON parser: JSONDecoder takes a whole document (a Django dump of a million users made about 60 times
 /// its size in objects). This reader only finds where each element of the top-level list
 /// begins and ends (strings, their escapes, and the nesting of objects and lists); each
-/// element is then decoded alone by JSONSerialization, which checks everything else.
+/// element is then decoded alone (`JSONValue`, through JSONDecoder), which checks everything
+/// else.
 struct JSONListReader {
   /// One element of the list: its bytes, and the line of the file it starts on.
   struct Element {

@@ -1,5 +1,10 @@
-// Foundation, not FoundationEssentials: NFC (`precomposedStringWithCanonicalMapping`).
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Why a blocklist's source cannot be read.
 public enum BlocklistSourceFailure: Error, Equatable, Sendable {
@@ -98,7 +103,7 @@ private struct LineMatcher {
     // String equality is canonical equivalence, so an ASCII line equals `wanted` exactly when it
     // equals wanted's NFC form byte for byte, and only if that form is ASCII. A line never holds
     // a newline, so a password with one matches nothing.
-    let canonical = wanted.precomposedStringWithCanonicalMapping.utf8
+    let canonical = UnicodeForms.nfc(wanted).utf8
     wantedASCII =
       canonical.allSatisfy { $0 < 0x80 } && !canonical.contains(newline) ? Array(canonical) : nil
   }

@@ -1,7 +1,12 @@
 import DynamicLibrary
-// Foundation, not FoundationEssentials: `CharacterSet` and `components(separatedBy:)`.
-import Foundation
+import FoundationEssentials
 import Zxcvbn
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// What made a password easy to guess: the kind of pattern that covers most of it.
 public enum PasswordWeakness: Equatable, Sendable, CaseIterable {
@@ -59,11 +64,23 @@ public struct PasswordStrength: Equatable, Sendable {
   ///
   /// zxcvbn compares them ignoring case. Words under 3 characters are left out, as they would
   /// match inside almost any password.
+  /// The runs of letters, marks and digits of `text` (Foundation's `CharacterSet.alphanumerics`:
+  /// the L*, M* and N* categories), split at everything else.
+  private static func alphanumericRuns(in text: String) -> [String] {
+    text.unicodeScalars.split(omittingEmptySubsequences: false) { scalar in
+      switch scalar.properties.generalCategory {
+      case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+        .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber, .letterNumber, .otherNumber:
+        return false
+      default: return true
+      }
+    }.map { String(String.UnicodeScalarView($0)) }
+  }
+
   static func userWords(username: String, fullName: String, email: String) -> [String] {
-    let separators = CharacterSet.alphanumerics.inverted
     var words = [username, fullName, email]
-    words += fullName.components(separatedBy: separators)
-    words += email.components(separatedBy: separators)
+    words += alphanumericRuns(in: fullName)
+    words += alphanumericRuns(in: email)
     var seen = Set<String>()
     return words.filter { word in
       word.unicodeScalars.count >= 3 && !word.contains("\0") && seen.insert(word).inserted

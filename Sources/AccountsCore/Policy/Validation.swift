@@ -1,5 +1,4 @@
-// Foundation, not FoundationEssentials: NFKC and NFC (`precomposedStringWith…Mapping`) and `trimmingCharacters(in:)`.
-import Foundation
+import FoundationEssentials
 
 /// What a form field holds after reading: text, or a reason it cannot be text.
 public enum FieldValue: Equatable, Sendable {
@@ -58,7 +57,7 @@ enum TextRules {
     {
       return text
     }
-    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    return text.trimmingWhitespace()
   }
 
   /// Checks a field's characters, returning the refusal if any.
@@ -139,12 +138,12 @@ public enum UsernameRules {
     var widthMapped = ""
     for scalar in username.unicodeScalars {
       if (0xFF00...0xFFEF).contains(scalar.value) {
-        widthMapped += String(scalar).precomposedStringWithCompatibilityMapping
+        widthMapped += UnicodeForms.nfkc(String(scalar))
       } else {
         widthMapped.unicodeScalars.append(scalar)
       }
     }
-    return widthMapped.lowercased().precomposedStringWithCanonicalMapping
+    return UnicodeForms.nfc(widthMapped.lowercased())
   }
 }
 
@@ -199,9 +198,27 @@ public enum PasswordRules {
   /// The most characters; longer ones are refused, never truncated.
   public static let maximumLength = 1024
 
-  /// The form a password is hashed in: NFKC.
+  /// The form a password is hashed in: NFKC, but for the half-width (semi-)voiced sound marks.
+  ///
+  /// U+FF9E and U+FF9F become U+3099 and U+309A without composing with the kana before them
+  /// (`ｶﾞ` is U+30AB U+3099, where UAX #15's NFKC gives U+30AC): the form every password was
+  /// hashed in when Foundation made it (its NFKC on Linux does that), kept so that every stored
+  /// hash still matches the password it was made from.
   public static func normalized(_ password: String) -> String {
-    password.precomposedStringWithCompatibilityMapping
+    guard password.unicodeScalars.contains(where: { $0 == "\u{FF9E}" || $0 == "\u{FF9F}" })
+    else { return UnicodeForms.nfkc(password) }
+    var result = ""
+    var run = ""
+    for scalar in password.unicodeScalars {
+      guard scalar == "\u{FF9E}" || scalar == "\u{FF9F}" else {
+        run.unicodeScalars.append(scalar)
+        continue
+      }
+      result += UnicodeForms.nfkc(run)
+      result.unicodeScalars.append(scalar == "\u{FF9E}" ? "\u{3099}" : "\u{309A}")
+      run = ""
+    }
+    return result + UnicodeForms.nfkc(run)
   }
 
   /// The first rule `password` (already normalized) breaks, as the form's refusal, or nil.

@@ -1,44 +1,58 @@
-// Foundation, not FoundationEssentials: `DateFormatter`.
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// Dates and durations as a person reads them.
+///
+/// Written with the C library's calendar (`localtime_r`, `gmtime_r`) and English names of its
+/// own, not Foundation's `DateFormatter`, which is in its internationalization part (ICU): the
+/// text is `date`'s in the C locale, whatever the locale.
 enum TimeText {
-  /// Like `date`: `Sat Nov 21 23:25:24 UTC 2026`.
+  private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+  private static let months = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+  ]
+
+  /// Like `date`: `Sat Nov 21 23:25:24 UTC 2026` (the day not padded).
   static func long(_ date: Date, timeZone: TimeZone) -> String {
-    format(date, "EEE MMM d HH:mm:ss '\(zone(date, timeZone))' yyyy", timeZone)
+    let (parts, zone) = broken(date, timeZone)
+    let weekday = weekdays[Int(parts.tm_wday) % 7]
+    let month = months[Int(parts.tm_mon) % 12]
+    return
+      "\(weekday) \(month) \(parts.tm_mday) \(clockText(parts)) \(zone) \(1900 + Int(parts.tm_year))"
   }
 
   /// `23:41:07 UTC`.
   static func clock(_ date: Date, timeZone: TimeZone) -> String {
-    format(date, "HH:mm:ss '\(zone(date, timeZone))'", timeZone)
+    let (parts, zone) = broken(date, timeZone)
+    return "\(clockText(parts)) \(zone)"
   }
 
-  /// The zone's abbreviation as `date` prints it (`UTC`, `CET`, `EST`).
+  private static func clockText(_ parts: tm) -> String {
+    [parts.tm_hour, parts.tm_min, parts.tm_sec].map { $0 < 10 ? "0\($0)" : "\($0)" }
+      .joined(separator: ":")
+  }
+
+  /// The date's calendar fields in the zone, and the zone's abbreviation as `date` prints it.
   ///
-  /// For the process's own zone the C library's name is used: Foundation on Linux says `GMT`
-  /// for UTC and `GMT+1` for Paris.
-  private static func zone(_ date: Date, _ timeZone: TimeZone) -> String {
-    if timeZone == TimeZone.current {
+  /// `UTC`, `CET`, `EST`: the process's own zone is the C library's (TZ, /etc/localtime), as
+  /// `date` reads it; another zone (a test's) is its offset from UTC and its abbreviation.
+  private static func broken(_ date: Date, _ timeZone: TimeZone) -> (tm, String) {
+    var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+    var parts = tm()
+    if timeZone.identifier == TimeZone.current.identifier {
       tzset()
-      var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-      var parts = tm()
       if localtime_r(&seconds, &parts) != nil, let name = parts.tm_zone {
-        return String(cString: name)
+        return (parts, String(cString: name))
       }
     }
-    return timeZone.abbreviation(for: date) ?? timeZone.identifier
-  }
-
-  private static func format(_ date: Date, _ pattern: String, _ timeZone: TimeZone) -> String {
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = timeZone
-    formatter.dateFormat = pattern
-    return formatter.string(from: date)
+    seconds += time_t(timeZone.secondsFromGMT(for: date))
+    _ = gmtime_r(&seconds, &parts)
+    return (parts, timeZone.abbreviation(for: date) ?? timeZone.identifier)
   }
 
   /// `1 hour`, `24 hours`, `90 minutes`: a setting's length, in whole hours when it is.

@@ -1,5 +1,4 @@
-// Foundation, not FoundationEssentials: `JSONSerialization`.
-import Foundation
+import FoundationEssentials
 
 /// systemd's JSON user and group records (https://systemd.io/USER_RECORD/,
 /// https://systemd.io/GROUP_RECORD/) of accounts and groups, as files of a drop-in folder
@@ -85,17 +84,17 @@ extension UserRecordJSON {
     _ record: [UInt8], userName: String, systemUID: Int64?, sshdUID: Int64? = nil, now: Date
   ) -> [String] {
     guard
-      let object = try? JSONSerialization.jsonObject(with: Data(record)) as? [String: Any],
-      object["userName"] as? String == userName, object["locked"] as? Bool != true,
-      let uid = (object["uid"] as? NSNumber)?.int64Value, uid == systemUID,
+      let object = JSONValue(parsing: record), case .object = object,
+      object["userName"]?.string == userName, object["locked"]?.bool != true,
+      let uid = object["uid"]?.integer, uid == systemUID,
       sshdUID == nil || sshdUID == uid
     else { return [] }
-    if let notAfter = object["notAfterUSec"] as? NSNumber,
-      Double(notAfter.int64Value) / 1_000_000 <= now.timeIntervalSince1970
+    if let notAfter = object["notAfterUSec"]?.number,
+      notAfter.rounded(.down) / 1_000_000 <= now.timeIntervalSince1970
     {
       return []
     }
-    return (object["sshAuthorizedKeys"] as? [Any] ?? []).compactMap { $0 as? String }
+    return (object["sshAuthorizedKeys"]?.array ?? []).compactMap(\.string)
       .filter { line in !line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } }
   }
 }

@@ -1,7 +1,13 @@
 import AccountsCore
 import AccountsPostgres
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 extension AccountsCommand.StoreCommand {
   /// `accounts store roles --admin ROLE --host ROLE [--apply]`.
