@@ -181,15 +181,18 @@ class Trial:
 def typed(shell: pexpect.spawn, trial: Trial, command: str) -> str:
     """`command` typed into the shell with its answers; what it printed (exit 0 asserted)."""
     shell.sendline(command)
+    printed = ""
     for question, answer in trial.answers(command):
         shell.expect_exact(question)
+        printed += shell.before + shell.after
         if answer is None:
             trial.key = KEY.search(shell.before).group(1)
             answer = code_now(trial.key)
         shell.sendline(answer)
     shell.expect(PROMPT)
-    assert shell.match.group(1) == "0", f"{command!r} failed:\n{shell.before}"
-    return shell.before
+    printed += shell.before
+    assert shell.match.group(1) == "0", f"{command!r} failed:\n{printed}"
+    return printed
 
 
 def root_shell(trial: Trial) -> pexpect.spawn:
@@ -238,9 +241,9 @@ def cleaned_up(trial: Trial, server: Sshd):
 
 def test_log_people_in_as_readme_says(tmp_path):
     """Install, activate, add a person, their second factor, user records, the PAM service and
-    a second sshd, each as README gives it; then that person logs in over SSH with the password
-    and a code, into the home folder the login made (mode 0700), and a wrong code gets only
-    sshd's refusal, its reason in the log."""
+    a second sshd, each as README gives it (the activation asking what its transcript shows);
+    then that person logs in over SSH with the password and a code, into the home folder the
+    login made (mode 0700), and a wrong code gets only sshd's refusal, its reason in the log."""
     trial = Trial()
     server = Sshd(tmp_path, trial.name)
     server.port = trial.port
@@ -259,6 +262,12 @@ def test_log_people_in_as_readme_says(tmp_path):
                     server.wait_for_log(f"Server listening on 0.0.0.0 port {trial.port}.")
                 else:
                     printed[command.split("#")[0].strip()] = typed(shell, trial, command)
+        activation = next(lines for language, _, lines in blocks()
+                          if language == "text" and lines[0].startswith("User name: "))
+        shown = printed["accounts activate"].replace("\r", "")
+        assert re.findall(r"^([A-Z][\w -]*:) ", shown, re.M) == \
+            [line.split(":")[0] + ":" for line in activation if ":" in line]
+        assert activation[-1].replace("alice", trial.owner) in shown
         assert "SSH keys command: ok" in printed["accounts userdb status"]
         assert f"{trial.user}:x:" in printed[f"getent passwd {trial.user}"]
 
