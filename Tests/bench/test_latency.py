@@ -11,7 +11,7 @@
   that at the default) from two clients a core, each its own account, under `taskset` on one
   core and on two.
 
-No target: the figures are published (README, "Performance") beside the KDF's floor."""
+No target: the figures are published (docs/performance.md) beside the KDF's floor."""
 
 from __future__ import annotations
 

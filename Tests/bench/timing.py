@@ -223,9 +223,10 @@ def cpu_model() -> str:
 
 class Report:
     """What the modules measured, printed once at the end of the run (conftest's
-    pytest_terminal_summary): the plain sections, then the markdown table for README, then the
-    notes under it and the line that says how the figures were made. Each part has an order
-    key, so the report reads the same whichever modules ran and in whatever order."""
+    pytest_terminal_summary): the plain sections, then the markdown table for
+    docs/performance.md, then the notes under it and the line that says how the figures were
+    made. Each part has an order key, so the report reads the same whichever modules ran and in
+    whatever order."""
 
     def __init__(self, header: str, libraries: int) -> None:
         self.header = header
@@ -254,7 +255,8 @@ class Report:
         out = [self.header]
         for _, lines in sorted(self.sections, key=lambda s: s[0]):
             out += [""] + lines
-        out += ["", "Markdown:", "", "| Measurement | Median | Min | Ratio (median) | Target |",
+        out += ["", "Markdown (the table of docs/performance.md):", "",
+                "| Measurement | Median | Min | Ratio (median) | Target |",
                 "|---|---:|---:|---:|---:|"]
         for _, lines in sorted(self.rows, key=lambda s: s[0]):
             out += lines

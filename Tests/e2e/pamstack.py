@@ -9,12 +9,13 @@ release program, service files for a device's store, and the answers a person ty
   line per group whose options are given (a tuple of extra options, or None for none of that
   group), the module `required`.
 - `service(device, **groups)`: `scratch_service(lines(device, **groups))`.
-- `shared_stack(device) -> list[str]`: README's /etc/pam.d/accounts-stack for the device's store:
-  pam_unix first for the system's own users, then the module (auth with use_first_pass).
-- `sshd_service(device) -> context manager yielding the service name`: README's sshd service,
+- `shared_stack(device) -> list[str]`: /etc/pam.d/accounts-stack of docs/pam.md for the
+  device's store: pam_unix first for the system's own users, then the module (auth with
+  use_first_pass).
+- `sshd_service(device) -> context manager yielding the service name`: docs/pam.md's sshd service,
   a scratch stack file (`shared_stack`) and a scratch service that makes the home directory
   (pam_mkhomedir) and includes the stack.
-- `su_stack(device) -> context manager`: /etc/pam.d/su-l as README shows it for the device's
+- `su_stack(device) -> context manager`: /etc/pam.d/su-l as docs/pam.md shows it for the device's
   store (pam_rootok, then `shared_stack`), put back after (`pammodule.replaced_service`).
 - `su(name, prefix=()) -> pexpect.spawn`: `su - NAME -c 'echo "I am $(id -un)"'` run by nobody
   at a pseudo-terminal, `prefix` (e.g. a prlimit command) before it; the shell says who it runs

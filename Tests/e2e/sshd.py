@@ -19,6 +19,9 @@ API:
   enough (AuthenticationMethods); PasswordAuthentication is off; AuthorizedKeysFile is none.
 - `Sshd.port`, `Sshd.service`, `Sshd.log() -> str` (what it logged so far), and
   `Sshd.wait_for_log(text, timeout=30) -> str` (the first line holding `text`, once logged).
+  `Sshd(folder, service).run(command)` runs an sshd started by a command of one's own (in the
+  foreground, -D -e) as one (its port and the folder of its known_hosts set by the caller);
+  `stop()` stops it.
 - `client_key(folder) -> pathlib.Path`: a new ed25519 key pair without passphrase in `folder`
   (the public half at the same path + `.pub`).
 - `authorized_key(device, name, folder) -> pathlib.Path`: a client key made in `folder` whose
@@ -134,6 +137,17 @@ class Sshd:
             assert "Address already in use" in self.log(), \
                 f"sshd ended with {self.process.returncode}:\n{self.log()}"
         raise AssertionError(f"no free port for sshd after 5 tries:\n{self.log()}")
+
+    def run(self, command: list):
+        """`command`, an sshd in the foreground logging to standard error (-D -e, as a person
+        starts one), as this server; `wait_for_log` then tells when it listens."""
+        self._lines = []
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        text=True, cwd="/")
+        self._reader = threading.Thread(target=self._read, args=(self.process.stderr,),
+                                        daemon=True)
+        self._reader.start()
 
     def stop(self):
         if self.process is not None and self.process.poll() is None:

@@ -1,6 +1,6 @@
 """pam_accounts.so under the resource limits of its caller. `su` is setuid, so the person who
 runs it chooses the limits the module and its helper inherit. The module sets the helper's own
-limits before exec (README, PAM): every attempt whose password reached the helper is counted,
+limits before exec (docs/pam.md): every attempt whose password reached the helper is counted,
 and where a hard limit may not be raised (a caller without CAP_SYS_RESOURCE) the helper is not
 started, so nothing is asked or checked and the refusal is logged. Driven from outside:
 `prlimit` around `su - NAME` typed by nobody at a pseudo-terminal, and around pamtester."""

@@ -1,5 +1,5 @@
 """A real program through pam_accounts.so: `su - NAME` typed at a pseudo-terminal by an
-unprivileged user (nobody), its PAM service `su-l` replaced by README's (pam_rootok, then the
+unprivileged user (nobody), its PAM service `su-l` replaced by docs/pam.md's (pam_rootok, then the
 shared stack: pam_unix first for the system's own users, then the module with use_first_pass).
 An account of the device is a Linux user through its user record in /run/userdb (no useradd):
 the password, then the code, then a shell as NAME. A user of /etc/passwd keeps logging in with

@@ -1,5 +1,5 @@
 """An account named like a user the system already has never logs in as that user, through
-README's stack (`pam_unix` first, then pam_accounts.so with use_first_pass): the module answers
+docs/pam.md's stack (`pam_unix` first, then pam_accounts.so with use_first_pass): the module answers
 for a name only when NSS gives it no user (a virtual user) or the uid of the account's own
 record. A user of /etc/passwd is answered as none of the module's before the store is reached,
 so root passes the account stage through pam_unix with the store unreachable."""
@@ -39,7 +39,7 @@ def test_su_root_with_a_store_account_named_root_is_refused(activated):
 
 @pytest.mark.parametrize("name", ["daemon", "sys"])
 def test_pamtester_system_names_never_succeed_at_any_stage(activated, name):
-    """A store account named like a system user: auth through README's stack fails with its
+    """A store account named like a system user: auth through docs/pam.md's stack fails with its
     own password, and the module's other stages answer the name as none of theirs."""
     activated.add_user(username=name, password=BOB_PASSWORD)
     with scratch_service(shared_stack(activated)) as service:
@@ -92,7 +92,7 @@ def directory_user():
 
 
 def test_root_passes_the_account_stage_with_the_store_unreachable(activated):
-    """README's stack pointed at a PostgreSQL server that is away: root's account stage is left
+    """docs/pam.md's stack pointed at a PostgreSQL server that is away: root's account stage is left
     to pam_unix (the module answers root as none of its users before reaching the store), while
     a name that may be the store's is refused (the store cannot say)."""
     stack = [line.replace(f"database={activated.pam_store_args()[1]}",

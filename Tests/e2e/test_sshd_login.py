@@ -1,5 +1,5 @@
 """Logging in to the device over SSH as an `accounts` user, end to end: Debian's sshd (one per
-module, on 127.0.0.1 at a high port, a config and host key of its own) with README's sshd PAM
+module, on 127.0.0.1 at a high port, a config and host key of its own) with docs/pam.md's sshd PAM
 service (pam_mkhomedir, then the shared stack: pam_unix first, then pam_accounts.so), the
 device's accounts served to NSS as user records in /run/userdb (no useradd), keys found through
 `accounts userdb ssh-authorized-keys`, and Debian's ssh client typing as a person does."""

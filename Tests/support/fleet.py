@@ -1,4 +1,4 @@
-"""A fleet's two roles as the suites use them (`accounts store roles`, README "PostgreSQL"):
+"""A fleet's two roles as the suites use them (`accounts store roles`, docs/postgresql.md):
 which commands a host may run, so that a test run can give those the host role and every other
 command the administrator role, and how the roles are made."""
 

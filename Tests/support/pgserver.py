@@ -63,7 +63,7 @@ def clean_environment() -> dict[str, str]:
             if not k.startswith("PG") and not k.startswith("ACCOUNTS_")}
 
 
-# One row, `|`-separated (psql -At): what README reports next to the bench's figures.
+# One row, `|`-separated (psql -At): what docs/performance.md reports next to the bench's figures.
 SETTINGS_SQL = (
     "SELECT current_setting('server_version'), current_setting('fsync'),"
     " current_setting('synchronous_commit'), current_setting('full_page_writes'),"
