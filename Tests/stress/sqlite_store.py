@@ -33,7 +33,7 @@ V8_TABLES = {"home_path"}  # migration "v8"
 LATEST_TABLES = V2_TABLES | V3_TABLES | V5_TABLES | V6_TABLES | V8_TABLES
 # A fully migrated file (v4 rebuilt account; v5 added groups and account.expires_at; v6 the
 # user record tables and account.uid, home, shell).
-MIGRATIONS = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"]
+MIGRATIONS = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v10"]
 V1_TABLES = {"user", "activation", "login_throttle", "audit_event"}
 STORED_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 STORED_HASH = re.compile(r"^pbkdf2_sha256\$([1-9][0-9]*)\$([A-Za-z0-9./+]{8,})\$([A-Za-z0-9+/]{43}=)$")
