@@ -5,6 +5,7 @@ code keeps the pending secret, an expired one (its expiry moved into the past in
 refused and deleted, a pending secret is no second factor, a second `--begin` replaces the first,
 and the administrator's reset, removal and `accounts reset` leave none behind."""
 
+import stat
 from datetime import datetime, timedelta, timezone
 
 import pyotp
@@ -210,3 +211,21 @@ def test_store_copy_works_with_a_pending_secret_and_leaves_it_behind(activated, 
     env["ACCOUNTS_DATABASE"] = str(target)
     copied = activated.run("login", "--no-session", input=f"{USERNAME}\n{PASSWORD}\n", env=env)
     assert (copied.code, copied.out_lines[:1]) == (0, [WELCOME]), copied
+
+
+def test_begin_makes_the_key_file_and_confirm_needs_it(activated):
+    """`--begin` seals under the key file, made private on first use as `2fa enable` makes it;
+    without it `--confirm` stops with exit 3 and one sentence naming it, and the pending secret
+    stays for the restored file."""
+    assert not activated.key_file.exists()
+    key = begun(activated)
+    assert stat.S_IMODE(activated.key_file.stat().st_mode) == 0o600
+    saved = activated.key_file.read_bytes()
+    activated.key_file.unlink()
+    result = confirm(activated, oath(key))
+    assert (result.code, result.stdout) == (3, ""), result
+    assert len(result.err_lines) == 1 and f"key file {activated.key_file}" in result.stderr
+    assert len(pending_rows(activated)) == 1
+    activated.key_file.write_bytes(saved)
+    activated.key_file.chmod(0o600)
+    assert confirm(activated, oath(key)).code == 0
