@@ -7,10 +7,10 @@ events, 25,000 login_throttle rows, on the v1 schema) so that the upgrade takes 
   file with every row (and the next login upgrades it), a whole v2, v3, v4, v5, v6, v7 or v8
   file (killed between two migrations, which commit one at a time) or a whole v10 file with
   every row copied, never in between. The first kill of each command comes as soon as it has
-  written 64 KiB of the upgrade to the WAL (a point it reaches well before the first migration commits), so that at
-  least one kill lands before the upgrade committed whatever the machine's speed; the others
-  come at random moments of a typical run (the moment is the randomness: any must leave a
-  whole file).
+  written 64 KiB of the upgrade to the WAL (a point it reaches well before the first migration
+  commits), so that at least one kill lands before the upgrade committed whatever the machine's
+  speed; the others come at random moments of a typical run (the moment is the randomness: any
+  must leave a whole file).
 """
 
 from __future__ import annotations
