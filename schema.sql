@@ -127,6 +127,16 @@ CREATE TABLE recovery_code (
   PRIMARY KEY (account_id, code_hash)
 ) STRICT, WITHOUT ROWID;
 
+-- A new TOTP secret waiting for its first code (`2fa enable --begin`) until `expires_at`,
+-- sealed as a second factor's is, but never a second factor (`2fa enable --confirm` turns it
+-- into one).
+CREATE TABLE pending_second_factor (
+  account_id INTEGER PRIMARY KEY REFERENCES account (id) ON DELETE CASCADE,
+  sealed_secret BLOB NOT NULL CHECK (typeof(sealed_secret) = 'blob' AND length(sealed_secret) > 28),
+  key_id TEXT NOT NULL CHECK (length(key_id) = 16),
+  expires_at TEXT NOT NULL
+) STRICT;
+
 -- A named set of accounts. Names follow Linux's rules (Debian's NAME_REGEX,
 -- ^[a-z_][a-z0-9_-]*$, 1 to 32 characters), so that each can become a Linux group.
 CREATE TABLE account_group (

@@ -142,6 +142,10 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case secondFactorAlreadyOn(String)
   /// `2fa disable` (and the like) for an account that has none.
   case secondFactorNotOn(String)
+  /// `2fa enable --confirm` for an account with no pending secret.
+  case noPendingSecondFactor(String)
+  /// `2fa enable --confirm` after the pending secret expired (it is deleted).
+  case pendingSecondFactorExpired(String)
   /// No live session with this number.
   case noSuchSession(Int64)
   /// The session file or the key file cannot be used.
@@ -207,7 +211,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       .inputEnded, .declined, .confirmationRequired, .noDatabase, .usernameTaken,
       .ownerCannotBeRemoved, .lastAccount, .notLoggedIn, .invalidVerificationCode,
       .replayedVerificationCode, .clockOff, .secondFactorAlreadyOn, .secondFactorNotOn,
-      .importRefused, .exportFileExists, .copyTargetNotEmpty, .invalidGroupName,
+      .noPendingSecondFactor, .pendingSecondFactorExpired, .importRefused, .exportFileExists,
+      .copyTargetNotEmpty, .invalidGroupName,
       .groupNameTaken, .notInGroup, .linuxNameTaken, .homeTaken, .sshKeyRefused, .noSSHKeys,
       .userdbNeedsRoot, .userdbNotEnabled, .userdbFolderInUse:
       return .refused
@@ -275,6 +280,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .clockOff(let seconds): return Messages.clockOff(seconds: seconds)
     case .secondFactorAlreadyOn(let name): return Messages.secondFactorAlreadyOn(name)
     case .secondFactorNotOn(let name): return Messages.secondFactorNotOn(name)
+    case .noPendingSecondFactor(let name): return Messages.noPendingSecondFactor(name)
+    case .pendingSecondFactorExpired(let name): return Messages.pendingSecondFactorExpired(name)
     case .noSuchSession(let id): return Messages.noSuchSession(id)
     case .clientFile(let problem): return Messages.clientFile(problem)
     case .importRefused(let problems), .importInvalid(let problems):

@@ -14,6 +14,8 @@ public enum ConsoleLine: Equatable, Sendable {
 public protocol Console: AnyObject {
   /// True when input comes from a terminal a person types at (prompts are shown, forms re-ask).
   var isInteractive: Bool { get }
+  /// True when standard output is a terminal a person looks at (a QR code can be scanned).
+  var outputIsTerminal: Bool { get }
   /// Writes a result line on standard output.
   func output(_ line: String)
   /// Writes a line the program drew itself on standard output as it is, escape sequences
@@ -33,6 +35,9 @@ public protocol Console: AnyObject {
 extension Console {
   /// Consoles that draw nothing special write the line as any other.
   public func outputDrawing(_ line: String) { output(line) }
+
+  /// Consoles that are no terminal say so.
+  public var outputIsTerminal: Bool { false }
 
   /// Consoles that are no terminal show no progress.
   public func progress(_ line: String?) {}

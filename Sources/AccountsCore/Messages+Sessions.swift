@@ -78,6 +78,31 @@ extension Messages {
   public static func secondFactorNotOn(_ name: String) -> String {
     "Two-factor authentication is not on for \(name)."
   }
+  /// `2fa enable --confirm` with no pending secret.
+  public static func noPendingSecondFactor(_ name: String) -> String {
+    "No new secret waits for a code for \(name): run accounts 2fa enable --begin first."
+  }
+  /// `2fa enable --confirm` after the pending secret expired.
+  public static func pendingSecondFactorExpired(_ name: String) -> String {
+    "The new secret for \(name) expired unconfirmed and was deleted: run accounts 2fa enable "
+      + "--begin again."
+  }
+  /// `2fa enable --begin` done.
+  public static func pendingSecondFactorKept(_ name: String, until: String) -> String {
+    "Two-factor authentication for \(name) waits for a code from the app until \(until): run "
+      + "accounts 2fa enable --confirm."
+  }
+  /// `2fa status`: a pending secret.
+  public static func pendingSecondFactorStatus(_ name: String, until: String) -> String {
+    "A new secret for \(name) waits for its first code until \(until) "
+      + "(accounts 2fa enable --confirm)."
+  }
+  /// `2fa enable --begin` with `--confirm`.
+  public static let enableStepsConflict =
+    "Give --begin or --confirm, not both."
+  /// `2fa enable --qr` with `--confirm`.
+  public static let confirmShowsNoQR =
+    "--confirm shows no QR code: leave --qr out."
   /// Before the QR code.
   public static let scanThis =
     "Scan this QR code with your authenticator app, or type the key below into it."

@@ -255,6 +255,27 @@ extension PostgresAccess {
     ).changed == 1
   }
 
+  func storePendingSecondFactor(_ pending: PendingSecondFactor) throws(AccountsError) {
+    try query(
+      """
+      INSERT INTO accounts.pending_second_factor (account_id, sealed_secret, key_id, expires_at)
+      VALUES ($1, $2, $3, $4::timestamptz)
+      ON CONFLICT (account_id) DO UPDATE
+      SET sealed_secret = EXCLUDED.sealed_secret, key_id = EXCLUDED.key_id,
+        expires_at = EXCLUDED.expires_at
+      """,
+      [
+        PGValue(pending.accountID), .bytes(pending.sealedSecret), .text(pending.keyID),
+        PGValue(pending.expiresAt),
+      ])
+  }
+
+  func removePendingSecondFactor(accountID: Int64) throws(AccountsError) -> Bool {
+    try query(
+      "DELETE FROM accounts.pending_second_factor WHERE account_id = $1", [PGValue(accountID)]
+    ).changed == 1
+  }
+
   func acceptStep(_ step: UInt64, accountID: Int64) throws(AccountsError) -> Bool {
     try query(
       """

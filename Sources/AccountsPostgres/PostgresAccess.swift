@@ -335,6 +335,20 @@ struct PostgresAccess: AccountWriter {
     }
   }
 
+  func pendingSecondFactor(accountID: Int64) throws(AccountsError) -> PendingSecondFactor? {
+    let rows = try query(
+      """
+      SELECT encode(sealed_secret, 'hex'), key_id, accounts.stamp(expires_at)
+      FROM accounts.pending_second_factor WHERE account_id = $1
+      """, [PGValue(accountID)])
+    guard rows.count == 1 else { return nil }
+    return try decoded { () throws(PGUnreadableValue) in
+      PendingSecondFactor(
+        accountID: accountID, sealedSecret: try rows.decode([UInt8].self, 0, 0),
+        keyID: try rows.decode(String.self, 0, 1), expiresAt: try rows.decode(Date.self, 0, 2))
+    }
+  }
+
   func rowCount(_ table: StoreRecordKind) throws(AccountsError) -> Int {
     try single(Int.self, query("SELECT count(*) FROM accounts.\(table.table)"))
   }

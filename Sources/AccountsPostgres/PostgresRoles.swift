@@ -6,11 +6,12 @@ import AccountsCore
 /// An administrator role reads and writes every table (the audit log and the uids and gids
 /// given out: reads and appends only), every sequence and every function, but runs no
 /// migration (the schema's owner does, at its first write after an upgrade). A host role writes
-/// no table: it calls the functions of a host's steps (migrations "v5" to "v7") and reads what
-/// those steps read; not the audit log, not the sessions' token hashes, and the accounts'
-/// password hashes only sealed (`SealedPasswordHash`), and may make no temporary table or type
-/// in the database (the right is taken from PUBLIC: a caller's temporary schema could otherwise
-/// stand in for a type a step names). The schema's owner becomes a member of the host role,
+/// no table: it calls the functions of a host's steps (migrations "v5" to "v7", and "v12" for
+/// `2fa enable --begin` and `--confirm`) and reads what those steps read; not the audit log,
+/// not the sessions' token hashes, and the accounts' password hashes only sealed
+/// (`SealedPasswordHash`), and may make no temporary table or type in the database (the right
+/// is taken from PUBLIC: a caller's temporary schema could otherwise stand in for a type a
+/// step names). The schema's owner becomes a member of the host role,
 /// unless it is a superuser or may signal any backend: a step ends a host role's session that
 /// keeps the write turn (migration "v9"), which takes that role's privileges. Running the SQL
 /// again sets the same rights (it revokes what it grants first), so it is also how rights are
@@ -42,13 +43,21 @@ public enum PostgresRoles {
     bytea[], bigint, bytea, text[], bytea, text, text)
     """,
     "event_count(text, text, text[])",
+    """
+    second_factor_begin(text, bigint, text, timestamptz, integer, bytea, text, \
+    double precision, text)
+    """,
+    """
+    second_factor_confirm(text, bigint, text, timestamptz, integer, bytea, bigint, bytea[], \
+    bytea, text, text)
+    """,
   ]
 
   /// The tables a host role reads: what a login, a session, PAM and the user records read.
   static let hostTables = [
     "schema_migration", "activation", "account", "login_throttle", "audit_kind",
     "second_factor", "recovery_code", "account_group", "group_member", "posix_id",
-    "userdb_setting", "userdb_host", "ssh_key",
+    "userdb_setting", "userdb_host", "ssh_key", "pending_second_factor",
   ]
 
   /// The columns of `accounts.account` a host role reads.

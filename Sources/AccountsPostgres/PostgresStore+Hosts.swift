@@ -121,6 +121,66 @@ extension PostgresStore {
   }
 }
 
+/// `2fa enable --begin` and `--confirm`, each one call of a migration "v12" function.
+extension PostgresStore {
+  public func beginSecondFactor(_ begin: SecondFactorBegin) throws(AccountsError)
+    -> SecondFactorBeginOutcome
+  {
+    let (rows, access) = try statement(
+      """
+      SELECT r_outcome, r_until FROM accounts.second_factor_begin($1, $2::bigint, $3,
+        $4::timestamptz, $5::integer, $6::bytea, $7, $8::double precision, $9)
+      """,
+      [
+        .text(begin.expected.usernameKey), PGValue(begin.expected.id),
+        .text(Timestamp.string(from: begin.expected.passwordChangedAt)), PGValue(begin.now),
+        waitMilliseconds, .bytes(begin.sealedSecret), .text(begin.keyID),
+        .text(String(begin.lifetime)), .text(begin.expected.passwordHash),
+      ], for: .readWrite)
+    return try access.decoded { () throws(PGUnreadableValue) in
+      switch try rows.decode(String.self, 0, 0) {
+      case "stored": return .stored(expiresAt: try rows.decode(Date.self, 0, 1))
+      case "gone": return .gone
+      case "already_on": return .alreadyOn
+      default: throw PGUnreadableValue(reason: "second_factor_begin gave no known outcome")
+      }
+    }
+  }
+
+  public func confirmSecondFactor(_ confirmation: SecondFactorConfirmation)
+    throws(AccountsError) -> SecondFactorConfirmOutcome
+  {
+    let enabling = confirmation.enabling
+    let (rows, access) = try statement(
+      """
+      SELECT accounts.second_factor_confirm($1, $2::bigint, $3, $4::timestamptz, $5::integer,
+        $6::bytea, $7::bigint, $8::text[]::bytea[], $9::bytea, $10, $11)
+      """,
+      [
+        .text(confirmation.expected.usernameKey), PGValue(confirmation.expected.id),
+        .text(Timestamp.string(from: confirmation.expected.passwordChangedAt)),
+        PGValue(confirmation.now), waitMilliseconds,
+        enabling.map { .bytes($0.sealedSecret) } ?? .null,
+        enabling.map { PGValue(Int64(clamping: $0.lastStep)) } ?? .null,
+        PostgresAccess.textArray((enabling?.codeHashes ?? []).map { "\\x" + Hex.encode($0) }),
+        confirmation.keeping.map { .bytes($0) } ?? .null, PGValue(writingHost),
+        .text(confirmation.expected.passwordHash),
+      ], for: .readWrite)
+    return try access.decoded { () throws(PGUnreadableValue) in
+      switch try rows.decode(String.self, 0, 0) {
+      case "changed": return .changed
+      case "gone": return .gone
+      case "already_on": return .alreadyOn
+      case "no_pending": return .noPending
+      case "expired": return .expired
+      case "replaced": return .replaced
+      case "pending": return .pending
+      default: throw PGUnreadableValue(reason: "second_factor_confirm gave no known outcome")
+      }
+    }
+  }
+}
+
 extension PGValue {
   /// A second step as the functions take it: the TOTP step, or the recovery code's hash.
   static func secondStep(_ proof: VerificationProof?) -> (step: PGValue, recovery: PGValue) {

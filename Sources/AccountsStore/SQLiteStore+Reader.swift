@@ -26,6 +26,7 @@ struct EmptyAccountReader: AccountReader {
   func recoveryCodesLeft(accountID: Int64) -> Int { 0 }
   func hasRecoveryCode(accountID: Int64, hash: [UInt8]) -> Bool { false }
   func secondFactorKeyIDs() -> Set<String> { [] }
+  func pendingSecondFactor(accountID: Int64) -> PendingSecondFactor? { nil }
   func rowCount(_ table: StoreRecordKind) -> Int { 0 }
   func forEachRow(of table: StoreRecordKind, _ body: ([StoreValue]) throws(AccountsError) -> Void) {
   }
@@ -265,6 +266,24 @@ extension SQLiteReading {
   func secondFactorKeyIDs() throws(AccountsError) -> Set<String> {
     try statement(path) {
       Set(try String.fetchAll(db, sql: "SELECT DISTINCT key_id FROM second_factor"))
+    }
+  }
+
+  func pendingSecondFactor(accountID: Int64) throws(AccountsError) -> PendingSecondFactor? {
+    try statement(path) {
+      guard
+        let row = try Row.fetchOne(
+          db,
+          sql: """
+            SELECT sealed_secret, key_id, expires_at FROM pending_second_factor
+            WHERE account_id = ?
+            """, arguments: [accountID])
+      else { return nil }
+      let sealed: Data = row[0]
+      let expiresAt: String = row[2]
+      return PendingSecondFactor(
+        accountID: accountID, sealedSecret: [UInt8](sealed), keyID: row[1],
+        expiresAt: Timestamp.date(from: expiresAt) ?? .distantPast)
     }
   }
 

@@ -226,6 +226,29 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
     try statement(path) { try SecondFactorRecord.deleteOne(db, key: accountID) }
   }
 
+  func storePendingSecondFactor(_ pending: PendingSecondFactor) throws(AccountsError) {
+    try statement(path) {
+      try db.execute(
+        sql: """
+          INSERT OR REPLACE INTO pending_second_factor (account_id, sealed_secret, key_id,
+            expires_at)
+          VALUES (?, ?, ?, ?)
+          """,
+        arguments: [
+          pending.accountID, Data(pending.sealedSecret), pending.keyID,
+          Timestamp.string(from: pending.expiresAt),
+        ])
+    }
+  }
+
+  func removePendingSecondFactor(accountID: Int64) throws(AccountsError) -> Bool {
+    try statement(path) {
+      try db.execute(
+        sql: "DELETE FROM pending_second_factor WHERE account_id = ?", arguments: [accountID])
+      return db.changesCount == 1
+    }
+  }
+
   func acceptStep(_ step: UInt64, accountID: Int64) throws(AccountsError) -> Bool {
     try statement(path) {
       try db.execute(

@@ -385,3 +385,17 @@ let schemaV8 = """
   FROM account WHERE uid IS NOT NULL ORDER BY uid;
   UPDATE account SET home = '/home/' || username WHERE uid IS NOT NULL AND home IS NULL;
   """
+
+/// The SQL of migration "v10" (a new second factor's secret waiting for its first code); never
+/// edit it once shipped.
+let schemaV10 = """
+  -- Migration "v10": `2fa enable --begin` keeps a new TOTP secret pending until
+  -- `2fa enable --confirm` gives a code of it (or `expires_at` passes): sealed as a second
+  -- factor's is, but never a second factor. A new table only; it goes with its account.
+  CREATE TABLE pending_second_factor (
+    account_id INTEGER PRIMARY KEY REFERENCES account (id) ON DELETE CASCADE,
+    sealed_secret BLOB NOT NULL CHECK (typeof(sealed_secret) = 'blob' AND length(sealed_secret) > 28),
+    key_id TEXT NOT NULL CHECK (length(key_id) = 16),
+    expires_at TEXT NOT NULL
+  ) STRICT;
+  """

@@ -21,8 +21,8 @@ ACTIVATED = f"Device activated for {USERNAME}.\n"
 AUTHORIZED = "You are successfully authorized."
 MUST_CHOOSE = "You must choose a new password before you continue."
 TABLES = ["account", "account_group", "activation", "audit_event", "audit_kind",
-          "group_member", "home_path", "login_throttle", "posix_id", "recovery_code",
-          "second_factor", "session", "ssh_key", "userdb_host", "userdb_setting"]
+          "group_member", "home_path", "login_throttle", "pending_second_factor", "posix_id",
+          "recovery_code", "second_factor", "session", "ssh_key", "userdb_host", "userdb_setting"]
 DOMAIN = "example.org"
 
 CAROL, CAROL_PASSWORD = "carol", "carol sings lovely arias at dawn"

@@ -383,8 +383,9 @@ def as_role(pg, pgdb, tmp_path, role, name):
 WELCOME = f"Welcome back {FULL_NAME}!"
 ACTIVATED = f"Device activated for {USERNAME}.\n"
 TABLES = ["account", "account_group", "activation", "audit_event", "audit_kind", "group_member",
-          "home_path", "login_throttle", "posix_id", "recovery_code", "schema_migration",
-          "second_factor", "session", "ssh_key", "userdb_host", "userdb_setting"]
+          "home_path", "login_throttle", "pending_second_factor", "posix_id",
+          "recovery_code", "schema_migration", "second_factor", "session", "ssh_key",
+          "userdb_host", "userdb_setting"]
 
 
 def activate(client, *args, env=None):

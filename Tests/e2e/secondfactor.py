@@ -2,7 +2,8 @@
 (`wrong_code`, `steady` for a result that depends on the 30-second step), `2fa enable` through a
 pipe (`enable`, `enabled`), the stored last accepted step moved back (`rewind`), a login with a
 code and what it shows (`login`, `authorized_home`, `recovered`), the log and the failure tally,
-and the printed QR code read back by `zbarimg` (`qr_modules`, `zbar`).
+the printed QR code read back by `zbarimg` (`qr_modules`, `zbar`), and `2fa enable` in two steps
+through pipes (`begin`, `confirm`, `pending_rows`).
 
 The tests never wait for time to pass: where a code must be fresh, the stored last accepted step
 is moved back (as if the code before was typed minutes ago), and where the outcome depends on
@@ -314,3 +315,38 @@ def zbar(rows, folder: pathlib.Path, scale=8) -> str:
                             text=True)
     assert result.returncode == 0, result
     return result.stdout.rstrip("\n")
+
+
+# `2fa enable --begin` and `--confirm` through pipes.
+
+ALREADY_ON = "Two-factor authentication is already on for {}."
+NO_PENDING = "No new secret waits for a code for {}: run accounts 2fa enable --begin first."
+EXPIRED = ("The new secret for {} expired unconfirmed and was deleted: run accounts 2fa enable "
+           "--begin again.")
+PENDING_KEPT = re.compile(r"^Two-factor authentication for (\S+) waits for a code from the app "
+                          rf"until ({ISO_UTC}): run accounts 2fa enable --confirm\.$")
+PENDING_STATUS = ("A new secret for {} waits for its first code until {} "
+                  "(accounts 2fa enable --confirm).")
+
+
+def begin(device, username=USERNAME, password=PASSWORD, args=(), env=None):
+    """`accounts 2fa enable --begin --username U --password-stdin ARGS` through a pipe: the
+    result and the printed key (None when there is none)."""
+    result = device.run("2fa", "enable", "--begin", "--username", username, "--password-stdin",
+                        *args, input=f"{password}\n", env=env)
+    keys = [line[len("Key: "):] for line in result.out_lines if line.startswith("Key: ")]
+    return result, (keys[0] if keys else None)
+
+
+def confirm(device, code, username=USERNAME, password=PASSWORD, env=None) -> Result:
+    """`accounts 2fa enable --confirm --username U --password-stdin` through a pipe: the
+    password line, then the code line."""
+    return device.run("2fa", "enable", "--confirm", "--username", username, "--password-stdin",
+                      input=f"{password}\n{code}\n", env=env)
+
+
+def pending_rows(device, username=USERNAME) -> list:
+    """The account's pending secret rows: (key_id, expires_at) each."""
+    return device.query(
+        "SELECT p.key_id, p.expires_at FROM pending_second_factor AS p JOIN account AS a "
+        "ON a.id = p.account_id WHERE a.username_key = ?", username.lower())

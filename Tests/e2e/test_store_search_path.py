@@ -151,10 +151,10 @@ def test_a_v7_store_runs_the_callers_cast_as_its_owner_until_v8(pg, pgdb, tmp_pa
 
 
 def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
-    """The v7 store's first write as its owner runs v8, v9 and v10: every row of every table and
-    every sequence as it was (schema_migration gains "v8", "v9" and "v10"; bob, whose uid was
-    given, has his home /home/bob recorded in home_path and pinned); bob then logs in with his
-    password."""
+    """The v7 store's first write as its owner runs v8, v9, v10 and v12: every row of every
+    table and every sequence as it was (schema_migration gains "v8", "v9", "v10" and "v12", and
+    pending_second_factor is new and empty; bob, whose uid was given, has his home /home/bob
+    recorded in home_path and pinned); bob then logs in with his password."""
     load_v7_store(pg, pgdb)
     before = dump_accounts_schema(pg, pgdb)
     assert all(before[table] for table in before if not table.startswith("seq:")), before
@@ -166,8 +166,9 @@ def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
         after = dump_accounts_schema(pg, pgdb)
         added = sorted(json.loads(row)["identifier"] for row in after["schema_migration"]
                        if row not in before["schema_migration"])
-        assert added == ["v10", "v8", "v9"], added
+        assert added == ["v10", "v12", "v8", "v9"], added
         after["schema_migration"] = before["schema_migration"]
+        assert after.pop("pending_second_factor") == []
         homes = [(row["path"], row["uid"]) for row in map(json.loads, after.pop("home_path"))]
         assert homes == [("/home/bob", 20000)], homes
         accounts = [json.loads(row) for row in after["account"]]

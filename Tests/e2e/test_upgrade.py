@@ -2,7 +2,8 @@
 row recorded in v1.expected.json) is read, then upgraded by the first write through every
 migration (v2: several accounts; v3: sessions and second factors; v4: crypt(3) hashes; v5: groups
 and account expiry; v6: accounts as Linux users; v7: the host of events and sessions; v8: the
-home folders given), losing nothing."""
+home folders given; v10: new second factor secrets waiting for their first code), losing
+nothing."""
 
 import json
 import os
@@ -24,11 +25,12 @@ EXPECTED = json.loads((FIXTURES / "v1.expected.json").read_text())
 V1_USER = EXPECTED["user"][0]
 V1_ACTIVATION = EXPECTED["activation"][0]
 WELCOME = f"Welcome back {FULL_NAME}!"
-LATEST_MIGRATIONS = {"v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"}
+LATEST_MIGRATIONS = {"v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v10"}
 LATEST_TABLES = {"account", "activation", "audit_event", "audit_kind", "grdb_migrations",
                  "login_throttle", "sqlite_sequence", "session", "second_factor",
                  "recovery_code", "account_group", "group_member", "posix_id",
-                 "userdb_setting", "userdb_host", "ssh_key", "home_path"}
+                 "userdb_setting", "userdb_host", "ssh_key", "home_path",
+                 "pending_second_factor"}
 LATEST_KINDS = {"activation", "login_success", "login_failure", "lockout", "unlock", "reset",
                 "account_added", "account_edited", "account_disabled", "account_enabled",
                 "account_removed", "password_changed", "password_set", "ownership_moved",

@@ -1,18 +1,16 @@
-"""The v1 -> latest (v8) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
+"""The v1 -> latest (v10) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
 events, 25,000 login_throttle rows, on the v1 schema) so that the upgrade takes long enough:
 
 - `login` and `user list` (twice each) upgrade it to the latest schema, every row copied;
-- 6 `user list` opening the v1 file at once all list the account, and leave a whole v8 file;
+- 6 `user list` opening the v1 file at once all list the account, and leave a whole v10 file;
 - `login` or `user list` killed at random moments of their first open: the file is a whole v1
-  file with every row (and the next login upgrades it), a whole v2, v3, v4, v5, v6 or v7 file
-  (killed between two migrations, which commit one at a time) or a whole v8 file with every row
-  copied,
-  never
-  in between. The first kill of each command comes as soon as it has written 64 KiB of the
-  upgrade to the WAL (a point it reaches well before the first migration commits), so that at
-  least one kill lands before the upgrade committed whatever the machine's speed; the others
-  come at random moments of a typical run (the moment is the randomness: any must leave a
-  whole file).
+  file with every row (and the next login upgrades it), a whole v2, v3, v4, v5, v6, v7 or v8
+  file (killed between two migrations, which commit one at a time) or a whole v10 file with
+  every row copied, never in between. The first kill of each command comes as soon as it has
+  written 64 KiB of the upgrade to the WAL (a point it reaches well before the first migration
+  commits), so that at least one kill lands before the upgrade committed whatever the machine's
+  speed; the others come at random moments of a typical run (the moment is the randomness: any
+  must leave a whole file).
 """
 
 from __future__ import annotations
@@ -30,8 +28,8 @@ import pytest
 
 from kills import kill_after, kill_moment
 from runner import PASSWORD, Gate, Sandbox, Started, login, wait_until
-from sqlite_store import (MIGRATIONS, V3_TABLES, V5_TABLES, V6_TABLES, V8_TABLES, events_since,
-                          v3_problems)
+from sqlite_store import (MIGRATIONS, V3_TABLES, V5_TABLES, V6_TABLES, V8_TABLES, V10_TABLES,
+                          events_since, v3_problems)
 
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -204,8 +202,8 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
         if foreign:
             problems.append(f"foreign_key_check: {foreign[:3]}")
         objects = schema_objects(con)
-        migrations = sorted(r[0] for r in con.execute(
-            "SELECT identifier FROM main.grdb_migrations"))
+        migrations = sorted((r[0] for r in con.execute(
+            "SELECT identifier FROM main.grdb_migrations")), key=lambda m: int(m[1:]))
         if migrations == ["v1"]:
             if objects != V1_SCHEMA:
                 problems.append(f"migrations say v1, schema differs: extra "
@@ -220,15 +218,17 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
                 problems.append(f"v1 rows differ: {differ}")
             return "v1", problems
         latest = migrations == MIGRATIONS
-        # Killed between v3 and v4, v4 and v5, v5 and v6, v6 and v7, or v7 and v8 (each
-        # migration commits on its own): a whole v3, v4, v5, v6 or v7 file.
-        has_v7 = latest or migrations == MIGRATIONS[:7]
+        # Killed between v3 and v4, v4 and v5, v5 and v6, v6 and v7, v7 and v8, or v8 and v10
+        # (each migration commits on its own): a whole v3, v4, v5, v6, v7 or v8 file.
+        has_v8 = latest or migrations == MIGRATIONS[:8]
+        has_v7 = has_v8 or migrations == MIGRATIONS[:7]
         has_v6 = has_v7 or migrations == MIGRATIONS[:6]
         has_v5 = has_v6 or migrations == MIGRATIONS[:5]
         has_v4 = has_v5 or migrations == MIGRATIONS[:4]
         has_v3 = has_v4 or migrations == MIGRATIONS[:3]
         later_tables = ((V3_TABLES if has_v3 else set()) | (V5_TABLES if has_v5 else set())
-                        | (V6_TABLES if has_v6 else set()) | (V8_TABLES if latest else set()))
+                        | (V6_TABLES if has_v6 else set()) | (V8_TABLES if has_v8 else set())
+                        | (V10_TABLES if latest else set()))
         added = added_objects(con, later_tables)
         if has_v6:
             added |= {("index", "account_by_uid")}  # v6's index on the v2 table `account`
@@ -236,7 +236,7 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
             added |= {("index", "audit_event_by_host")}  # v7's, on the v2 table `audit_event`
         missing_v3 = {("table", t) for t in later_tables} - added
         if (migrations not in (["v1", "v2"], MIGRATIONS[:3], MIGRATIONS[:4], MIGRATIONS[:5],
-                               MIGRATIONS[:6], MIGRATIONS[:7], MIGRATIONS)
+                               MIGRATIONS[:6], MIGRATIONS[:7], MIGRATIONS[:8], MIGRATIONS)
                 or objects - added != V2_SCHEMA or missing_v3):
             problems.append(f"migrations {migrations}; schema: extra "
                             f"{sorted(objects - added - V2_SCHEMA)}, missing "
@@ -349,7 +349,7 @@ def test_the_upgrade_copies_every_row(box, enlarged):
     assert not problems, (
         f"the v1 fixture enlarged by {UPGRADE_EVENTS:,} audit events and "
         f"{UPGRADE_THROTTLES:,} login_throttle rows: `login` and `user list` upgrade it to the "
-        "latest schema (v8), every row copied: runs "
+        "latest schema (v10), every row copied: runs "
         + ", ".join(f"`{k}` {v[0]:.2f} s" for k, v in durations.items()) + f"; {problems[:3]}")
     timing.update(durations)
 
@@ -374,7 +374,7 @@ def test_commands_meeting_the_v1_file_at_once_all_work(box, enlarged):
         shutil.rmtree(os.path.dirname(db), ignore_errors=True)
     assert not wrong, (
         f"{UPGRADE_CROWD} `user list` opening the v1 file at once ({UPGRADE_CROWD_ROUNDS} "
-        f"rounds): every one lists the account (exit 0); the file is then whole v8: "
+        f"rounds): every one lists the account (exit 0); the file is then whole v10: "
         f"{len(wrong)} wrong: {wrong[:3]}")
 
 
@@ -423,11 +423,11 @@ def test_a_killed_upgrade_leaves_a_whole_file(box, enlarged, knobs):
         shutil.rmtree(os.path.dirname(db), ignore_errors=True)
     summary = ", ".join(f"{v} {k}" for k, v in sorted(outcomes.items()))
     assert not failures, (
-        f"SIGKILL during the v1 -> v8 upgrade ({rounds} rounds, `login` and `user list` on the "
+        f"SIGKILL during the v1 -> v10 upgrade ({rounds} rounds, `login` and `user list` on the "
         "v1 file): each time a whole v1 file with every row (and the next login upgrades it), "
-        "a whole v2, v3, v4, v5, v6 or v7 file (between the migrations) or a whole v8 file with every "
-        f"row copied, never in between: {summary} (seed {knobs.seed}); {len(failures)} bad: "
-        f"{failures[:2]}")
+        "a whole v2, v3, v4, v5, v6, v7 or v8 file (between the migrations) or a whole v10 file "
+        f"with every row copied, never in between: {summary} (seed {knobs.seed}); "
+        f"{len(failures)} bad: {failures[:2]}")
     assert outcomes["v1"] > 0, (
         f"kills landed before the upgrade committed (file left v1) in at least one round: "
         f"{summary}")

@@ -10,6 +10,8 @@ final class TerminalConsole: Console {
   static let lineLimit = 8192
 
   let isInteractive = isatty(STDIN_FILENO) == 1
+
+  let outputIsTerminal = isatty(STDOUT_FILENO) == 1
   private var reader = LineReader(fd: STDIN_FILENO, limit: TerminalConsole.lineLimit)
 
   func output(_ line: String) { StandardStreams.output(line) }

@@ -76,6 +76,14 @@ public protocol AccountRepository: AnyObject {
   /// transaction.
   func changeOwnSecondFactor(_ change: SecondFactorChange) throws(AccountsError)
     -> SecondFactorChangeOutcome
+  /// Keeps a new secret pending for a person's account after their password was checked
+  /// (`2fa enable --begin`), replacing any pending one, in one transaction.
+  func beginSecondFactor(_ begin: SecondFactorBegin) throws(AccountsError)
+    -> SecondFactorBeginOutcome
+  /// Turns a person's pending secret into their second factor, or deletes it when it expired
+  /// (`2fa enable --confirm`), in one transaction.
+  func confirmSecondFactor(_ confirmation: SecondFactorConfirmation) throws(AccountsError)
+    -> SecondFactorConfirmOutcome
   /// Logs PAM's session stage for `account`; false when it is gone.
   func recordPamSession(of account: Account, opened: Bool, at now: Date, detail: String?)
     throws(AccountsError) -> Bool
@@ -125,6 +133,8 @@ public protocol AccountReader {
   func recoveryCodesLeft(accountID: Int64) throws(AccountsError) -> Int
   /// The keys (`SealingKey.id`) the stored secrets are sealed under.
   func secondFactorKeyIDs() throws(AccountsError) -> Set<String>
+  /// The account's pending secret (`2fa enable --begin`), expired or not, if it has one.
+  func pendingSecondFactor(accountID: Int64) throws(AccountsError) -> PendingSecondFactor?
 
   // MARK: Groups
 
@@ -213,6 +223,10 @@ public protocol AccountWriter: AccountReader {
     throws(AccountsError)
   /// Deletes the account's second factor and recovery codes; false when it had none.
   func removeSecondFactor(accountID: Int64) throws(AccountsError) -> Bool
+  /// Stores the account's pending secret (replacing any).
+  func storePendingSecondFactor(_ pending: PendingSecondFactor) throws(AccountsError)
+  /// Deletes the account's pending secret; false when it had none.
+  func removePendingSecondFactor(accountID: Int64) throws(AccountsError) -> Bool
   /// Records `step` as the account's last accepted step if it is later than the stored one;
   /// false (and nothing written) otherwise. One conditional update: of two processes accepting
   /// the same code, one wins.

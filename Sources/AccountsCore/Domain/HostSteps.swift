@@ -138,7 +138,7 @@ extension AccountRepository {
 
   /// `expected` as it stands now, if it is still the account whose password was checked: not
   /// removed, disabled or given another password meanwhile, and not expired by `now`.
-  fileprivate func unchanged(_ expected: Account, writer: any AccountWriter, at now: Date)
+  func unchanged(_ expected: Account, writer: any AccountWriter, at now: Date)
     throws(AccountsError) -> Account?
   {
     guard let account = try writer.account(key: expected.usernameKey), account.id == expected.id,

@@ -116,6 +116,27 @@ public struct SessionPolicy: Equatable, Sendable {
   }
 }
 
+/// A new TOTP secret waiting for its first code (`2fa enable --begin`): sealed as a second
+/// factor's is, but no second factor until `2fa enable --confirm` turns it into one.
+public struct PendingSecondFactor: Equatable, Sendable {
+  /// The account it belongs to.
+  public var accountID: Int64
+  /// The secret, AES-256-GCM sealed (nonce, ciphertext, tag).
+  public var sealedSecret: [UInt8]
+  /// Which key sealed it (see `SealingKey.id`).
+  public var keyID: String
+  /// When it stops being usable.
+  public var expiresAt: Date
+
+  /// Creates a pending secret.
+  public init(accountID: Int64, sealedSecret: [UInt8], keyID: String, expiresAt: Date) {
+    self.accountID = accountID
+    self.sealedSecret = sealedSecret
+    self.keyID = keyID
+    self.expiresAt = expiresAt
+  }
+}
+
 /// A TOTP second factor as stored: the secret sealed, the last step accepted.
 public struct StoredSecondFactor: Equatable, Sendable {
   /// The account it belongs to.

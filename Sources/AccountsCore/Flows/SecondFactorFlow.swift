@@ -19,6 +19,9 @@ public struct SecondFactorStatus: Equatable, Sendable {
   public var enabledAt: Date?
   /// Unused recovery codes.
   public var recoveryCodesLeft: Int
+  /// Until when a new secret waits for its first code (`2fa enable --begin`); nil when none
+  /// does (or it expired).
+  public var pendingUntil: Date? = nil
 }
 
 /// The person's `2fa` commands and the administrator's `user reset-2fa`.
@@ -72,7 +75,7 @@ public enum SecondFactorFlow {
   }
 
   /// `uri` as a QR code; `.qrEncoderUnavailable` when libqrencode cannot make one.
-  private static func qrCode(_ uri: String) throws(AccountsError) -> QRCode {
+  static func qrCode(_ uri: String) throws(AccountsError) -> QRCode {
     do throws(DynamicLibrary.Failure) {
       return try QRCode.encode(uri)
     } catch {
@@ -81,7 +84,7 @@ public enum SecondFactorFlow {
   }
 
   /// Refuses early (before a secret is shown) what `sealingKey` would refuse.
-  private static func checkSealingKey(_ env: AccountsEnvironment, store: any AccountRepository)
+  static func checkSealingKey(_ env: AccountsEnvironment, store: any AccountRepository)
     throws(AccountsError)
   {
     let inUse = try store.read { reader throws(AccountsError) in
@@ -101,7 +104,7 @@ public enum SecondFactorFlow {
   ///
   /// Never a second key while secrets are sealed under one that is missing or another (restoring
   /// the right key file from a backup must keep working for them).
-  private static func sealingKey(_ env: AccountsEnvironment, store: any AccountRepository)
+  static func sealingKey(_ env: AccountsEnvironment, store: any AccountRepository)
     throws(AccountsError) -> SealingKey
   {
     // Checked again: another process may have enrolled, or the file changed, meanwhile.
@@ -111,7 +114,7 @@ public enum SecondFactorFlow {
 
   /// Asks codes until one is right for the new secret (at a terminal a few times; once from a
   /// pipe); returns its time step.
-  private static func confirmEnrollment(_ env: AccountsEnvironment, secret: [UInt8])
+  static func confirmEnrollment(_ env: AccountsEnvironment, secret: [UInt8])
     throws(AccountsError) -> UInt64
   {
     let attempts = env.console.isInteractive ? enrollmentAttempts : 1
@@ -187,7 +190,7 @@ public enum SecondFactorFlow {
     return verified.account.username
   }
 
-  private static func recoveryHashes(_ codes: [String]) throws(AccountsError) -> [[UInt8]] {
+  static func recoveryHashes(_ codes: [String]) throws(AccountsError) -> [[UInt8]] {
     var hashes: [[UInt8]] = []
     for code in codes {
       guard
@@ -213,18 +216,22 @@ public enum SecondFactorFlow {
     guard let store = try env.readableStore() else { throw .notLoggedIn }
     return try store.read { reader throws(AccountsError) -> SecondFactorStatus in
       let factor = try reader.secondFactor(accountID: account.id)
+      let pending = try reader.pendingSecondFactor(accountID: account.id)
       return SecondFactorStatus(
         username: account.username, enabledAt: factor?.enabledAt,
-        recoveryCodesLeft: factor == nil ? 0 : try reader.recoveryCodesLeft(accountID: account.id))
+        recoveryCodesLeft: factor == nil ? 0 : try reader.recoveryCodesLeft(accountID: account.id),
+        pendingUntil: pending.map(\.expiresAt).flatMap { $0 > env.now() ? $0 : nil })
     }
   }
 
-  /// `user reset-2fa NAME` (administrator, a lost phone): the second factor deleted, every
-  /// session of the account ended, logged.
+  /// `user reset-2fa NAME` (administrator, a lost phone): the second factor and any pending
+  /// secret deleted, every session of the account ended, logged.
   public static func reset(_ env: AccountsEnvironment, username: String) throws(AccountsError) {
     let name = try AccountChange.run(env, username: username) {
       writer, account throws(AccountsError) -> String in
-      guard try writer.removeSecondFactor(accountID: account.id) else {
+      let removed = try writer.removeSecondFactor(accountID: account.id)
+      // A pending secret goes too: the person starts again with `2fa enable --begin`.
+      guard try writer.removePendingSecondFactor(accountID: account.id) || removed else {
         throw .secondFactorNotOn(account.username)
       }
       let now = env.now()

@@ -88,6 +88,13 @@ public enum SessionPresentation {
       status.username, since: Timestamp.string(from: since), left: status.recoveryCodesLeft)
   }
 
+  /// `2fa status`'s sentence about a pending secret; nil when none waits.
+  public static func pendingSecondFactor(_ status: SecondFactorStatus) -> String? {
+    status.pendingUntil.map { until in
+      Messages.pendingSecondFactorStatus(status.username, until: Timestamp.string(from: until))
+    }
+  }
+
   /// `2fa status --json`.
   public static func secondFactorJSON(_ status: SecondFactorStatus) -> String {
     var bytes: [UInt8] = []

@@ -8,8 +8,9 @@ extension AccountsCommand {
       commandName: "status",
       abstract: "Whether the second factor is on, and how many recovery codes are left.",
       discussion: """
-        Of the logged-in account, or of --user (anyone who can read the database). With --json \
-        one object: username, enabled, enabledAt, recoveryCodesLeft.
+        Of the logged-in account, or of --user (anyone who can read the database), and until \
+        when a new secret from 2fa enable --begin waits for its code. With --json one object: \
+        username, enabled, enabledAt, recoveryCodesLeft.
         """)
 
     @Option(name: .customLong("user"), help: "The account (default: the logged-in one).")
@@ -22,10 +23,14 @@ extension AccountsCommand {
 
     func run(_ context: CommandContext) throws {
       let status = try SecondFactorFlow.status(context.environment, username: user)
-      context.console.output(
-        json
-          ? SessionPresentation.secondFactorJSON(status)
-          : SessionPresentation.secondFactor(status))
+      guard !json else {
+        context.console.output(SessionPresentation.secondFactorJSON(status))
+        return
+      }
+      context.console.output(SessionPresentation.secondFactor(status))
+      if let pending = SessionPresentation.pendingSecondFactor(status) {
+        context.console.output(pending)
+      }
     }
   }
 }
