@@ -4,12 +4,13 @@ import PackageDescription
 /// How the released program is linked, in one place.
 ///
 /// `swift build -c release` (what Scripts/run, Scripts/bench and the tests' timing checks use)
-/// gives the fast-starting program with no extra flag. The Swift runtime, Foundation and ICU are
-/// linked in statically (a program with the shared Swift libraries takes twice as long to start);
-/// the system's libsqlite3, libcrypto and libzxcvbn stay shared (the last two opened at first
-/// use, through the DynamicLibrary target), so their security updates need no rebuild.
-/// The flag goes to the compiler as well as the linker: compiled with it, Foundation's autolink
-/// entries name the static libraries it needs (CoreFoundation, ICU).
+/// gives the fast-starting program with no extra flag. The Swift runtime and FoundationEssentials
+/// are linked in statically (a program with the shared Swift libraries takes twice as long to
+/// start); the system's libsqlite3 and libutf8proc are linked shared, libcrypto and libzxcvbn
+/// opened at first use (through the DynamicLibrary target), so their security updates need no
+/// rebuild. No module links Foundation, and so no ICU. The flag goes to the compiler as well as
+/// the linker: compiled with it, FoundationEssentials' autolink entries name the static
+/// libraries it needs.
 let releaseSwiftSettings: [SwiftSetting] = [
   .unsafeFlags(["-static-stdlib"], .when(configuration: .release))
 ]
