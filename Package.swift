@@ -4,12 +4,13 @@ import PackageDescription
 /// How the released program is linked, in one place.
 ///
 /// `swift build -c release` (what Scripts/run, Scripts/bench and the tests' timing checks use)
-/// gives the fast-starting program with no extra flag. The Swift runtime, Foundation and ICU are
-/// linked in statically (a program with the shared Swift libraries takes twice as long to start);
-/// the system's libsqlite3, libcrypto and libzxcvbn stay shared (the last two opened at first
-/// use, through the DynamicLibrary target), so their security updates need no rebuild.
-/// The flag goes to the compiler as well as the linker: compiled with it, Foundation's autolink
-/// entries name the static libraries it needs (CoreFoundation, ICU).
+/// gives the fast-starting program with no extra flag. The Swift runtime and FoundationEssentials
+/// are linked in statically (a program with the shared Swift libraries takes twice as long to
+/// start); the system's libsqlite3 and libutf8proc are linked shared, libcrypto and libzxcvbn
+/// opened at first use (through the DynamicLibrary target), so their security updates need no
+/// rebuild. No module links Foundation, and so no ICU. The flag goes to the compiler as well as
+/// the linker: compiled with it, FoundationEssentials' autolink entries name the static
+/// libraries it needs.
 let releaseSwiftSettings: [SwiftSetting] = [
   .unsafeFlags(["-static-stdlib"], .when(configuration: .release))
 ]
@@ -18,9 +19,9 @@ let releaseSwiftSettings: [SwiftSetting] = [
 ///   the linker script `Linker/libstdc++.so` (why and how: in that file). The toolchain's
 ///   `-static-libstdc++` cannot do it, as the `-lstdc++` comes from the toolchain's own list.
 /// - `--no-export-dynamic` undoes the `-export-dynamic` of that list: the static libraries' symbols
-///   are hidden anyway (`--exclude-libs ALL`), so it only exported ours, GRDB's and the argument
-///   parser's (7,400), which nothing looks up, and which the runtime's start-up `dladdr` (finding
-///   its own path) scans one by one: about 0.3 ms of every run.
+///   are hidden anyway (`--exclude-libs ALL`), so it only exported ours and the argument
+///   parser's, which nothing looks up, and which the runtime's start-up `dladdr` (finding its own
+///   path) scans one by one.
 ///
 /// - `-use-ld=bfd -z pack-relative-relocs`: the 85,000 relative relocations of the binary stored
 ///   packed (RELR, 16 KB instead of 2 MB of records to read at every start: about 130 page faults
@@ -48,8 +49,7 @@ let package = Package(
     .library(name: "AccountsCore", targets: ["AccountsCore"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
   ],
   targets: [
     // OpenSSL's headers only (from libssl-dev, in /usr/include): libcrypto is not linked but
@@ -67,15 +67,10 @@ let package = Package(
     .target(name: "CPam"),
     // The table and column names both stores' schemas share (what `store copy` moves).
     .target(name: "AccountsSchema", dependencies: ["AccountsCore"]),
-    .target(
-      name: "AccountsStore",
-      dependencies: [
-        "AccountsCore",
-        "AccountsSchema",
-        .product(name: "GRDB", package: "GRDB.swift"),
-        .product(name: "GRDBSQLite", package: "GRDB.swift"),
-      ]
-    ),
+    // libsqlite3's header (from libsqlite3-dev), linked: the SQLite store's one door to it is
+    // AccountsStore's small layer (Sources/AccountsStore/SQLite).
+    .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+    .target(name: "AccountsStore", dependencies: ["AccountsCore", "AccountsSchema", "CSQLite"]),
     // zxcvbn's C header only (from libzxcvbn-dev): libzxcvbn is not linked but opened the first
     // time a new password is checked (Zxcvbn's PasswordEstimate.swift), so no `link` in its
     // module map and no pkgConfig.
@@ -137,16 +132,13 @@ let package = Package(
       name: "AccountsStoreTests",
       dependencies: [
         "AccountsCore", "AccountsPostgres", "AccountsSchema", "AccountsStore",
-        "AccountsTestSupport",
-        .product(name: "GRDB", package: "GRDB.swift"),
-        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        "AccountsTestSupport", "CSQLite",
       ]
     ),
     .testTarget(
       name: "AccountsCoreTests",
       dependencies: [
         "AccountsCore", "AccountsCrypto", "AccountsStore", "AccountsTestSupport",
-        .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
   ],

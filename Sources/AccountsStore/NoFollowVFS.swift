@@ -1,5 +1,5 @@
 import AccountsCore
-import GRDBSQLite
+import CSQLite
 
 #if canImport(Glibc)
 import Glibc
@@ -7,10 +7,9 @@ import Glibc
 
 /// SQLite's default file layer with `SQLITE_OPEN_NOFOLLOW`'s rule applied to every open.
 ///
-/// GRDB chooses the flags it passes to `sqlite3_open_v2` and has no way to add
-/// `SQLITE_OPEN_NOFOLLOW`, so the same rule is applied where SQLite applies it: when it resolves
-/// the path (`xFullPathname`), a path that went through a symbolic link is refused with
-/// `SQLITE_CANTOPEN_SYMLINK`. SQLite then opens the resolved path with `O_NOFOLLOW`, so a link
+/// Every connection the store opens goes through it, whatever its flags: the rule is applied
+/// where SQLite applies `SQLITE_OPEN_NOFOLLOW`'s: when it resolves the path (`xFullPathname`),
+/// a path that went through a symbolic link is refused with `SQLITE_CANTOPEN_SYMLINK`. SQLite then opens the resolved path with `O_NOFOLLOW`, so a link
 /// swapped in afterwards fails too. The store hands SQLite paths whose folders are already
 /// resolved, so only a link at the database itself (or one raced in) is refused.
 enum NoFollowVFS {
@@ -27,19 +26,11 @@ enum NoFollowVFS {
         return SQLITE_ERROR
       }
       let code = resolve(base, name, size, output)
-      return code == SQLiteCode.okSymlink ? SQLiteCode.cantOpenSymlink : code
+      return code == ResultCode.SQLITE_OK_SYMLINK.rawValue
+        ? ResultCode.SQLITE_CANTOPEN_SYMLINK.rawValue : code
     }
     return sqlite3_vfs_register(layer, 1) == SQLITE_OK
   }()
-}
-
-/// SQLite's result codes for symbolic links, which its header defines in a form Swift does not
-/// import.
-enum SQLiteCode {
-  /// `SQLITE_OK_SYMLINK`: a path resolved, but through a link (sqlite3.h marks it internal).
-  static let okSymlink = SQLITE_OK | (2 << 8)
-  /// `SQLITE_CANTOPEN_SYMLINK`: SQLite refused a path that goes through a link.
-  static let cantOpenSymlink = SQLITE_CANTOPEN | (6 << 8)
 }
 
 /// The file layer `NoFollowVFS` wraps; written once, before SQLite can call the wrapper.

@@ -1,15 +1,13 @@
 import AccountsCore
 import FoundationEssentials
-import GRDB
 
 // One record type per table (GRDB's "Recommended Practices for Designing Record Types"): each
-// knows its table, its columns and how a row reads and writes. Dates are stored as
-// `Timestamp` text (fixed width, so text order is time order). Rows are decoded by position
-// from each record's own `selection`: a million accounts stream through `user list`.
+// knows its columns, how a row reads (`init(row:)`) and what it writes (`columnValues`). Dates
+// are stored as `Timestamp` text (fixed width, so text order is time order). Rows are decoded by
+// position from each record's own `selection`: a million accounts stream through `user list`.
 
 /// A row of `account`.
-struct AccountRecord: FetchableRecord, MutablePersistableRecord {
-  static let databaseTableName = "account"
+struct AccountRecord: FetchableRecord {
   /// The columns `init(row:)` reads, in its order.
   static let selection = """
     account.id, account.username, account.username_key, account.full_name, account.email,
@@ -36,23 +34,23 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
   var home: String?
   var shell: String?
 
-  init(row: Row) {
-    id = row[0]
-    username = row[1]
-    usernameKey = row[2]
-    fullName = row[3]
-    email = row[4]
-    passwordHash = row[5]
-    mustChangePassword = row[6]
-    disabledAt = row[7]
-    createdAt = row[8]
-    updatedAt = row[9]
-    passwordChangedAt = row[10]
-    lastLoginAt = row[11]
-    expiresAt = row[12]
-    uid = row[13]
-    home = row[14]
-    shell = row[15]
+  init(row: Row) throws {
+    id = try row[0]
+    username = try row[1]
+    usernameKey = try row[2]
+    fullName = try row[3]
+    email = try row[4]
+    passwordHash = try row[5]
+    mustChangePassword = try row[6]
+    disabledAt = try row[7]
+    createdAt = try row[8]
+    updatedAt = try row[9]
+    passwordChangedAt = try row[10]
+    lastLoginAt = try row[11]
+    expiresAt = try row[12]
+    uid = try row[13]
+    home = try row[14]
+    shell = try row[15]
   }
 
   init(_ new: NewAccount, at date: Date) {
@@ -94,26 +92,27 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
     shell = account.shell
   }
 
-  func encode(to container: inout PersistenceContainer) {
-    container["id"] = id
-    container["username"] = username
-    container["username_key"] = usernameKey
-    container["full_name"] = fullName
-    container["email"] = email
-    container["password_hash"] = passwordHash
-    container["must_change_password"] = mustChangePassword
-    container["disabled_at"] = disabledAt
-    container["created_at"] = createdAt
-    container["updated_at"] = updatedAt
-    container["password_changed_at"] = passwordChangedAt
-    container["last_login_at"] = lastLoginAt
-    container["expires_at"] = expiresAt
-    container["uid"] = uid
-    container["home"] = home
-    container["shell"] = shell
+  /// The columns and the values written to them.
+  var columnValues: [(String, DatabaseValue)] {
+    [
+      ("id", id.databaseValue),
+      ("username", username.databaseValue),
+      ("username_key", usernameKey.databaseValue),
+      ("full_name", fullName.databaseValue),
+      ("email", email.databaseValue),
+      ("password_hash", passwordHash.databaseValue),
+      ("must_change_password", mustChangePassword.databaseValue),
+      ("disabled_at", disabledAt.databaseValue),
+      ("created_at", createdAt.databaseValue),
+      ("updated_at", updatedAt.databaseValue),
+      ("password_changed_at", passwordChangedAt.databaseValue),
+      ("last_login_at", lastLoginAt.databaseValue),
+      ("expires_at", expiresAt.databaseValue),
+      ("uid", uid.databaseValue),
+      ("home", home.databaseValue),
+      ("shell", shell.databaseValue),
+    ]
   }
-
-  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
   /// The domain value; `isOwner` is told by the activation row.
   func account(isOwner: Bool) -> Account {
@@ -130,8 +129,7 @@ struct AccountRecord: FetchableRecord, MutablePersistableRecord {
 }
 
 /// The one row of `activation`: the device's state and its owner.
-struct ActivationRecord: FetchableRecord, PersistableRecord {
-  static let databaseTableName = "activation"
+struct ActivationRecord: FetchableRecord {
   /// The columns `init(row:)` reads.
   static let selection = "id, state, owner_id, changed_at"
   var id: Int64 = 1
@@ -139,11 +137,11 @@ struct ActivationRecord: FetchableRecord, PersistableRecord {
   var ownerID: Int64?
   var changedAt: String
 
-  init(row: Row) {
-    id = row["id"]
-    state = row["state"]
-    ownerID = row["owner_id"]
-    changedAt = row["changed_at"]
+  init(row: Row) throws {
+    id = try row["id"]
+    state = try row["state"]
+    ownerID = try row["owner_id"]
+    changedAt = try row["changed_at"]
   }
 
   init(state: ActivationState, ownerID: Int64?, at date: Date) {
@@ -152,11 +150,14 @@ struct ActivationRecord: FetchableRecord, PersistableRecord {
     changedAt = Timestamp.string(from: date)
   }
 
-  func encode(to container: inout PersistenceContainer) {
-    container["id"] = id
-    container["state"] = state
-    container["owner_id"] = ownerID
-    container["changed_at"] = changedAt
+  /// The columns and the values written to them.
+  var columnValues: [(String, DatabaseValue)] {
+    [
+      ("id", id.databaseValue),
+      ("state", state.databaseValue),
+      ("owner_id", ownerID.databaseValue),
+      ("changed_at", changedAt.databaseValue),
+    ]
   }
 
   var status: DeviceStatus {
@@ -167,8 +168,7 @@ struct ActivationRecord: FetchableRecord, PersistableRecord {
 }
 
 /// A row of `login_throttle`: one user name's failed-login tally.
-struct ThrottleRecord: FetchableRecord, PersistableRecord {
-  static let databaseTableName = "login_throttle"
+struct ThrottleRecord: FetchableRecord {
   /// The columns `init(row:)` reads.
   static let selection = "username_key, failures, lockouts, locked_until, updated_at"
   var usernameKey: String
@@ -177,12 +177,12 @@ struct ThrottleRecord: FetchableRecord, PersistableRecord {
   var lockedUntil: String?
   var updatedAt: String
 
-  init(row: Row) {
-    usernameKey = row["username_key"]
-    failures = row["failures"]
-    lockouts = row["lockouts"]
-    lockedUntil = row["locked_until"]
-    updatedAt = row["updated_at"]
+  init(row: Row) throws {
+    usernameKey = try row["username_key"]
+    failures = try row["failures"]
+    lockouts = try row["lockouts"]
+    lockedUntil = try row["locked_until"]
+    updatedAt = try row["updated_at"]
   }
 
   init(key: String, tally: ThrottleState, at date: Date) {
@@ -193,12 +193,15 @@ struct ThrottleRecord: FetchableRecord, PersistableRecord {
     updatedAt = Timestamp.string(from: date)
   }
 
-  func encode(to container: inout PersistenceContainer) {
-    container["username_key"] = usernameKey
-    container["failures"] = failures
-    container["lockouts"] = lockouts
-    container["locked_until"] = lockedUntil
-    container["updated_at"] = updatedAt
+  /// The columns and the values written to them.
+  var columnValues: [(String, DatabaseValue)] {
+    [
+      ("username_key", usernameKey.databaseValue),
+      ("failures", failures.databaseValue),
+      ("lockouts", lockouts.databaseValue),
+      ("locked_until", lockedUntil.databaseValue),
+      ("updated_at", updatedAt.databaseValue),
+    ]
   }
 
   var tally: ThrottleState {
@@ -208,8 +211,7 @@ struct ThrottleRecord: FetchableRecord, PersistableRecord {
 }
 
 /// A row of `audit_event`.
-struct AuditEventRecord: FetchableRecord, MutablePersistableRecord {
-  static let databaseTableName = "audit_event"
+struct AuditEventRecord: FetchableRecord {
   static let selection = "id, occurred_at, kind, username, username_key, detail, host"
   var id: Int64?
   var occurredAt: String
@@ -219,14 +221,14 @@ struct AuditEventRecord: FetchableRecord, MutablePersistableRecord {
   var detail: String?
   var host: String?
 
-  init(row: Row) {
-    id = row[0]
-    occurredAt = row[1]
-    kind = row[2]
-    username = row[3]
-    usernameKey = row[4]
-    detail = row[5]
-    host = row[6]
+  init(row: Row) throws {
+    id = try row[0]
+    occurredAt = try row[1]
+    kind = try row[2]
+    username = try row[3]
+    usernameKey = try row[4]
+    detail = try row[5]
+    host = try row[6]
   }
 
   init(_ event: AuditRecord) {
@@ -239,18 +241,20 @@ struct AuditEventRecord: FetchableRecord, MutablePersistableRecord {
     host = event.host
   }
 
-  func encode(to container: inout PersistenceContainer) {
-    container["id"] = id
-    container["occurred_at"] = occurredAt
-    container["kind"] = kind
-    container["username"] = username
-    container["username_key"] = usernameKey
-    container["detail"] = detail
-    container["host"] = host
+  /// The columns and the values written to them.
+  var columnValues: [(String, DatabaseValue)] {
+    [
+      ("id", id.databaseValue),
+      ("occurred_at", occurredAt.databaseValue),
+      ("kind", kind.databaseValue),
+      ("username", username.databaseValue),
+      ("username_key", usernameKey.databaseValue),
+      ("detail", detail.databaseValue),
+      ("host", host.databaseValue),
+    ]
   }
 
-  /// Inserts the row (its id chosen by SQLite) with one statement named column by column;
-  /// GRDB's `insert` would look the table's primary key up in the schema first.
+  /// Inserts the row (its id chosen by SQLite) with one statement named column by column.
   func append(_ db: Database) throws {
     try db.execute(
       sql: """
@@ -268,19 +272,17 @@ struct AuditEventRecord: FetchableRecord, MutablePersistableRecord {
 }
 
 /// A row of `audit_kind`: a kind of event the log may hold.
-struct AuditKindRecord: FetchableRecord, PersistableRecord {
-  static let databaseTableName = "audit_kind"
+struct AuditKindRecord: FetchableRecord {
   var name: String
 
-  init(row: Row) { name = row["name"] }
+  init(row: Row) throws { name = try row["name"] }
   init(_ kind: AuditEventKind) { name = kind.rawValue }
 
-  func encode(to container: inout PersistenceContainer) { container["name"] = name }
+  var columnValues: [(String, DatabaseValue)] { [("name", name.databaseValue)] }
 }
 
 /// A row of `session`.
-struct SessionRecord: FetchableRecord, MutablePersistableRecord {
-  static let databaseTableName = "session"
+struct SessionRecord: FetchableRecord {
   static let selection = """
     session.id, session.account_id, session.created_at, session.last_seen_at,
     session.expires_at, session.idle_seconds, session.idle_until, session.second_factor,
@@ -299,17 +301,17 @@ struct SessionRecord: FetchableRecord, MutablePersistableRecord {
   var secondFactor: Bool
   var host: String?
 
-  init(row: Row) {
-    id = row[0]
+  init(row: Row) throws {
+    id = try row[0]
     tokenHash = nil
-    accountID = row[1]
-    createdAt = row[2]
-    lastSeenAt = row[3]
-    expiresAt = row[4]
-    idleSeconds = row[5]
-    idleUntil = row[6]
-    secondFactor = row[7]
-    host = row[8]
+    accountID = try row[1]
+    createdAt = try row[2]
+    lastSeenAt = try row[3]
+    expiresAt = try row[4]
+    idleSeconds = try row[5]
+    idleUntil = try row[6]
+    secondFactor = try row[7]
+    host = try row[8]
   }
 
   init(_ new: NewSession) {
@@ -326,20 +328,21 @@ struct SessionRecord: FetchableRecord, MutablePersistableRecord {
     host = new.host
   }
 
-  func encode(to container: inout PersistenceContainer) {
-    container["id"] = id
-    container["token_hash"] = tokenHash
-    container["account_id"] = accountID
-    container["created_at"] = createdAt
-    container["last_seen_at"] = lastSeenAt
-    container["expires_at"] = expiresAt
-    container["idle_seconds"] = idleSeconds
-    container["idle_until"] = idleUntil
-    container["second_factor"] = secondFactor
-    container["host"] = host
+  /// The columns and the values written to them.
+  var columnValues: [(String, DatabaseValue)] {
+    [
+      ("id", id.databaseValue),
+      ("token_hash", tokenHash.databaseValue),
+      ("account_id", accountID.databaseValue),
+      ("created_at", createdAt.databaseValue),
+      ("last_seen_at", lastSeenAt.databaseValue),
+      ("expires_at", expiresAt.databaseValue),
+      ("idle_seconds", idleSeconds.databaseValue),
+      ("idle_until", idleUntil.databaseValue),
+      ("second_factor", secondFactor.databaseValue),
+      ("host", host.databaseValue),
+    ]
   }
-
-  mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
   var session: Session {
     Session(
@@ -354,8 +357,7 @@ struct SessionRecord: FetchableRecord, MutablePersistableRecord {
 }
 
 /// A row of `second_factor`.
-struct SecondFactorRecord: FetchableRecord, PersistableRecord {
-  static let databaseTableName = "second_factor"
+struct SecondFactorRecord: FetchableRecord {
   /// The columns `init(row:)` reads.
   static let selection = "account_id, sealed_secret, key_id, last_step, enabled_at"
 
@@ -365,12 +367,12 @@ struct SecondFactorRecord: FetchableRecord, PersistableRecord {
   var lastStep: Int64
   var enabledAt: String
 
-  init(row: Row) {
-    accountID = row["account_id"]
-    sealedSecret = row["sealed_secret"]
-    keyID = row["key_id"]
-    lastStep = row["last_step"]
-    enabledAt = row["enabled_at"]
+  init(row: Row) throws {
+    accountID = try row["account_id"]
+    sealedSecret = try row["sealed_secret"]
+    keyID = try row["key_id"]
+    lastStep = try row["last_step"]
+    enabledAt = try row["enabled_at"]
   }
 
   init(_ factor: StoredSecondFactor) {
@@ -381,12 +383,15 @@ struct SecondFactorRecord: FetchableRecord, PersistableRecord {
     enabledAt = Timestamp.string(from: factor.enabledAt)
   }
 
-  func encode(to container: inout PersistenceContainer) {
-    container["account_id"] = accountID
-    container["sealed_secret"] = sealedSecret
-    container["key_id"] = keyID
-    container["last_step"] = lastStep
-    container["enabled_at"] = enabledAt
+  /// The columns and the values written to them.
+  var columnValues: [(String, DatabaseValue)] {
+    [
+      ("account_id", accountID.databaseValue),
+      ("sealed_secret", sealedSecret.databaseValue),
+      ("key_id", keyID.databaseValue),
+      ("last_step", lastStep.databaseValue),
+      ("enabled_at", enabledAt.databaseValue),
+    ]
   }
 
   var factor: StoredSecondFactor {

@@ -1,6 +1,5 @@
 import AccountsCore
 import FoundationEssentials
-import GRDB
 
 // Groups and memberships: `account_group` and `group_member` (migration "v5").
 
@@ -21,7 +20,7 @@ extension SQLiteReading {
       try Row.fetchOne(
         db, sql: "SELECT id, name, created_at, gid FROM account_group WHERE name = ?",
         arguments: [name]
-      ).map(Self.group)
+      ).map { row in try Self.group(row) }
     }
   }
 
@@ -35,7 +34,7 @@ extension SQLiteReading {
           FROM account_group AS g ORDER BY g.name
           """)
       while let row = try rows.next() {
-        let listing = GroupListing(group: Self.group(row), memberCount: row[4])
+        let listing = GroupListing(group: try Self.group(row), memberCount: try row[4])
         try SQLiteStore.passingThrough { () throws(AccountsError) in try body(listing) }
       }
     }
@@ -53,11 +52,11 @@ extension SQLiteReading {
   }
 
   /// A group from the columns `id`, `name`, `created_at`, `gid`.
-  private static func group(_ row: Row) -> AccountGroup {
-    let createdAt: String = row[2]
+  private static func group(_ row: Row) throws -> AccountGroup {
+    let createdAt: String = try row[2]
     return AccountGroup(
-      id: row[0], name: row[1], createdAt: Timestamp.date(from: createdAt) ?? .distantPast,
-      gid: row[3])
+      id: try row[0], name: try row[1],
+      createdAt: Timestamp.date(from: createdAt) ?? .distantPast, gid: try row[3])
   }
 }
 

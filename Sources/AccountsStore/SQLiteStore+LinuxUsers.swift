@@ -1,6 +1,5 @@
 import AccountsCore
 import FoundationEssentials
-import GRDB
 
 // Accounts as Linux users: `userdb_setting`, `userdb_host`, `posix_id` and `ssh_key`
 // (migration "v6").
@@ -13,7 +12,7 @@ extension SQLiteReading {
           db, sql: "SELECT store_id, first_uid, last_uid FROM userdb_setting WHERE id = 1")
       else { throw AccountsError.storage(.corrupt(location: path)) }
       return UserdbSettings(
-        storeID: row[0], range: PosixIDRange(uncheckedFirst: row[1], last: row[2]))
+        storeID: try row[0], range: PosixIDRange(uncheckedFirst: try row[1], last: try row[2]))
     }
   }
 
@@ -23,9 +22,9 @@ extension SQLiteReading {
         db, sql: "SELECT host, folder, enabled_at FROM userdb_host WHERE host = ?",
         arguments: [host]
       ).map { row in
-        let enabledAt: String = row[2]
+        let enabledAt: String = try row[2]
         return UserdbHost(
-          host: row[0], folder: row[1],
+          host: try row[0], folder: try row[1],
           enabledAt: Timestamp.date(from: enabledAt) ?? .distantPast)
       }
     }
@@ -54,9 +53,11 @@ extension SQLiteReading {
           WHERE account_id = ? ORDER BY id
           """, arguments: [accountID]
       ).map { row in
-        let addedAt: String = row[4]
+        let addedAt: String = try row[4]
         return StoredSSHKey(
-          key: SSHKey(type: row[0], data: row[1], comment: row[2], fingerprint: row[3], bits: 0),
+          key: SSHKey(
+            type: try row[0], data: try row[1], comment: try row[2], fingerprint: try row[3],
+            bits: 0),
           addedAt: Timestamp.date(from: addedAt) ?? .distantPast)
       }
     }

@@ -1,8 +1,6 @@
 import AccountsCore
 import AccountsSchema
 import FoundationEssentials
-import GRDB
-import GRDBSQLite
 
 /// A file that holds no migrated schema: an empty Public device.
 struct EmptyAccountReader: AccountReader {
@@ -82,7 +80,7 @@ extension SQLiteReading {
   }
 
   func accountCount() throws(AccountsError) -> Int {
-    try statement(path) { try AccountRecord.fetchCount(db) }
+    try statement(path) { try Int.fetchOne(db, sql: "SELECT count(*) FROM account") ?? 0 }
   }
 
   func tally(key: String) throws(AccountsError) -> ThrottleState {
@@ -129,13 +127,13 @@ extension SQLiteReading {
           """)
       let first = AccountRecord.columnCount
       while let row = try rows.next() {
-        let record = AccountRecord(row: row)
-        let lockedUntil: String? = row[first + 2]
+        let record = try AccountRecord(row: row)
+        let lockedUntil: String? = try row[first + 2]
         let tally = ThrottleState(
-          failures: row[first] ?? 0, lockouts: row[first + 1] ?? 0,
+          failures: try row[first] ?? 0, lockouts: try row[first + 1] ?? 0,
           lockedUntil: lockedUntil.flatMap(Timestamp.date))
         // Group names hold no comma (their rules), so the list splits back exactly.
-        let groups: String? = row[first + 3]
+        let groups: String? = try row[first + 3]
         let listing = AccountListing(
           account: record.account(isOwner: record.id == owner), tally: tally,
           groups: groups.map { $0.split(separator: ",").map(String.init) } ?? [])
@@ -230,7 +228,8 @@ extension SQLiteReading {
           """, arguments: arguments)
       while let row = try rows.next() {
         let listing = SessionListing(
-          session: SessionRecord(row: row).session, username: row[SessionRecord.columnCount])
+          session: try SessionRecord(row: row).session,
+          username: try row[SessionRecord.columnCount])
         try SQLiteStore.passingThrough { () throws(AccountsError) in try body(listing) }
       }
     }
@@ -302,13 +301,12 @@ extension SQLiteReading {
         db, sql: "SELECT \(columns) FROM \(table.table) ORDER BY \(table.orderedBy)")
       while let row = try rows.next() {
         let values = (0..<row.count).map { index -> StoreValue in
-          let value: DatabaseValue = row[index]
-          switch value.storage {
+          switch row.values[index] {
           case .null: return .null
-          case .int64(let number): return .integer(number)
-          case .double(let number): return .integer(Int64(number))
-          case .string(let text): return .text(text)
-          case .blob(let data): return .blob([UInt8](data))
+          case .integer(let number): return .integer(number)
+          case .real(let number): return .integer(Int64(number))
+          case .text(let text): return .text(text)
+          case .blob(let bytes): return .blob(bytes)
           }
         }
         try SQLiteStore.passingThrough { () throws(AccountsError) in try body(values) }

@@ -1,7 +1,5 @@
 import AccountsCore
 import FoundationEssentials
-import GRDB
-import GRDBSQLite
 
 extension SQLiteStore: AccountRepository {
   /// The file's path as given.
@@ -30,16 +28,10 @@ extension SQLiteStore: AccountRepository {
     throws(AccountsError) -> T
   {
     try run {
-      try writer.writeWithoutTransaction { db in
-        var result: T?
-        try db.inTransaction(.immediate) {
-          result = try Self.passingThrough { () throws(AccountsError) in
-            try body(SQLiteAccountWriter(db: db, path: path, host: writingHost))
-          }
-          return .commit
+      try writer.write { db in
+        try Self.passingThrough { () throws(AccountsError) in
+          try body(SQLiteAccountWriter(db: db, path: path, host: writingHost))
         }
-        guard let result else { throw StoreError.failure(location: path, reason: "no result") }
-        return result
       }
     }
   }
@@ -56,18 +48,21 @@ extension SQLiteStore: AccountRepository {
         guard try Self.isMigrated(db) else {
           return ConsistencyFacts(integrityProblems: problems, device: nil)
         }
-        let activation = try ActivationRecord.fetchOne(db, key: 1)
+        let activation = try ActivationRecord.fetchOne(
+          db, sql: "SELECT \(ActivationRecord.selection) FROM activation WHERE id = 1")
         let owner = activation?.ownerID
+        let ownerExists = try owner.map { id in
+          try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE id = ?", arguments: [id])
+        }
         let device = DeviceFacts(
-          state: activation?.state, ownerID: owner,
-          ownerExists: try owner.map { try AccountRecord.exists(db, key: $0) } ?? false,
-          accountCount: try AccountRecord.fetchCount(db))
+          state: activation?.state, ownerID: owner, ownerExists: (ownerExists ?? nil) ?? false,
+          accountCount: try Int.fetchOne(db, sql: "SELECT count(*) FROM account") ?? 0)
         return ConsistencyFacts(integrityProblems: problems, device: device)
       }
     }
   }
 
-  /// Runs GRDB work, letting the core's errors through and translating the rest.
+  /// Runs work on the connection, letting the core's errors through and translating the rest.
   private func run<T>(_ body: () throws -> T) throws(AccountsError) -> T {
     do {
       return try body()
@@ -81,7 +76,7 @@ extension SQLiteStore: AccountRepository {
     }
   }
 
-  /// A core error carried through GRDB's untyped closures (rolling the transaction back).
+  /// A core error carried through the layer's untyped closures (rolling the transaction back).
   struct PassedThrough: Error { var error: AccountsError }
 
   static func passingThrough<T>(_ body: () throws(AccountsError) -> T) throws -> T {

@@ -1,8 +1,6 @@
 import AccountsCore
 import AccountsSchema
 import FoundationEssentials
-import GRDB
-import GRDBSQLite
 
 /// Writes inside one IMMEDIATE transaction of `db`.
 struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
@@ -12,71 +10,60 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
   let host: String?
   func storeActivation(owner: NewAccount, at date: Date) throws(AccountsError) -> Account {
     // The row is made by the first migration; without it the file is damaged.
-    guard try statement(path, { try ActivationRecord.exists(db, key: 1) }) else {
+    let activationRow = try statement(path) {
+      try Bool.fetchOne(db, sql: "SELECT 1 FROM activation WHERE id = 1")
+    }
+    guard activationRow == true else {
       throw .storage(.corrupt(location: path))
     }
     return try statement(path, username: owner.username) {
       // A Public device keeps no account, so the owner is account 1; the activation row names
       // it first (its reference is checked at commit), as accounts join Activated devices only.
-      try ActivationRecord(state: .activated, ownerID: 1, at: date).update(db)
+      let activation = ActivationRecord(state: .activated, ownerID: 1, at: date)
+      _ = try db.update("activation", activation.columnValues, key: "id")
       var record = AccountRecord(owner, at: date)
       record.id = 1
-      try record.insert(db)
+      try db.insert(into: "account", record.columnValues)
       return record.account(isOwner: true)
     }
   }
 
   func makePublic(at date: Date) throws(AccountsError) -> Int {
     try statement(path) {
-      let deleted = try AccountRecord.deleteAll(db)
+      try db.execute(sql: "DELETE FROM account")
+      let deleted = db.changesCount
       try db.execute(sql: "DELETE FROM account_group")
-      try ActivationRecord(state: .publicState, ownerID: nil, at: date).update(db)
-      try ThrottleRecord.deleteAll(db)
+      let activation = ActivationRecord(state: .publicState, ownerID: nil, at: date)
+      _ = try db.update("activation", activation.columnValues, key: "id")
+      try db.execute(sql: "DELETE FROM login_throttle")
       return deleted
     }
   }
 
   func insert(_ account: NewAccount, at date: Date) throws(AccountsError) -> Account {
-    // One cached statement, its values bound straight from the strings: an import inserts a
-    // million rows through it, and GRDB's argument arrays cost as much as SQLite's work.
+    // One cached statement, its values bound as they are: an import inserts a million rows
+    // through it.
     var record = AccountRecord(account, at: date)
-    let prepared = try statement(path) {
+    let text = { (value: String?) in value.map(DatabaseValue.text) ?? .null }
+    let values: [DatabaseValue] = [
+      .text(record.username), .text(record.usernameKey), .text(record.fullName),
+      .text(record.email), .text(record.passwordHash), record.mustChangePassword.databaseValue,
+      text(record.disabledAt), .text(record.createdAt), .text(record.updatedAt),
+      .text(record.passwordChangedAt), text(record.expiresAt), text(record.home),
+      text(record.shell),
+    ]
+    return try statement(path, username: account.username) {
       try db.cachedStatement(
         sql: """
           INSERT INTO account (username, username_key, full_name, email, password_hash,
                                must_change_password, disabled_at, created_at, updated_at,
                                password_changed_at, last_login_at, expires_at, home, shell)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
-          """)
+          """
+      ).execute(arguments: StatementArguments(values: values))
+      record.id = db.lastInsertedRowID
+      return record.account(isOwner: false)
     }
-    let handle = prepared.sqliteStatement
-    sqlite3_reset(handle)
-    sqlite3_clear_bindings(handle)
-    let texts: [(Int32, String?)] = [
-      (1, record.username), (2, record.usernameKey), (3, record.fullName), (4, record.email),
-      (5, record.passwordHash), (7, record.disabledAt), (8, record.createdAt),
-      (9, record.updatedAt), (10, record.passwordChangedAt), (11, record.expiresAt),
-      (12, record.home), (13, record.shell),
-    ]
-    for (index, text) in texts {
-      if let text { bindText(handle, index, text) }
-    }
-    sqlite3_bind_int64(handle, 6, record.mustChangePassword ? 1 : 0)
-    let code = sqlite3_step(handle)
-    sqlite3_reset(handle)
-    guard code == SQLITE_DONE else {
-      if ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection))
-        == .SQLITE_CONSTRAINT_UNIQUE
-      {
-        throw .usernameTaken(account.username)
-      }
-      let error = DatabaseError(
-        resultCode: ResultCode(rawValue: code),
-        message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-      throw .storage(StoreError.translating(error, path: path, busyTimeout: 0))
-    }
-    record.id = sqlite3_last_insert_rowid(db.sqliteConnection)
-    return record.account(isOwner: false)
   }
 
   func insert(_ accounts: [NewAccount], at date: Date) throws(AccountsError) -> [Int64?] {
@@ -103,21 +90,20 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
           db, sql: "SELECT \(AccountRecord.selection) FROM account WHERE id = ?",
           arguments: [account.id])
       else { throw AccountsError.noSuchAccount(account.username) }
-      // The changed columns by name, not GRDB's `updateChanges`: that one looks the primary
-      // key up in the schema first, a cost every login paid.
-      let (values, before) = (try record.databaseDictionary, try stored.databaseDictionary)
-      let columns = values.keys.filter { values[$0] != before[$0] }.sorted()
-      guard !columns.isEmpty else { return }
+      let before = Dictionary(uniqueKeysWithValues: stored.columnValues)
+      let changed = record.columnValues.filter { before[$0.0] != $0.1 }.sorted { $0.0 < $1.0 }
+      guard !changed.isEmpty else { return }
+      let assignments = changed.map { "\($0.0) = ?" }.joined(separator: ", ")
       try db.execute(
-        sql:
-          "UPDATE account SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",
-        arguments: StatementArguments(
-          columns.map { values[$0] ?? .null } + [account.id.databaseValue]))
+        sql: "UPDATE account SET \(assignments) WHERE id = ?",
+        arguments: StatementArguments(values: changed.map(\.1) + [.integer(account.id)]))
     }
   }
 
   func delete(_ account: Account) throws(AccountsError) {
-    _ = try statement(path) { try AccountRecord.deleteOne(db, key: account.id) }
+    try statement(path) {
+      try db.execute(sql: "DELETE FROM account WHERE id = ?", arguments: [account.id])
+    }
   }
 
   func moveOwnership(to account: Account, at date: Date) throws(AccountsError) {
@@ -132,7 +118,6 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
   func setTally(_ tally: ThrottleState?, key: String, at date: Date) throws(AccountsError) {
     try statement(path) {
       if let tally {
-        // (GRDB's `upsert` reads back a rowid, which a WITHOUT ROWID table has not.)
         let record = ThrottleRecord(key: key, tally: tally, at: date)
         try db.execute(
           sql: """
@@ -176,7 +161,8 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
     try statement(path) {
       var record = SessionRecord(session)
       record.host = session.host ?? host
-      try record.insert(db)
+      try db.insert(into: "session", record.columnValues)
+      record.id = db.lastInsertedRowID
       return record.session
     }
   }
@@ -190,7 +176,10 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
   }
 
   func endSession(id: Int64) throws(AccountsError) -> Bool {
-    try statement(path) { try SessionRecord.deleteOne(db, key: id) }
+    try statement(path) {
+      try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [id])
+      return db.changesCount > 0
+    }
   }
 
   func endSessions(accountID: Int64, keeping: Int64?) throws(AccountsError) -> [Int64] {
@@ -216,14 +205,22 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
     throws(AccountsError)
   {
     try statement(path) {
-      try SecondFactorRecord(factor).save(db)
+      // Updated where the account has one, inserted otherwise.
+      let values = SecondFactorRecord(factor).columnValues
+      if try !db.update("second_factor", values, key: "account_id") {
+        try db.insert(into: "second_factor", values)
+      }
     }
     try replaceRecoveryCodes(accountID: factor.accountID, hashes: recoveryCodeHashes)
   }
 
   func removeSecondFactor(accountID: Int64) throws(AccountsError) -> Bool {
     // Its recovery codes go with it (ON DELETE CASCADE).
-    try statement(path) { try SecondFactorRecord.deleteOne(db, key: accountID) }
+    try statement(path) {
+      try db.execute(
+        sql: "DELETE FROM second_factor WHERE account_id = ?", arguments: [accountID])
+      return db.changesCount > 0
+    }
   }
 
   func storePendingSecondFactor(_ pending: PendingSecondFactor) throws(AccountsError) {
@@ -263,7 +260,7 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
       try db.execute(sql: "DELETE FROM recovery_code WHERE account_id = ?", arguments: [accountID])
       let insert = try db.cachedStatement(
         sql: "INSERT OR IGNORE INTO recovery_code (account_id, code_hash) VALUES (?, ?)")
-      for hash in hashes { try insert.execute(arguments: [accountID, Data(hash)]) }
+      for hash in hashes { try insert.execute(arguments: [accountID, hash]) }
     }
   }
 
@@ -275,7 +272,7 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
         sql: """
           UPDATE recovery_code SET used_at = ?
           WHERE account_id = ? AND code_hash = ? AND used_at IS NULL
-          """, arguments: [Timestamp.string(from: date), accountID, Data(hash)])
+          """, arguments: [Timestamp.string(from: date), accountID, hash])
       return db.changesCount == 1
     }
   }
@@ -301,12 +298,12 @@ extension SQLiteAccountWriter {
       sql = "INSERT INTO \(table.table) (\(names.joined(separator: ", "))) VALUES (\(marks))"
     }
     let arguments = StatementArguments(
-      ordered.map { value -> (any DatabaseValueConvertible)? in
+      values: ordered.map { value -> DatabaseValue in
         switch value {
-        case .null: return nil
-        case .integer(let number): return number
-        case .text(let text): return text
-        case .blob(let bytes): return Data(bytes)
+        case .null: return .null
+        case .integer(let number): return .integer(number)
+        case .text(let text): return .text(text)
+        case .blob(let bytes): return .blob(bytes)
         }
       })
     try statement(path) { try db.cachedStatement(sql: sql).execute(arguments: arguments) }
@@ -327,26 +324,6 @@ extension SQLiteAccountWriter {
             arguments: [table.table, last])
         }
       }
-    }
-  }
-}
-
-/// SQLite's "copy the value now" destructor (`SQLITE_TRANSIENT`, a macro Swift cannot import).
-private let sqliteTransient = unsafeBitCast(
-  OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
-
-/// Binds `text` to parameter `index` of `statement`, copied by SQLite.
-private func bindText(_ statement: OpaquePointer?, _ index: Int32, _ text: String) {
-  // An empty buffer may have no address, which SQLite would take for NULL.
-  if text.isEmpty {
-    _ = sqlite3_bind_text(statement, index, "", 0, sqliteTransient)
-    return
-  }
-  var text = text
-  text.withUTF8 { bytes in
-    bytes.withMemoryRebound(to: CChar.self) { chars in
-      _ = sqlite3_bind_text(
-        statement, index, chars.baseAddress, Int32(chars.count), sqliteTransient)
     }
   }
 }

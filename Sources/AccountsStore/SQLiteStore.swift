@@ -1,6 +1,5 @@
 import AccountsCore
 import FoundationEssentials
-import GRDB
 import Synchronization
 
 #if canImport(Glibc)
@@ -42,7 +41,7 @@ public final class SQLiteStore: Sendable {
     acceptsWrites = !writer.configuration.readonly
   }
 
-  /// The migrations, in order: the one list both the GRDB migrator and the plain status reader
+  /// The migrations, in order: the one list both the migrator and the plain status reader
   /// (`StatusReader`) read their identifiers from.
   ///
   /// Never edit one once shipped: append a new one.
@@ -69,8 +68,7 @@ public final class SQLiteStore: Sendable {
 
   /// The identifiers of the migrations this build knows, in order.
   ///
-  /// Reads compare the file's `grdb_migrations` rows against this list with one query, instead of
-  /// GRDB's checks, which load its schema cache.
+  /// Reads compare the file's `grdb_migrations` rows against this list with one query.
   static let knownMigrations = migrations.map(\.identifier)
 
   /// The refusal a file's schema calls for, if any, decided the same way by every reader.
@@ -90,7 +88,7 @@ public final class SQLiteStore: Sendable {
     SchemaContents.sorting(known: knownMigrations, recorded: recorded) { false } == .current
   }
 
-  /// GRDB's migrator over `migrations`.
+  /// The migrator over `migrations` (recording in `grdb_migrations`, as GRDB's did).
   static var migrator: DatabaseMigrator {
     var migrator = DatabaseMigrator()
     for migration in migrations {
@@ -251,11 +249,8 @@ public final class SQLiteStore: Sendable {
     do {
       var config = Configuration()
       config.readonly = access == .readOnly
-      config.busyMode = .timeout(busyTimeout)
-      config.label = "accounts"
-      config.prepareDatabase { db in
-        if !db.configuration.readonly { try prepareWriter(db) }
-      }
+      config.busyTimeout = busyTimeout
+      if !config.readonly { config.prepareDatabase = prepareWriter }
       let openPath = immutable ? FileSystem.immutableURI(for: real) : real
       let queue = try DatabaseQueue(path: openPath, configuration: config)
       let store = SQLiteStore(
@@ -313,8 +308,7 @@ public final class SQLiteStore: Sendable {
       // One migration at a time, each checkpointed into the database file with the -wal file
       // emptied after it: v2 rebuilds every v1 table, and a small or nearly full disk must not
       // hold every migration's pages twice (in the -wal file and then in the file).
-      // Read again under the lock: another process may have migrated the file meanwhile (GRDB
-      // stops the program when asked to migrate up to a migration already passed).
+      // Read again under the lock: another process may have migrated the file meanwhile.
       let recorded = try writer.read { db in try Self.recordedMigrations(db) } ?? []
       for migration in Self.knownMigrations where !recorded.contains(migration) {
         try Self.migrator.migrate(writer, upTo: migration)
@@ -344,8 +338,7 @@ public final class SQLiteStore: Sendable {
     }
   }
 
-  /// True when GRDB's migration table exists (a plain query: GRDB's `tableExists` loads its
-  /// schema cache, which costs more than the rest of a `status`).
+  /// True when the migration table exists.
   static func hasMigrationTable(_ db: Database) throws -> Bool {
     try Bool.fetchOne(
       db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'")

@@ -1,12 +1,14 @@
 import AccountsCore
+import CSQLite
 import FoundationEssentials
-import GRDB
-import GRDBSQLite
 
 extension StoreError {
-  /// Translates a GRDB or SQLite error into a store error about `path`.
+  /// Translates what the SQLite layer throws into a store error about `path`.
   static func translating(_ error: any Error, path: String, busyTimeout: Double) -> StoreError {
     if let storeError = error as? StoreError { return storeError }
+    if let unreadable = error as? UnreadableValue {
+      return .unreadableValue(location: path, reason: unreadable.reason)
+    }
     guard let dbError = error as? DatabaseError else {
       return .failure(location: path, reason: String(describing: error))
     }
@@ -16,11 +18,13 @@ extension StoreError {
   }
 
   /// Translates an SQLite result code (extended or primary) into a store error about `path`:
-  /// the one mapping both the GRDB path and the plain status reader use.
+  /// the one mapping every SQLite error goes through.
   static func translating(code: Int32, message: String?, path: String, busyTimeout: Double)
     -> StoreError
   {
-    if code == SQLiteCode.cantOpenSymlink { return .symlink(location: path, file: path) }
+    if code == ResultCode.SQLITE_CANTOPEN_SYMLINK.rawValue {
+      return .symlink(location: path, file: path)
+    }
     let primary = code & 0xFF
     let failedIO = [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN].contains(primary)
     if failedIO && FileSystem.isNearlyFull(FileSystem.folder(of: path)) {

@@ -3,7 +3,6 @@ import AccountsCrypto
 import AccountsStore
 import AccountsTestSupport
 import Foundation
-import GRDB
 import Testing
 
 // What the core's tests share: the in-memory world, its clock, and shorthands.

@@ -1,10 +1,10 @@
 import AccountsCore
 import AccountsCrypto
-import AccountsStore
 import AccountsTestSupport
 import Foundation
-import GRDB
 import Testing
+
+@testable import AccountsStore
 
 @Suite("Login")
 struct LoginTests {

@@ -3,7 +3,6 @@ import AccountsCrypto
 import AccountsStore
 import AccountsTestSupport
 import Foundation
-import GRDB
 import Testing
 
 @Suite("Reset and the whole flow")

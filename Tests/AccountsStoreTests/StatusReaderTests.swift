@@ -1,14 +1,13 @@
 import AccountsCore
 import AccountsTestSupport
 import Foundation
-import GRDB
 import Testing
 
 @testable import AccountsStore
 
-/// `StatusReader` (plain SQLite calls, what `accounts status` uses) gives the same answer as the
-/// GRDB path (`SQLiteStore.open(path:access: .readOnly)?.status()`) for every kind of file.
-@Suite("Status: the plain reader and the GRDB path agree")
+/// `StatusReader` (a bare connection, what `accounts status` uses) gives the same answer as the
+/// store's path (`SQLiteStore.open(path:access: .readOnly)?.status()`) for every kind of file.
+@Suite("Status: the plain reader and the store's path agree")
 struct StatusReaderTests {
   /// Each case makes one file (or none) at `path` inside `folder`.
   static let cases: [(String, @Sendable (_ folder: URL, _ path: String) throws -> Void)] = [

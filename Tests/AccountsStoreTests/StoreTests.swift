@@ -1,7 +1,6 @@
 import AccountsCore
 import AccountsTestSupport
 import Foundation
-import GRDB
 import Testing
 
 @testable import AccountsStore
@@ -41,9 +40,10 @@ struct SchemaTests {
     let kinds = "SELECT name FROM audit_kind ORDER BY name"
     func picture(_ db: Database) throws -> [String] {
       try Row.fetchAll(db, sql: query).map { row in
-        let sql: String = row["sql"]
-        return
-          "\(row["type"] ?? "") \(row["name"] ?? "") \(sql.replacingOccurrences(of: "\"", with: ""))"
+        let (type, name, sql): (String, String, String) = (
+          try row["type"], try row["name"], try row["sql"]
+        )
+        return "\(type) \(name) \(sql.replacingOccurrences(of: "\"", with: ""))"
       } + String.fetchAll(db, sql: kinds)
     }
     let created = try DatabaseQueue(path: path).read(picture)
@@ -75,12 +75,12 @@ struct SchemaTests {
     _ = try SQLiteStore.open(path: path, access: .readWrite)
     let strict = try DatabaseQueue(path: path).read {
       try Row.fetchAll($0, sql: "PRAGMA table_list").filter { row in
-        let name: String = row["name"]
+        let name: String = (try? row["name"]) ?? ""
         return [
           "account", "activation", "login_throttle", "audit_event", "audit_kind",
           "account_group", "group_member",
         ].contains(name)
-      }.map { row -> Int in row["strict"] }
+      }.map { row -> Int in try row["strict"] }
     }
     #expect(strict == [1, 1, 1, 1, 1, 1, 1])
   }

@@ -1,7 +1,6 @@
 import AccountsCore
 import AccountsTestSupport
 import Foundation
-import GRDB
 import Testing
 
 @testable import AccountsPostgres
@@ -114,7 +113,7 @@ struct UpgradeToGroupsTests {
     let store = try #require(try SQLiteStore.open(path: path, access: .readWrite))
     let homes = try store.writer.read {
       try Row.fetchAll($0, sql: "SELECT path, uid FROM home_path ORDER BY path")
-        .map { "\($0["path"] as String) \($0["uid"] as Int64)" }
+        .map { "\(try $0["path"] as String) \(try $0["uid"] as Int64)" }
     }
     #expect(homes == ["/home/Alice 20001"])
     let after = try store.writer.read { try Row.fetchAll($0, sql: "SELECT id, uid FROM account") }

@@ -92,6 +92,29 @@ def test_program_installed_stripped(installed):
     assert program.stat().st_size < built
 
 
+# What ICU leaves in a program linked with it, stripped or not: its data's item names
+# ("icudt74l/…", thousands of them), and the prefixes of its C functions' names, which the Swift
+# wrappers that call them keep as strings. Foundation's DateFormatter (in
+# FoundationInternationalization, which brings ICU in) leaves its type's name in the Swift
+# metadata.
+ICU_AND_FORMATTER_TRACES = [b"icudt", b"ucol_", b"udat_", b"DateFormatter"]
+
+
+def test_program_holds_no_icu_and_no_date_formatter(installed):
+    """The installed program links neither ICU (its data, its collation or date functions) nor
+    Foundation's DateFormatter, statically or as a shared library, and its stripped size is at
+    most 20 MB."""
+    _, base = installed
+    program = base / "bin" / "accounts"
+    contents = program.read_bytes()
+    assert [trace for trace in ICU_AND_FORMATTER_TRACES if trace in contents] == []
+    dynamic = subprocess.run(["readelf", "-W", "-d", "--dyn-syms", str(program)],
+                             capture_output=True, text=True, check=True).stdout
+    assert [line for line in dynamic.splitlines()
+            if "libicu" in line or "libFoundation" in line or " u_" in line] == []
+    assert program.stat().st_size <= 20 * 1024 * 1024
+
+
 def test_debug_info_installed_apart(installed, tmp_path):
     """With --debug-info, the program's debug info is in PREFIX/lib/debug/.build-id/XX/YYYY.debug
     (its build id, as Debian's -dbgsym packages lay it out), named by the program's debug link;

@@ -1,5 +1,5 @@
 """The plain `swift build -c release` is the fast-starting program (the Swift
-runtime, Foundation, ICU and libstdc++ linked in statically; the settings live in
+runtime, FoundationEssentials and libstdc++ linked in statically; the settings live in
 Package.swift), and it is still a position-independent executable (address-space randomisation).
 Scripts/test builds it and names it in ACCOUNTS_RELEASE_BIN."""
 

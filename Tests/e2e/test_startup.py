@@ -219,8 +219,8 @@ def database_opens(device, *args, input=None):
 
 @pytest.mark.sqlite_only  # the file itself
 def test_every_command_opens_the_database_file_once(activated):
-    """`status` reads the state with plain SQLite calls, every other command through its one
-    GRDB connection: no command opens the file twice (a status read, then GRDB)."""
+    """`status` reads the state through a bare connection, every other command through the
+    store's one connection: no command opens the file twice (a status read, then the store)."""
     assert database_opens(activated, "status") == (0, 1)
     assert database_opens(activated, "log") == (0, 1)
     assert database_opens(activated, "user", "list") == (0, 1)

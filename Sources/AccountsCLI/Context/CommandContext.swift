@@ -83,8 +83,8 @@ struct CommandContext {
         hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
         sessionPolicy: sessionPolicy, hostName: hostName())
     } else {
-      // `status` reads with `StatusReader` alone; every other command opens one GRDB connection
-      // and reads the state through it.
+      // `status` reads with `StatusReader` alone; every other command opens one store
+      // connection and reads the state through it.
       let opener = SQLiteStore.Opener(path: path, busyTimeout: busyTimeout)
       environment = AccountsEnvironment(
         console: console, storeLocation: path,

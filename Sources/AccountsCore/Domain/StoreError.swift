@@ -3,7 +3,7 @@ import FoundationEssentials
 /// What can go wrong with the store; every case names the location it concerns (a file's path,
 /// or a PostgreSQL URI without its password).
 ///
-/// It names no backend: SQLite's and GRDB's errors are translated inside AccountsStore.
+/// It names no backend: SQLite's errors are translated inside AccountsStore.
 public enum StoreError: Error, Equatable, Sendable {
   /// The path names a directory, not a file.
   case isDirectory(location: String)

@@ -1,0 +1,97 @@
+"""A database the last release with GRDB made (Tests/fixtures/release.sqlite3, every row recorded
+in release.expected.json by make_release_fixture.py) is read and written by this version with
+nothing lost: every table compared row by row, the second factor and its recovery codes still
+working, and the migrations still recorded in `grdb_migrations`."""
+
+import json
+import os
+import pathlib
+import shutil
+import sqlite3
+
+import pytest
+
+pytestmark = pytest.mark.sqlite_only
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
+EXPECTED = json.loads((FIXTURES / "release.expected.json").read_text())
+UNUSED_CODES = EXPECTED.pop("unused recovery codes")
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture
+def release(device):
+    """The device's database is a copy of the release fixture: the file 0600 in a 0700 folder."""
+    folder = device.root / "release"
+    folder.mkdir()
+    os.chmod(folder, 0o700)
+    db = folder / "accounts.sqlite3"
+    shutil.copyfile(FIXTURES / "release.sqlite3", db)
+    os.chmod(db, 0o600)
+    device.db = db
+    return device
+
+
+def tables(device):
+    """Every row of every table, as the fixture maker records them (blobs in hex)."""
+    db = sqlite3.connect(device.db)
+    try:
+        dump = {}
+        for (table,) in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall():
+            cursor = db.execute(f"SELECT * FROM {table} ORDER BY 1")
+            columns = [c[0] for c in cursor.description]
+            dump[table] = [dict(zip(columns, [v.hex() if isinstance(v, bytes) else v
+                                              for v in row])) for row in cursor]
+        return dump
+    finally:
+        db.close()
+
+
+def test_fixture_is_what_the_maker_recorded(release):
+    assert tables(release) == EXPECTED
+
+
+def test_reads_every_account_and_event(release):
+    accounts = {a["username"]: a for a in release.accounts()}
+    assert sorted(accounts) == ["Alice", "bob", "carol"]
+    assert accounts["bob"]["groups"] == ["staff"]
+    assert [e["event"] for e in release.events()] == [
+        e["kind"] for e in EXPECTED["audit_event"]]
+    assert tables(release) == EXPECTED
+
+
+def kept(expected, after):
+    """The rows of `expected` missing from `after`, each compared on its own columns only (a
+    later migration may add columns and tables)."""
+    return {table: missing for table, rows in expected.items()
+            if (missing := [row for row in rows
+                            if row not in [{c: r.get(c) for c in row} for r in after[table]]])}
+
+
+def test_a_write_keeps_every_row(release):
+    """A group added: every row the release left is still there as it was (migrations
+    included), and the group and its event are what is new in their tables."""
+    result = release.run("group", "add", "ops")
+    assert (result.code, result.stderr) == (0, ""), result
+    after = tables(release)
+    assert set(EXPECTED) <= set(after)
+    changed = {"sqlite_sequence"}  # the log's last id moves on
+    assert kept({t: r for t, r in EXPECTED.items() if t not in changed}, after) == {}
+    for table, kind in [("account_group", "name"), ("audit_event", "kind")]:
+        added = [row[kind] for row in after[table][len(EXPECTED[table]):]]
+        assert added == {"account_group": ["ops"], "audit_event": ["group_added"]}[table]
+
+
+def test_second_factor_and_recovery_codes_still_work(release):
+    """The sealed secret and the recovery codes' hashes the release stored log Alice in."""
+    result = release.run("login", input=f"alice\n{PASSWORD}\n{UNUSED_CODES[0]}\n")
+    assert result.code == 0, result
+    assert result.out_lines[0] == "Welcome back Alice Liddell!", result
+    used = release.query("SELECT count(*) FROM recovery_code WHERE used_at IS NOT NULL")
+    assert used == [(2,)]
+
+
+def test_migrations_stay_recorded_in_the_same_table(release):
+    assert release.run("unlock", "mallory").code == 0
+    assert tables(release)["grdb_migrations"] == EXPECTED["grdb_migrations"]
