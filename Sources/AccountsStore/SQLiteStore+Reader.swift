@@ -278,10 +278,10 @@ extension SQLiteReading {
             WHERE account_id = ?
             """, arguments: [accountID])
       else { return nil }
-      let sealed: Data = row[0]
-      let expiresAt: String = row[2]
+      let sealed: Data = try row[0]
+      let expiresAt: String = try row[2]
       return PendingSecondFactor(
-        accountID: accountID, sealedSecret: [UInt8](sealed), keyID: row[1],
+        accountID: accountID, sealedSecret: [UInt8](sealed), keyID: try row[1],
         expiresAt: Timestamp.date(from: expiresAt) ?? .distantPast)
     }
   }
