@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A new secret kept pending after a person's password was checked (`2fa enable --begin`).
 public struct SecondFactorBegin: Sendable {
