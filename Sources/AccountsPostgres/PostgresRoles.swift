@@ -42,6 +42,8 @@ public enum PostgresRoles {
     bytea[], bigint, bytea, text[], bytea, text, text)
     """,
     "event_count(text, text, text[])",
+    "pam_account_event(text, text, bigint, timestamptz, integer, text, text)",
+    "userdb_event(text, timestamptz, integer, text, text)",
   ]
 
   /// The tables a host role reads: what a login, a session, PAM and the user records read.
