@@ -50,6 +50,8 @@ public enum UserdbFlow {
     guard let outcome = try run(env, dryRun: false) else {
       throw .userdbNotEnabled(host: env.hostName)
     }
+    try store.recordUserdbChange(
+      .enabled, at: env.now(), detail: Messages.detailUserdbSynced(outcome))
     return outcome
   }
 
@@ -78,18 +80,27 @@ public enum UserdbFlow {
     // records missing: the next sync writes them again, and disabling again finishes. The
     // other order (commit, then files) could leave the records of a host the store has
     // forgotten, which no later command would remove.
-    return try env.writableStore().write { writer throws(AccountsError) in
+    let writable = try env.writableStore()
+    let removal = try writable.write { writer throws(AccountsError) in
       guard try writer.removeUserdbHost(named: env.hostName) else {
         throw .userdbNotEnabled(host: env.hostName)
       }
-      return (host.folder, try session?.removeAll() ?? UserRecordRemoval())
+      return try session?.removeAll() ?? UserRecordRemoval()
     }
+    try writable.recordUserdbChange(
+      .disabled, at: env.now(), detail: Messages.detailUserdbDisabled(host.folder, removal))
+    return (host.folder, removal)
   }
 
   /// Rebuilds this host's records from the store.
   public static func sync(_ env: AccountsEnvironment) throws(AccountsError) -> Outcome {
     guard let outcome = try run(env, dryRun: false) else {
       throw .userdbNotEnabled(host: env.hostName)
+    }
+    // A sync that found the folder as the store says changed nothing worth a line in the log.
+    if !outcome.changes.written.isEmpty || !outcome.changes.removed.isEmpty {
+      try env.writableStore().recordUserdbChange(
+        .synced, at: env.now(), detail: Messages.detailUserdbSynced(outcome))
     }
     return outcome
   }
