@@ -1,4 +1,4 @@
-"""The v1 -> latest (v8) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
+"""The v1 -> latest (v9) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
 events, 25,000 login_throttle rows, on the v1 schema) so that the upgrade takes long enough:
 
 - `login` and `user list` (twice each) upgrade it to the latest schema, every row copied;
@@ -220,15 +220,16 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
                 problems.append(f"v1 rows differ: {differ}")
             return "v1", problems
         latest = migrations == MIGRATIONS
-        # Killed between v3 and v4, v4 and v5, v5 and v6, v6 and v7, or v7 and v8 (each
-        # migration commits on its own): a whole v3, v4, v5, v6 or v7 file.
-        has_v7 = latest or migrations == MIGRATIONS[:7]
+        # Killed between v3 and v4, v4 and v5, v5 and v6, v6 and v7, v7 and v8, or v8 and v9 (each
+        # migration commits on its own): a whole v3, v4, v5, v6, v7 or v8 file.
+        has_v8 = latest or migrations == MIGRATIONS[:8]
+        has_v7 = has_v8 or migrations == MIGRATIONS[:7]
         has_v6 = has_v7 or migrations == MIGRATIONS[:6]
         has_v5 = has_v6 or migrations == MIGRATIONS[:5]
         has_v4 = has_v5 or migrations == MIGRATIONS[:4]
         has_v3 = has_v4 or migrations == MIGRATIONS[:3]
         later_tables = ((V3_TABLES if has_v3 else set()) | (V5_TABLES if has_v5 else set())
-                        | (V6_TABLES if has_v6 else set()) | (V8_TABLES if latest else set()))
+                        | (V6_TABLES if has_v6 else set()) | (V8_TABLES if has_v8 else set()))
         added = added_objects(con, later_tables)
         if has_v6:
             added |= {("index", "account_by_uid")}  # v6's index on the v2 table `account`
@@ -236,7 +237,7 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
             added |= {("index", "audit_event_by_host")}  # v7's, on the v2 table `audit_event`
         missing_v3 = {("table", t) for t in later_tables} - added
         if (migrations not in (["v1", "v2"], MIGRATIONS[:3], MIGRATIONS[:4], MIGRATIONS[:5],
-                               MIGRATIONS[:6], MIGRATIONS[:7], MIGRATIONS)
+                               MIGRATIONS[:6], MIGRATIONS[:7], MIGRATIONS[:8], MIGRATIONS)
                 or objects - added != V2_SCHEMA or missing_v3):
             problems.append(f"migrations {migrations}; schema: extra "
                             f"{sorted(objects - added - V2_SCHEMA)}, missing "
@@ -349,7 +350,7 @@ def test_the_upgrade_copies_every_row(box, enlarged):
     assert not problems, (
         f"the v1 fixture enlarged by {UPGRADE_EVENTS:,} audit events and "
         f"{UPGRADE_THROTTLES:,} login_throttle rows: `login` and `user list` upgrade it to the "
-        "latest schema (v8), every row copied: runs "
+        "latest schema (v9), every row copied: runs "
         + ", ".join(f"`{k}` {v[0]:.2f} s" for k, v in durations.items()) + f"; {problems[:3]}")
     timing.update(durations)
 

@@ -50,8 +50,7 @@ public enum UserdbFlow {
     guard let outcome = try run(env, dryRun: false) else {
       throw .userdbNotEnabled(host: env.hostName)
     }
-    try store.recordUserdbChange(
-      .enabled, at: env.now(), detail: Messages.detailUserdbSynced(outcome))
+    try log(.enabled, store: store, env: env, detail: Messages.detailUserdbSynced(outcome))
     return outcome
   }
 
@@ -87,8 +86,9 @@ public enum UserdbFlow {
       }
       return try session?.removeAll() ?? UserRecordRemoval()
     }
-    try writable.recordUserdbChange(
-      .disabled, at: env.now(), detail: Messages.detailUserdbDisabled(host.folder, removal))
+    try log(
+      .disabled, store: writable, env: env,
+      detail: Messages.detailUserdbDisabled(host.folder, removal))
     return (host.folder, removal)
   }
 
@@ -99,8 +99,9 @@ public enum UserdbFlow {
     }
     // A sync that found the folder as the store says changed nothing worth a line in the log.
     if !outcome.changes.written.isEmpty || !outcome.changes.removed.isEmpty {
-      try env.writableStore().recordUserdbChange(
-        .synced, at: env.now(), detail: Messages.detailUserdbSynced(outcome))
+      try log(
+        .synced, store: env.writableStore(), env: env,
+        detail: Messages.detailUserdbSynced(outcome))
     }
     return outcome
   }
@@ -134,6 +135,21 @@ public enum UserdbFlow {
         throw .userdbBehind(folder: folder, reason: error.description)
       }
     }
+  }
+
+  /// Logs `change`, except in a store that holds nothing yet (Public, its log empty): such a
+  /// store may still be the target of `store copy`, which copies only into an empty one.
+  private static func log(
+    _ change: UserdbChange, store: any AccountRepository, env: AccountsEnvironment,
+    detail: String
+  ) throws(AccountsError) {
+    let holdsNothing = try store.read { reader throws(AccountsError) -> Bool in
+      // A role that may not count the log (a fleet host's) logs through its step.
+      try reader.deviceStatus().state == .publicState
+        && (try? reader.rowCount(.auditEvent)) == 0
+    }
+    guard !holdsNothing else { return }
+    try store.recordUserdbChange(change, at: env.now(), detail: detail)
   }
 
   // MARK: - The work
