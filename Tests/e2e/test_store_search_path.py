@@ -151,8 +151,8 @@ def test_a_v7_store_runs_the_callers_cast_as_its_owner_until_v8(pg, pgdb, tmp_pa
 
 
 def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
-    """The v7 store's first write as its owner runs v8, v9 and v10: every row of every table and
-    every sequence as it was (schema_migration gains "v8", "v9" and "v10"; bob, whose uid was
+    """The v7 store's first write as its owner runs v8 to v11: every row of every table and
+    every sequence as it was (schema_migration gains "v8", "v9", "v10" and "v11"; bob, whose uid was
     given, has his home /home/bob recorded in home_path and pinned); bob then logs in with his
     password."""
     load_v7_store(pg, pgdb)
@@ -166,7 +166,7 @@ def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
         after = dump_accounts_schema(pg, pgdb)
         added = sorted(json.loads(row)["identifier"] for row in after["schema_migration"]
                        if row not in before["schema_migration"])
-        assert added == ["v10", "v8", "v9"], added
+        assert added == ["v10", "v11", "v8", "v9"], added
         after["schema_migration"] = before["schema_migration"]
         homes = [(row["path"], row["uid"]) for row in map(json.loads, after.pop("home_path"))]
         assert homes == [("/home/bob", 20000)], homes
