@@ -113,9 +113,8 @@ extension PamModuleFlow {
     // The login is logged when the session opens, not at the account stage: `acct_mgmt` alone
     // (pamtester, a cron job, sudo's check) lets nobody in, while a session that opens is the
     // login itself, whichever module (or sshd's key check) accepted the person. A session whose
-    // auth this module accepted in this handle was logged then, with its factors.
-    // A disabled or expired account's session is no login (its account stage refused it):
-    // the session events stay as they were.
+    // auth this module accepted in this handle was logged then, with its factors. A disabled
+    // or expired account's session is no login (the store logs none): its session events stay.
     if opened, let login = request.sessionLogin {
       _ = try store.recordPamDecision(
         .login, of: account, at: env.now(),
