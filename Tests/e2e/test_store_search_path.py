@@ -152,9 +152,9 @@ def test_a_v7_store_runs_the_callers_cast_as_its_owner_until_v8(pg, pgdb, tmp_pa
 
 def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
     """The v7 store's first write as its owner runs v8 to v11: every row of every table and
-    every sequence as it was (schema_migration gains "v8", "v9", "v10" and "v11"; bob, whose uid was
-    given, has his home /home/bob recorded in home_path and pinned); bob then logs in with his
-    password."""
+    every sequence as it was (schema_migration gains "v8" to "v11", audit_kind v11's kinds;
+    bob, whose uid was given, has his home /home/bob recorded in home_path and pinned); bob
+    then logs in with his password."""
     load_v7_store(pg, pgdb)
     before = dump_accounts_schema(pg, pgdb)
     assert all(before[table] for table in before if not table.startswith("seq:")), before
@@ -168,6 +168,11 @@ def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
                        if row not in before["schema_migration"])
         assert added == ["v10", "v11", "v8", "v9"], added
         after["schema_migration"] = before["schema_migration"]
+        # Migration v11's kinds of events are rows of audit_kind.
+        kinds = set(after["audit_kind"]) - set(before["audit_kind"])
+        assert kinds == {json.dumps({"name": k}) for k in (
+            "access_refused", "userdb_enabled", "userdb_disabled", "userdb_synced")}, kinds
+        after["audit_kind"] = before["audit_kind"]
         homes = [(row["path"], row["uid"]) for row in map(json.loads, after.pop("home_path"))]
         assert homes == [("/home/bob", 20000)], homes
         accounts = [json.loads(row) for row in after["account"]]

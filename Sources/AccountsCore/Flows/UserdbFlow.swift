@@ -78,18 +78,20 @@ public enum UserdbFlow {
     // after the files went (or the process die there), the host is still enabled with its
     // records missing: the next sync writes them again, and disabling again finishes. The
     // other order (commit, then files) could leave the records of a host the store has
-    // forgotten, which no later command would remove.
-    let writable = try env.writableStore()
-    let removal = try writable.write { writer throws(AccountsError) in
+    // forgotten, which no later command would remove. Its event is written in it too.
+    return try env.writableStore().write { writer throws(AccountsError) in
       guard try writer.removeUserdbHost(named: env.hostName) else {
         throw .userdbNotEnabled(host: env.hostName)
       }
-      return try session?.removeAll() ?? UserRecordRemoval()
+      let removal = try session?.removeAll() ?? UserRecordRemoval()
+      if try !holdsNothing(writer) {
+        try writer.append(
+          AuditRecord(
+            UserdbChange.disabled.kind, at: env.now(),
+            detail: Messages.detailUserdbDisabled(host.folder, removal)))
+      }
+      return (host.folder, removal)
     }
-    try log(
-      .disabled, store: writable, env: env,
-      detail: Messages.detailUserdbDisabled(host.folder, removal))
-    return (host.folder, removal)
   }
 
   /// Rebuilds this host's records from the store.
@@ -137,19 +139,24 @@ public enum UserdbFlow {
     }
   }
 
-  /// Logs `change`, except in a store that holds nothing yet (Public, its log empty): such a
-  /// store may still be the target of `store copy`, which copies only into an empty one.
+  /// Logs `change` (the files it wrote or removed are no part of the store's transactions, so
+  /// it is logged once they are done), except in a store that holds nothing yet.
   private static func log(
     _ change: UserdbChange, store: any AccountRepository, env: AccountsEnvironment,
     detail: String
   ) throws(AccountsError) {
-    let holdsNothing = try store.read { reader throws(AccountsError) -> Bool in
-      // A role that may not count the log (a fleet host's) logs through its step.
-      try reader.deviceStatus().state == .publicState
-        && (try? reader.rowCount(.auditEvent)) == 0
+    guard try !store.read({ reader throws(AccountsError) in try holdsNothing(reader) }) else {
+      return
     }
-    guard !holdsNothing else { return }
     try store.recordUserdbChange(change, at: env.now(), detail: detail)
+  }
+
+  /// True for a store that holds nothing yet (Public, its log empty): it may still be the
+  /// target of `store copy`, which copies only into an empty store, so no change of records
+  /// is logged there.
+  private static func holdsNothing(_ reader: any AccountReader) throws(AccountsError) -> Bool {
+    // A role that may not count the log (a fleet host's) logs through its step.
+    try reader.deviceStatus().state == .publicState && (try? reader.rowCount(.auditEvent)) == 0
   }
 
   // MARK: - The work
