@@ -2,10 +2,10 @@
 events, 25,000 login_throttle rows, on the v1 schema) so that the upgrade takes long enough:
 
 - `login` and `user list` (twice each) upgrade it to the latest schema, every row copied;
-- 6 `user list` opening the v1 file at once all list the account, and leave a whole v8 file;
+- 6 `user list` opening the v1 file at once all list the account, and leave a whole v9 file;
 - `login` or `user list` killed at random moments of their first open: the file is a whole v1
-  file with every row (and the next login upgrades it), a whole v2, v3, v4, v5, v6 or v7 file
-  (killed between two migrations, which commit one at a time) or a whole v8 file with every row
+  file with every row (and the next login upgrades it), a whole v2, v3, v4, v5, v6, v7 or v8 file
+  (killed between two migrations, which commit one at a time) or a whole v9 file with every row
   copied,
   never
   in between. The first kill of each command comes as soon as it has written 64 KiB of the
@@ -67,7 +67,10 @@ V5_AUDIT_KINDS = V4_AUDIT_KINDS | {
     "pam_session_opened", "pam_session_closed"}
 
 
-LATEST_AUDIT_KINDS = V5_AUDIT_KINDS | {"ssh_key_added", "ssh_key_removed"}
+V6_AUDIT_KINDS = V5_AUDIT_KINDS | {"ssh_key_added", "ssh_key_removed"}
+# Migration "v9": PAM's refusals and the user records' changes.
+LATEST_AUDIT_KINDS = V6_AUDIT_KINDS | {
+    "access_refused", "userdb_enabled", "userdb_disabled", "userdb_synced"}
 V2_SCHEMA = {
     ("table", "account"), ("table", "activation"), ("table", "login_throttle"),
     ("table", "audit_event"), ("table", "audit_kind"), ("table", "grdb_migrations"),
@@ -256,7 +259,8 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
         if activation != expected["activation"]:
             problems.append(f"activation {activation}, was {expected['activation']}")
         kinds = {r[0] for r in con.execute("SELECT name FROM main.audit_kind")}
-        if kinds != (LATEST_AUDIT_KINDS if has_v6 else V5_AUDIT_KINDS if has_v5
+        if kinds != (LATEST_AUDIT_KINDS if latest else V6_AUDIT_KINDS if has_v6
+                     else V5_AUDIT_KINDS if has_v5
                      else V4_AUDIT_KINDS if has_v4
                      else V3_AUDIT_KINDS if has_v3 else AUDIT_KINDS):
             problems.append(f"audit_kind {sorted(kinds)}")
@@ -375,7 +379,7 @@ def test_commands_meeting_the_v1_file_at_once_all_work(box, enlarged):
         shutil.rmtree(os.path.dirname(db), ignore_errors=True)
     assert not wrong, (
         f"{UPGRADE_CROWD} `user list` opening the v1 file at once ({UPGRADE_CROWD_ROUNDS} "
-        f"rounds): every one lists the account (exit 0); the file is then whole v8: "
+        f"rounds): every one lists the account (exit 0); the file is then whole v9: "
         f"{len(wrong)} wrong: {wrong[:3]}")
 
 
@@ -426,7 +430,7 @@ def test_a_killed_upgrade_leaves_a_whole_file(box, enlarged, knobs):
     assert not failures, (
         f"SIGKILL during the v1 -> v8 upgrade ({rounds} rounds, `login` and `user list` on the "
         "v1 file): each time a whole v1 file with every row (and the next login upgrades it), "
-        "a whole v2, v3, v4, v5, v6 or v7 file (between the migrations) or a whole v8 file with every "
+        "a whole v2, v3, v4, v5, v6, v7 or v8 file (between the migrations) or a whole v9 file with every "
         f"row copied, never in between: {summary} (seed {knobs.seed}); {len(failures)} bad: "
         f"{failures[:2]}")
     assert outcomes["v1"] > 0, (
