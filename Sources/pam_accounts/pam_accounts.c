@@ -1,6 +1,7 @@
 // pam_accounts.so: the PAM entry points and the service line's options. The checking itself is
 // the `accounts` program's (`accounts pam-helper STAGE`), run by helper.c; this module loads no
-// Swift, and reads nothing from the caller's or PAM's environment.
+// Swift, reads nothing from the caller's environment, and from PAM's only the SSH_AUTH_INFO_0
+// that sshd sets before the session (session_login).
 
 #define _GNU_SOURCE
 #include "pam_accounts.h"
