@@ -236,4 +236,8 @@ INSERT INTO audit_kind (name) VALUES
   ('pam_session_opened'),
   ('pam_session_closed'),
   ('ssh_key_added'),
-  ('ssh_key_removed');
+  ('ssh_key_removed'),
+  ('access_refused'),
+  ('userdb_enabled'),
+  ('userdb_disabled'),
+  ('userdb_synced');

@@ -12,6 +12,25 @@ extension Messages {
     }
     return parts.joined(separator: " ")
   }
+  /// A login's factors, as its `login_success` event says them.
+  public static func detailFactors(_ proof: VerificationProof?) -> String {
+    switch proof {
+    case nil: "password"
+    case .totp: "password and TOTP code"
+    case .recovery: "password and recovery code"
+    }
+  }
+  /// A login PAM's session stage records: sshd let the person in with a key.
+  public static let detailKeyLogin = "ssh-key"
+  /// A login PAM's session stage records: another module, or none (root's `su`), let the
+  /// person in.
+  public static let detailSessionLogin = "pam-session"
+  /// Why PAM's account stage refused an account (`access_refused`).
+  public static let detailRefusedDisabled = "account disabled"
+  /// Why PAM's account stage refused an account (`access_refused`).
+  public static let detailRefusedExpired = "account expired"
+  /// Why PAM's account stage refused an account (`access_refused`).
+  public static let detailRefusedGroups = "in none of the allowed groups"
   /// Audit detail: a 2FA account's PAM string without a code.
   public static let detailNoCode = "no verification code"
   /// `pam-auth` or `pam-helper` (`command`) without `--database`.
@@ -54,5 +73,10 @@ extension Messages {
   public static func pamHelperStage(_ stage: String) -> String {
     "pam-helper takes a stage: auth, account, password, open-session or close-session, not "
       + "\"\(Escaping.visible(stage))\"."
+  }
+  /// `pam-helper --session-login` with a way it does not know.
+  public static func pamHelperSessionLogin(_ value: String) -> String {
+    "pam-helper --session-login takes ssh-key or pam-session, not "
+      + "\"\(Escaping.visible(value))\"."
   }
 }

@@ -168,6 +168,17 @@ extension Messages {
 }
 
 extension Messages {
+  /// The audit detail of `userdb enable` and of a `sync` that changed the folder.
+  public static func detailUserdbSynced(_ outcome: UserdbFlow.Outcome) -> String {
+    "\(outcome.host.folder): \(outcome.changes.written.count) written, "
+      + "\(outcome.changes.removed.count) removed"
+  }
+  /// The audit detail of `userdb disable`.
+  public static func detailUserdbDisabled(_ folder: String, _ removal: UserRecordRemoval)
+    -> String
+  {
+    "\(folder): \(removal.files) removed" + (removal.folderRemoved ? ", folder removed" : "")
+  }
   /// The audit detail of a home folder changed.
   public static func detailHome(_ path: String) -> String { "home \(path)" }
   /// The audit detail of a shell changed.

@@ -43,6 +43,8 @@ public enum PostgresRoles {
     bytea[], bigint, bytea, text[], bytea, text, text)
     """,
     "event_count(text, text, text[])",
+    "pam_account_event(text, text, bigint, timestamptz, integer, text, text)",
+    "userdb_event(text, timestamptz, integer, text, text)",
     """
     second_factor_begin(text, bigint, text, timestamptz, integer, bytea, text, \
     double precision, text)

@@ -8,7 +8,7 @@ let postgresMigrations: [(identifier: String, sql: String)] = [
   ("v1", postgresSchemaV1), ("v2", postgresSchemaV2), ("v3", postgresSchemaV3),
   ("v4", postgresSchemaV4), ("v5", postgresSchemaV5), ("v6", postgresSchemaV6),
   ("v7", postgresSchemaV7), ("v8", postgresSchemaV8),
-  ("v9", postgresSchemaV9), ("v10", postgresSchemaV10),
+  ("v9", postgresSchemaV9), ("v10", postgresSchemaV10), ("v11", postgresSchemaV11),
   ("v12", postgresSchemaV12),
 ]
 

@@ -191,3 +191,33 @@ extension PGValue {
     }
   }
 }
+
+extension PostgresStore {
+  public func recordPamDecision(
+    _ decision: PamDecision, of account: Account, at now: Date, detail: String?
+  ) throws(AccountsError) -> Bool {
+    let (rows, access) = try statement(
+      """
+      SELECT accounts.pam_account_event($1, $2, $3::bigint, $4::timestamptz, $5::integer, $6,
+        $7)
+      """,
+      [
+        .text(decision.kind.rawValue), .text(account.usernameKey), PGValue(account.id),
+        PGValue(now), waitMilliseconds, PGValue(detail), PGValue(writingHost),
+      ], for: .readWrite)
+    return try access.decoded { () throws(PGUnreadableValue) in
+      try rows.decode(Bool.self, 0, 0)
+    }
+  }
+
+  public func recordUserdbChange(_ change: UserdbChange, at now: Date, detail: String)
+    throws(AccountsError)
+  {
+    _ = try statement(
+      "SELECT accounts.userdb_event($1, $2::timestamptz, $3::integer, $4, $5)",
+      [
+        .text(change.kind.rawValue), PGValue(now), waitMilliseconds, .text(detail),
+        PGValue(writingHost),
+      ], for: .readWrite)
+  }
+}

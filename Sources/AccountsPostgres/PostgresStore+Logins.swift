@@ -136,7 +136,7 @@ extension PostgresStore {
         session.map { .bytes($0.tokenHash) } ?? .null,
         .text(String(session?.policy.lifetime ?? 0)),
         PGValue(Int64(session?.policy.idle ?? 0)),
-        session?.replacing.map { .bytes($0) } ?? .null, PGValue(record.completion.origin),
+        session?.replacing.map { .bytes($0) } ?? .null, .text(record.successDetail),
         .text(record.goneDetail), .text(record.refusalDetail),
         .text(record.requiredChangeDetail), PostgresAccess.textArray(record.codesLeftDetails),
         PostgresAccess.textArray(record.failureCountResets.map(\.rawValue)), PGValue(writingHost),

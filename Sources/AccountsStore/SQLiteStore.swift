@@ -63,6 +63,7 @@ public final class SQLiteStore: Sendable {
     ("v6", { db in try db.execute(sql: schemaV6) }),
     ("v7", { db in try db.execute(sql: schemaV7) }),
     ("v8", { db in try db.execute(sql: schemaV8) }),
+    ("v9", { db in try db.execute(sql: schemaV9) }),
     ("v10", { db in try db.execute(sql: schemaV10) }),
   ]
 

@@ -386,6 +386,14 @@ let schemaV8 = """
   UPDATE account SET home = '/home/' || username WHERE uid IS NOT NULL AND home IS NULL;
   """
 
+/// The SQL of migration "v9" (the log an administrator reads: PAM's refusals and the user
+/// records' changes); never edit it once shipped.
+let schemaV9 = """
+  -- Migration "v9": new kinds of events only; every row of v8 stays as it is.
+  INSERT INTO audit_kind (name) VALUES
+    ('access_refused'), ('userdb_enabled'), ('userdb_disabled'), ('userdb_synced');
+  """
+
 /// The SQL of migration "v10" (a new second factor's secret waiting for its first code); never
 /// edit it once shipped.
 let schemaV10 = """

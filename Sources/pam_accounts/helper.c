@@ -255,7 +255,7 @@ int pa_run_helper(pam_handle_t *pamh, const struct pa_options *options,
                   const struct pa_stage *stage) {
   char limit[8];
   snprintf(limit, sizeof limit, "%u", options->timeout);
-  const char *argv[16];
+  const char *argv[18];
   size_t argc = 0;
   argv[argc++] = "accounts";
   argv[argc++] = "pam-helper";
@@ -277,6 +277,10 @@ int pa_run_helper(pam_handle_t *pamh, const struct pa_options *options,
   }
   if (stage->authenticated) {
     argv[argc++] = "--authenticated";
+  }
+  if (stage->session_login != NULL) {
+    argv[argc++] = "--session-login";
+    argv[argc++] = stage->session_login;
   }
   argv[argc] = NULL;
 

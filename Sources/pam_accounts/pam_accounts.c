@@ -1,6 +1,7 @@
 // pam_accounts.so: the PAM entry points and the service line's options. The checking itself is
 // the `accounts` program's (`accounts pam-helper STAGE`), run by helper.c; this module loads no
-// Swift, and reads nothing from the caller's or PAM's environment.
+// Swift, reads nothing from the caller's environment, and from PAM's only the SSH_AUTH_INFO_0
+// that sshd sets before the session (session_login).
 
 #define _GNU_SOURCE
 #include "pam_accounts.h"
@@ -141,9 +142,45 @@ static int authenticated_here(pam_handle_t *pamh) {
   return strcmp((const char *)accepted, user) == 0;
 }
 
+/// True when `info`, sshd's SSH_AUTH_INFO_0 (one method a line, its details after a space),
+/// names `method`, alone or with a submethod (`keyboard-interactive/pam`).
+static int names_method(const char *info, const char *method) {
+  size_t length = strlen(method);
+  for (const char *line = info; line != NULL && *line != '\0';) {
+    if (strncmp(line, method, length) == 0 &&
+        (line[length] == '\0' || line[length] == '\n' || line[length] == ' ' ||
+         line[length] == '/')) {
+      return 1;
+    }
+    line = strchr(line, '\n');
+    line = line == NULL ? NULL : line + 1;
+  }
+  return 0;
+}
+
+/// How the session about to open let the person in when this module's auth did not log it as
+/// a login: "ssh-key" or "pam-session"; NULL when it did.
+///
+/// sshd (OpenSSH's auth-pam.c) calls no pam_authenticate for a key, only the account stage and
+/// the session; and it runs keyboard-interactive's pam_authenticate in a process of its own, so
+/// the PAM data set there never reaches the handle the session opens in. What tells them apart
+/// is SSH_AUTH_INFO_0 in the PAM environment, which root's sshd sets from its own record of the
+/// methods that succeeded just before pam_open_session (over any earlier value): nothing of the
+/// user's environment is read.
+static const char *session_login(pam_handle_t *pamh) {
+  if (authenticated_here(pamh)) {
+    return NULL;
+  }
+  const char *info = pam_getenv(pamh, "SSH_AUTH_INFO_0");
+  if (info != NULL && names_method(info, "keyboard-interactive")) {
+    return NULL;
+  }
+  return info != NULL && names_method(info, "publickey") ? "ssh-key" : "pam-session";
+}
+
 PA_EXPORT PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc,
                                              const char **argv) {
-  const struct pa_stage stage = {"auth", 0, 0, PAM_AUTH_ERR};
+  const struct pa_stage stage = {"auth", 0, 0, PAM_AUTH_ERR, NULL};
   int status = run_stage(pamh, flags, argc, argv, &stage);
   if (status == PAM_SUCCESS) {
     const char *user = NULL;
@@ -166,7 +203,7 @@ PA_EXPORT PAM_EXTERN int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc,
 
 PA_EXPORT PAM_EXTERN int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc,
                                           const char **argv) {
-  const struct pa_stage stage = {"account", 0, 0, PAM_SYSTEM_ERR};
+  const struct pa_stage stage = {"account", 0, 0, PAM_SYSTEM_ERR, NULL};
   return run_stage(pamh, flags, argc, argv, &stage);
 }
 
@@ -180,18 +217,18 @@ PA_EXPORT PAM_EXTERN int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int arg
   }
   int expired_only = (flags & PAM_CHANGE_EXPIRED_AUTHTOK) != 0;
   const struct pa_stage stage = {"password", expired_only,
-                                 expired_only && authenticated_here(pamh), PAM_SYSTEM_ERR};
+                                 expired_only && authenticated_here(pamh), PAM_SYSTEM_ERR, NULL};
   return run_stage(pamh, flags, argc, argv, &stage);
 }
 
 PA_EXPORT PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
                                              const char **argv) {
-  const struct pa_stage stage = {"open-session", 0, 0, PAM_SYSTEM_ERR};
+  const struct pa_stage stage = {"open-session", 0, 0, PAM_SYSTEM_ERR, session_login(pamh)};
   return run_stage(pamh, flags, argc, argv, &stage);
 }
 
 PA_EXPORT PAM_EXTERN int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc,
                                               const char **argv) {
-  const struct pa_stage stage = {"close-session", 0, 0, PAM_SYSTEM_ERR};
+  const struct pa_stage stage = {"close-session", 0, 0, PAM_SYSTEM_ERR, NULL};
   return run_stage(pamh, flags, argc, argv, &stage);
 }

@@ -34,6 +34,7 @@ struct pa_stage {
   int expired_only;  ///< password: --expired-only (PAM_CHANGE_EXPIRED_AUTHTOK)
   int authenticated; ///< password: --authenticated (this handle's auth accepted PAM_USER)
   int failure;       ///< the code returned when there is no usable verdict
+  const char *session_login; ///< open-session: --session-login (a login auth did not log), or NULL
 };
 
 /// One run: the parent's end of the socket, the child, its clock and what it has said so far.

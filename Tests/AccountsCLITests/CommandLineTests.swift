@@ -144,7 +144,8 @@ struct PamHelperParsingTests {
     return Invocation(
       stage: command.stage, database: command.global.database, keyFile: command.keyFile,
       timeLimit: command.timeLimit, allowGroups: command.allowGroups,
-      expiredOnly: command.expiredOnly, authenticated: command.authenticated)
+      expiredOnly: command.expiredOnly, authenticated: command.authenticated,
+      sessionLogin: command.sessionLogin)
   }
 
   @Test(arguments: [
@@ -157,6 +158,7 @@ struct PamHelperParsingTests {
     ["password", "--database", "/db", "--time-limit", "300", "--expired-only"],
     ["password", "--database", "/db", "--time-limit", "300", "--expired-only", "--authenticated"],
     ["open-session", "--database", "/db", "--time-limit", "5"],
+    ["open-session", "--database", "/db", "--time-limit", "5", "--session-login", "ssh-key"],
     // Forms ArgumentParser reads the same way.
     ["close-session", "--database=/db", "--time-limit=7"],
     ["--database", "/db", "auth"],
@@ -181,6 +183,7 @@ struct PamHelperParsingTests {
     ["auth", "--time-limit", "-1"], ["auth", "--time-limit", "4294967296"], ["auth", "--bogus"],
     ["auth", "--expired-only=yes"], ["auth", "--", "/db"], ["-auth"], ["--version"],
     ["auth", "--key-file="],
+    ["open-session", "--session-login", "ssh-key", "--session-login", "pam-session"],
     ["auth", "--generate-completion-script", "bash"],
   ])
   func leavesTheRestToArgumentParser(_ arguments: [String]) {

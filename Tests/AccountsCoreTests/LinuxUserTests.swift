@@ -199,6 +199,27 @@ struct UserRecordTests {
     }
   }
 
+  /// Enabling, a sync that changed the folder, and disabling are logged with the folder and
+  /// what was written or removed; a sync that found nothing to do is not.
+  @Test func changesAreLogged() throws {
+    // Given records kept in /run/userdb
+    _ = try UserdbFlow.enable(
+      env(), folder: "/run/userdb", range: PosixIDRange(parsing: "21000-21005"))
+    // When a sync finds nothing to do, then one finds a record missing, then records go off
+    _ = try UserdbFlow.sync(env())
+    folders.files["Alice.user"] = nil
+    _ = try UserdbFlow.sync(env())
+    _ = try UserdbFlow.disable(env())
+    // Then three events, about no user
+    let logged = try world.store.auditEvents().filter { $0.kind.rawValue.hasPrefix("userdb_") }
+    #expect(
+      logged.map { "\($0.kind.rawValue) \($0.username ?? "-") \($0.detail ?? "-")" } == [
+        "userdb_enabled - /run/userdb: 4 written, 0 removed",
+        "userdb_synced - /run/userdb: 1 written, 0 removed",
+        "userdb_disabled - /run/userdb: 4 removed",
+      ])
+  }
+
   /// A full name with ':' gives no realName (systemd refuses such a record); home and shell
   /// are the account's; a removed account's records go and its uid is never given again; a
   /// name the system knows gets no record; the range used up is told.

@@ -67,7 +67,7 @@ struct PamModuleFlowTests {
     #expect(conversation.requests == ["AUTHTOK Password: "])
     let event = try #require(try world.store.auditEvents(limit: 1).first)
     #expect(event.kind == .loginSuccess)
-    #expect(event.detail == "pam service=login tty=tty1")
+    #expect(event.detail == "password; pam service=login tty=tty1")
   }
 
   /// A wrong password, an unknown name and a non-exact name answer alike and are counted.

@@ -81,6 +81,10 @@ struct StoreCopyContract {
           AuditRecord(kind, at: noon + 5, username: "bob", detail: "from x", host: host))
       }
       try writer.append(AuditRecord(.lockout, at: noon + 5, username: "bob", detail: "from x"))
+      // The kinds the newest migrations added (PAM's refusals, the user records' changes).
+      for kind in [AuditEventKind.accessRefused, .userdbEnabled, .userdbDisabled, .userdbSynced] {
+        try writer.append(AuditRecord(kind, at: noon + 6, detail: kind.rawValue, host: "host-1"))
+      }
       let live = try writer.startSession(
         NewSession(
           tokenHash: [UInt8](repeating: 7, count: 32), accountID: alice.id, createdAt: noon,
@@ -117,13 +121,18 @@ struct StoreCopyContract {
     let summary = try StoreCopyFlow.run(
       source: AccountsEnvironment(console: ScriptedConsole([]), store: source),
       target: AccountsEnvironment(console: ScriptedConsole([]), store: target))
-    #expect(summary == StoreCopyFlow.Summary(accounts: 2, events: 3, secondFactors: 1))
+    #expect(summary == StoreCopyFlow.Summary(accounts: 2, events: 7, secondFactors: 1))
     let (copied, positions) = try contents(target)
     let (original, sourcePositions) = try contents(source)
     for table in StoreRecordKind.allCases where table.isCopied {
       #expect(copied[table] == original[table], "\(table)")
     }
-    #expect(try target.auditEvents().map(\.host) == ["host-1", "hôte-2", nil])
+    #expect(
+      try target.auditEvents().map(\.host)
+        == ["host-1", "hôte-2", nil, "host-1", "host-1", "host-1", "host-1"])
+    #expect(
+      try target.auditEvents().suffix(4).map(\.kind)
+        == [.accessRefused, .userdbEnabled, .userdbDisabled, .userdbSynced])
     // Sessions stay behind: people log in again on the new store.
     #expect(original[.session]?.count == 1)
     #expect(copied[.session] == [])
@@ -131,7 +140,7 @@ struct StoreCopyContract {
     // Every field of every kind has its column in the stores' schemas.
     for kind in StoreRecordKind.allCases { #expect(kind.columns.count == kind.fields.count) }
     #expect(positions == sourcePositions)
-    #expect(positions == IDPositions(auditEvent: 3, session: 2))
+    #expect(positions == IDPositions(auditEvent: 7, session: 2))
     #expect(try target.consistencyProblems() == [])
     // The numbers given, the range, homes, shells and keys came along; the store's identity
     // did not (each store names its own records).

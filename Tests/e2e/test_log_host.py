@@ -40,7 +40,7 @@ def test_log_shows_the_host(device):
     assert result.out_lines == [
         f"{TIMES[0]}  activation        {USERNAME}  on box-1",
         f"{TIMES[1]}  login_failure     {USERNAME}  (invalid user name or password)  on box-2",
-        f"{TIMES[2]}  login_success     {USERNAME}  on box-1"]
+        f"{TIMES[2]}  login_success     {USERNAME}  (password)  on box-1"]
     result = device.run("log", "--json")
     assert (result.code, result.stderr) == (0, ""), result
     assert result.out_lines == [
@@ -48,8 +48,8 @@ def test_log_shows_the_host(device):
         '"host":"box-1"}',
         f'{{"time":"{TIMES[1]}","event":"login_failure","user":"{USERNAME}",'
         '"detail":"invalid user name or password","host":"box-2"}',
-        f'{{"time":"{TIMES[2]}","event":"login_success","user":"{USERNAME}","detail":null,'
-        '"host":"box-1"}']
+        f'{{"time":"{TIMES[2]}","event":"login_success","user":"{USERNAME}",'
+        '"detail":"password","host":"box-1"}']
 
 
 def test_log_host_filter(device):

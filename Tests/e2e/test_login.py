@@ -16,9 +16,12 @@ def last_success_time(device) -> datetime.datetime:
 
 
 def test_first_login_shows_only_welcome(activated):
-    """The first login prints exactly `Welcome back <Full name>!` on stdout and exits 0."""
+    """The first login prints exactly `Welcome back <Full name>!` on stdout and exits 0; its
+    login_success says it passed the password alone."""
     result = activated.login()
     assert (result.code, result.stdout, result.stderr) == (0, WELCOME + "\n", "")
+    assert [e["detail"] for e in activated.events() if e["event"] == "login_success"] == [
+        "password"]
 
 
 def test_login_with_flags(activated):

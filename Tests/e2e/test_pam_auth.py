@@ -24,12 +24,15 @@ pytestmark = pytest.mark.front_end
 # An account without TOTP whose password ends in six digits: the whole string is its password.
 DIGITS_PASSWORD = "purple elephants dance 482913"
 
+# The detail of a login that passed the password and a TOTP code.
+TOTP_WHERE = f"password and TOTP code; {WHERE}"
+
 
 def test_right_password_exit_0(activated):
     """The right password, no newline and no NUL: exit 0, nothing printed, login_success with
     detail `pam service=sshd rhost=203.0.113.9 tty=ssh`."""
     assert silent(pam_auth(activated)) == 0
-    assert events(activated)[-1] == ("login_success", USERNAME, WHERE)
+    assert events(activated)[-1] == ("login_success", USERNAME, f"password; {WHERE}")
 
 
 @pytest.mark.parametrize("ending", [b"\0", b"\n"], ids=["nul-pam_exec-before-1.4", "newline"])
@@ -37,7 +40,7 @@ def test_final_nul_or_newline_dropped(activated, ending):
     """A final NUL (pam_exec before 1.4) or a final newline is not part of the password:
     exit 0, silent, login_success."""
     assert silent(pam_auth(activated, ending=ending)) == 0
-    assert events(activated)[-1] == ("login_success", USERNAME, WHERE)
+    assert events(activated)[-1] == ("login_success", USERNAME, f"password; {WHERE}")
 
 
 @pytest.mark.parametrize("ending, counted", [(b"\n\n", 0), (b" ", 1), (b"\0\0", 0)],
@@ -101,7 +104,7 @@ def test_name_variant_refused_like_an_unknown_name(activated, variant):
     else:
         assert logged == [unknown]
     assert silent(pam_auth(activated)) == 0
-    assert events(activated)[-1] == ("login_success", USERNAME, WHERE)
+    assert events(activated)[-1] == ("login_success", USERNAME, f"password; {WHERE}")
 
 
 def test_disabled_account_exit_1(activated):
@@ -172,7 +175,7 @@ def test_totp_password_and_code(activated):
     with the pam detail, and no session."""
     enrollment = enabled(activated)
     assert silent(pam_auth(activated, PASSWORD + totp(enrollment))) == 0
-    assert events(activated)[-1] == ("login_success", USERNAME, WHERE)
+    assert events(activated)[-1] == ("login_success", USERNAME, TOTP_WHERE)
     assert sessions(activated) == 0
 
 
@@ -195,7 +198,7 @@ def test_totp_code_of_the_step_before_accepted(activated):
     assert silent(previous) == 0
     kinds = events(activated)[-2:]
     assert kinds == [("login_failure", USERNAME, f"wrong verification code; {WHERE}"),
-                     ("login_success", USERNAME, WHERE)]
+                     ("login_success", USERNAME, TOTP_WHERE)]
 
 
 def test_totp_code_raced_once(activated):
@@ -215,7 +218,7 @@ def test_totp_code_raced_once(activated):
     assert sorted(silent(r) for r in results) == [0, 1, 1, 1, 1], results
     logged = [e for e in events(activated) if e[0] in ("login_success", "login_failure")]
     assert sorted(logged) == sorted(
-        [("login_success", USERNAME, WHERE)]
+        [("login_success", USERNAME, TOTP_WHERE)]
         + [("login_failure", USERNAME, f"verification code replayed; {WHERE}")] * 4)
 
 

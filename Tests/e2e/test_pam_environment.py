@@ -85,7 +85,7 @@ def test_absent_items_left_out(activated):
     a failure gets `invalid user name or password; pam service=sshd`."""
     env = pam_env(PAM_RHOST=None, PAM_TTY=None)
     assert silent(pam_auth(activated, env=env)) == 0
-    assert events(activated)[-1] == ("login_success", USERNAME, "pam service=sshd")
+    assert events(activated)[-1] == ("login_success", USERNAME, "password; pam service=sshd")
     assert silent(pam_auth(activated, WRONG_PASSWORD, env=env)) == 1
     assert events(activated)[-1] == (
         "login_failure", USERNAME, f"{INVALID_DETAIL}; pam service=sshd")
@@ -109,7 +109,7 @@ def test_long_pam_items_capped_in_the_log(activated):
     env = pam_env(PAM_SERVICE=service, PAM_RHOST=rhost, PAM_TTY=tty)
     where_capped = f"pam service={'s' * 255}… rhost={'é' * 127}… tty={tty}"
     assert silent(pam_auth(activated, env=env)) == 0
-    assert events(activated)[-1] == ("login_success", USERNAME, where_capped)
+    assert events(activated)[-1] == ("login_success", USERNAME, f"password; {where_capped}")
     assert silent(pam_auth(activated, WRONG_PASSWORD, env=env)) == 1
     assert events(activated)[-1] == (
         "login_failure", USERNAME, f"{INVALID_DETAIL}; {where_capped}")
@@ -124,7 +124,7 @@ def test_accounts_database_setting_ignored(activated):
     elsewhere = activated.root / "elsewhere" / "accounts.sqlite3"
     env = pam_env(ACCOUNTS_DATABASE=str(elsewhere))
     assert silent(pam_auth(activated, env=env)) == 0
-    assert events(activated)[-1] == ("login_success", USERNAME, WHERE)
+    assert events(activated)[-1] == ("login_success", USERNAME, f"password; {WHERE}")
     assert not elsewhere.exists() and not elsewhere.parent.exists()
 
 

@@ -27,7 +27,7 @@ def test_right_password_authenticates_and_is_recorded_with_where_it_came_from(ac
         run = auth(name, PASSWORD, operations=("authenticate", "acct_mgmt"))
     assert succeeded(run), run
     assert succeeded(run, "acct_mgmt"), run
-    assert events(activated)[-1] == ("login_success", USERNAME, where(name))
+    assert events(activated)[-1] == ("login_success", USERNAME, f"password; {where(name)}")
 
 
 def test_wrong_password_and_unknown_name_answer_alike_and_are_counted(activated):
@@ -60,7 +60,8 @@ def test_a_disabled_account_is_refused_and_its_account_stage_says_expired(activa
         run = auth(name, BOB_PASSWORD, user=BOB)
         stage = pamtester(name, user=BOB, operations=("acct_mgmt",))
     assert run.code == 1 and AUTH_ERR in run.output, run
-    assert events(activated)[-1] == ("login_failure", BOB, f"account disabled; {where(name)}")
+    assert events(activated)[-2] == ("login_failure", BOB, f"account disabled; {where(name)}")
+    assert events(activated)[-1][:2] == ("access_refused", BOB)
     assert failure_line(PAM_CODES["PAM_ACCT_EXPIRED"]) in stage.output, stage
     assert "Your account has expired or been disabled" in stage.output, stage
 
@@ -72,7 +73,8 @@ def test_an_expired_account_is_refused_as_a_disabled_one(activated):
         run = auth(name, BOB_PASSWORD, user=BOB)
         stage = pamtester(name, user=BOB, operations=("acct_mgmt",))
     assert run.code == 1 and AUTH_ERR in run.output, run
-    assert events(activated)[-1] == ("login_failure", BOB, f"account expired; {where(name)}")
+    assert events(activated)[-2] == ("login_failure", BOB, f"account expired; {where(name)}")
+    assert events(activated)[-1][:2] == ("access_refused", BOB)
     assert failure_line(PAM_CODES["PAM_ACCT_EXPIRED"]) in stage.output, stage
 
 
@@ -88,7 +90,8 @@ def test_the_code_is_its_own_question_and_a_replayed_one_is_refused(activated):
     for run in (replayed, wrong):
         assert run.code == 1 and AUTH_ERR in run.output, run
     details = [detail.split(";")[0] for kind, _, detail in events(activated)[-3:]]
-    assert details == [where(name), "verification code replayed", "wrong verification code"]
+    assert details == ["password and TOTP code", "verification code replayed",
+                       "wrong verification code"]
     assert activated.account(USERNAME)["failures"] == 2
 
 

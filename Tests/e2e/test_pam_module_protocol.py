@@ -171,7 +171,8 @@ else:
 
 def test_account_and_session_stages(helper, tmp_path):
     """acct_mgmt runs stage `account` with --allow-groups; open_session and close_session run
-    `open-session` and `close-session` (no --allow-groups there)."""
+    `open-session` and `close-session` (no --allow-groups there); with no auth in the handle,
+    open-session says the session is a login of its own (--session-login pam-session)."""
     path, module = helper
     fake_helper(path, f"""
 stage = ARGV[1]
@@ -185,7 +186,9 @@ send('RESULT success')""")
     tail = ["--database", "/var/lib/accounts-test/accounts.sqlite3", "--time-limit", "30"]
     assert wait_for_file(tmp_path / "account") == \
         ["pam-helper", "account", *tail, "--allow-groups", "staff,wheel"]
-    assert wait_for_file(tmp_path / "open-session") == ["pam-helper", "open-session", *tail]
+    # No auth ran in this handle: the session is a login of its own.
+    assert wait_for_file(tmp_path / "open-session") == [
+        "pam-helper", "open-session", *tail, "--session-login", "pam-session"]
     assert wait_for_file(tmp_path / "close-session") == ["pam-helper", "close-session", *tail]
 
 

@@ -79,7 +79,7 @@ def test_pamtester_right_password(activated, service):
     service, rhost and tty pamtester set."""
     result = pamtester(service, PASSWORD)
     assert result.code == 0 and authenticated(result)
-    assert events(activated)[-1] == ("login_success", USERNAME, where(service))
+    assert events(activated)[-1] == ("login_success", USERNAME, f"password; {where(service)}")
 
 
 def test_pamtester_wrong_password(activated, service):
@@ -119,7 +119,8 @@ def test_pamtester_totp(activated, service):
         "login_failure", USERNAME, f"no verification code; {where(service)}")
     result = pamtester(service, PASSWORD + totp(enrollment))
     assert result.code == 0 and authenticated(result)
-    assert events(activated)[-1] == ("login_success", USERNAME, where(service))
+    assert events(activated)[-1] == (
+        "login_success", USERNAME, f"password and TOTP code; {where(service)}")
 
 
 def test_pamtester_disabled(activated, service):

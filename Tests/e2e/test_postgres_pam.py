@@ -39,7 +39,7 @@ def test_pam_auth_on_postgresql(pg, pgdb, client):
     details = pg.psql("SELECT kind || ' ' || coalesce(detail, '') FROM accounts.audit_event "
                       "ORDER BY id", pgdb).splitlines()
     assert details[-2:] == [
-        "login_success pam service=sshd rhost=203.0.113.9 tty=ssh",
+        "login_success password; pam service=sshd rhost=203.0.113.9 tty=ssh",
         "login_failure invalid user name or password; pam service=sshd rhost=203.0.113.9 "
         "tty=ssh"] or (details[-2].startswith("login_success") and "pam service=sshd" in
                        details[-2] and details[-1].startswith("login_failure")

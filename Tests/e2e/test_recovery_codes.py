@@ -11,11 +11,13 @@ from secondfactor import (AUTHORIZED, INVALID_CODE, NEW_RECOVERY_HEADER, NOT_ON,
 
 def test_recovery_code_accepted_once(activated):
     """A recovery code at the code prompt logs in (`Recovery code accepted; 9 left.`, event
-    recovery_code_used); the same code again is `Invalid verification code!`."""
+    recovery_code_used, and login_success naming the recovery code); the same code again is
+    `Invalid verification code!`."""
     enrollment = enabled(activated)
     first = enrollment.codes[0]
     recovered(login(activated, first), 9)
     assert ("recovery_code_used", USERNAME) in [e[:2] for e in events(activated)]
+    assert events(activated)[-1] == ("login_success", USERNAME, "password and recovery code")
     again = login(activated, first)
     assert (again.code, again.stdout, again.stderr) == (1, "", INVALID_CODE + "\n")
     assert activated.query("SELECT count(*) FROM recovery_code WHERE used_at IS NOT NULL") == [(1,)]

@@ -22,11 +22,12 @@ from secondfactor import (AUTHORIZED, EMPTY_CODE, INVALID_CODE, REPLAY, WELCOME,
 
 def test_login_needs_the_code(activated):
     """With 2FA on, login reads a third line: the right oathtool code gives `You are successfully
-    authorized.` on stderr and Home on stdout, and a login_success event."""
+    authorized.` on stderr and Home on stdout, and a login_success event that names both
+    factors."""
     enrollment = enabled(activated)
     result = login(activated, oath(enrollment.key))
     authorized_home(result)
-    assert events(activated)[-1][:2] == ("login_success", USERNAME)
+    assert events(activated)[-1] == ("login_success", USERNAME, "password and TOTP code")
     whoami = activated.run("whoami", "--json")
     assert whoami.code == 0, whoami
     assert json.loads(whoami.stdout)["secondFactor"] is True

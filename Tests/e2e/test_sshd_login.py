@@ -80,7 +80,7 @@ def group_with_gid(device) -> tuple:
 def test_a_key_login_runs_as_the_account_with_its_groups(host, tmp_path):
     """The key `user ssh-key add` gave is accepted; the session runs as the account's uid, its
     own group and its `accounts group`, as `id NAME` on the host says too; PAM's session stage
-    logs the login with where it came from."""
+    logs the login (`ssh-key`) with where it came from."""
     group, gid = group_with_gid(host.device)
     name = unique_name("key")
     with account_with_home(host.device, name, "--group", group):
@@ -92,6 +92,8 @@ def test_a_key_login_runs_as_the_account_with_its_groups(host, tmp_path):
         assert id_of(name) == Result(0, expected, "")
         assert uid in host.uids
         assert ("pam_session_opened", name, where(host)) in events(host.device)
+        # sshd ran no auth: the session is the login, said to be a key's.
+        assert ("login_success", name, f"ssh-key; {where(host)}") in events(host.device)
 
 
 def test_the_host_lists_the_account_and_its_groups(host):
@@ -145,7 +147,7 @@ def test_a_password_then_a_verification_code(host):
                                  refused_transcript(name, "Password", "Verification code"), "")
     logins = [(kind, detail) for kind, user, detail in events(host.device)
               if user == name and kind.startswith("login_")]
-    assert logins == [("login_success", where(host)),
+    assert logins == [("login_success", f"password and TOTP code; {where(host)}"),
                       ("login_failure", f"wrong verification code; {where(host)}")]
 
 

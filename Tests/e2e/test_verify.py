@@ -24,7 +24,7 @@ def events(device):
 def test_right_password_exit_0(activated):
     """The right password: exit 0, nothing printed, a login_success event."""
     assert silent(verify(activated)) == 0
-    assert events(activated)[-1] == ("login_success", USERNAME, None)
+    assert events(activated)[-1] == ("login_success", USERNAME, "password")
 
 
 def test_wrong_password_exit_1(activated):

@@ -4,8 +4,8 @@ events, 25,000 login_throttle rows, on the v1 schema) so that the upgrade takes 
 - `login` and `user list` (twice each) upgrade it to the latest schema, every row copied;
 - 6 `user list` opening the v1 file at once all list the account, and leave a whole v10 file;
 - `login` or `user list` killed at random moments of their first open: the file is a whole v1
-  file with every row (and the next login upgrades it), a whole v2, v3, v4, v5, v6, v7 or v8
-  file (killed between two migrations, which commit one at a time) or a whole v10 file with
+  file with every row (and the next login upgrades it), a whole v2, v3, v4, v5, v6, v7, v8 or
+  v9 file (killed between two migrations, which commit one at a time) or a whole v10 file with
   every row copied, never in between. The first kill of each command comes as soon as it has
   written 64 KiB of the upgrade to the WAL (a point it reaches well before the first migration
   commits), so that at least one kill lands before the upgrade committed whatever the machine's
@@ -65,7 +65,10 @@ V5_AUDIT_KINDS = V4_AUDIT_KINDS | {
     "pam_session_opened", "pam_session_closed"}
 
 
-LATEST_AUDIT_KINDS = V5_AUDIT_KINDS | {"ssh_key_added", "ssh_key_removed"}
+V6_AUDIT_KINDS = V5_AUDIT_KINDS | {"ssh_key_added", "ssh_key_removed"}
+# Migration "v9": PAM's refusals and the user records' changes.
+LATEST_AUDIT_KINDS = V6_AUDIT_KINDS | {
+    "access_refused", "userdb_enabled", "userdb_disabled", "userdb_synced"}
 V2_SCHEMA = {
     ("table", "account"), ("table", "activation"), ("table", "login_throttle"),
     ("table", "audit_event"), ("table", "audit_kind"), ("table", "grdb_migrations"),
@@ -218,9 +221,10 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
                 problems.append(f"v1 rows differ: {differ}")
             return "v1", problems
         latest = migrations == MIGRATIONS
-        # Killed between v3 and v4, v4 and v5, v5 and v6, v6 and v7, v7 and v8, or v8 and v10
-        # (each migration commits on its own): a whole v3, v4, v5, v6, v7 or v8 file.
-        has_v8 = latest or migrations == MIGRATIONS[:8]
+        # Killed between v3 and v4, v4 and v5, v5 and v6, v6 and v7, v7 and v8, v8 and v9, or v9
+        # and v10 (each migration commits on its own): a whole v3, v4, v5, v6, v7, v8 or v9 file
+        # (v9 adds kinds of events only: a v9 file has v8's tables).
+        has_v8 = latest or migrations in (MIGRATIONS[:8], MIGRATIONS[:9])
         has_v7 = has_v8 or migrations == MIGRATIONS[:7]
         has_v6 = has_v7 or migrations == MIGRATIONS[:6]
         has_v5 = has_v6 or migrations == MIGRATIONS[:5]
@@ -236,7 +240,8 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
             added |= {("index", "audit_event_by_host")}  # v7's, on the v2 table `audit_event`
         missing_v3 = {("table", t) for t in later_tables} - added
         if (migrations not in (["v1", "v2"], MIGRATIONS[:3], MIGRATIONS[:4], MIGRATIONS[:5],
-                               MIGRATIONS[:6], MIGRATIONS[:7], MIGRATIONS[:8], MIGRATIONS)
+                               MIGRATIONS[:6], MIGRATIONS[:7], MIGRATIONS[:8], MIGRATIONS[:9],
+                               MIGRATIONS)
                 or objects - added != V2_SCHEMA or missing_v3):
             problems.append(f"migrations {migrations}; schema: extra "
                             f"{sorted(objects - added - V2_SCHEMA)}, missing "
@@ -255,7 +260,9 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
         if activation != expected["activation"]:
             problems.append(f"activation {activation}, was {expected['activation']}")
         kinds = {r[0] for r in con.execute("SELECT name FROM main.audit_kind")}
-        if kinds != (LATEST_AUDIT_KINDS if has_v6 else V5_AUDIT_KINDS if has_v5
+        has_v9 = latest or migrations == MIGRATIONS[:9]
+        if kinds != (LATEST_AUDIT_KINDS if has_v9 else V6_AUDIT_KINDS if has_v6
+                     else V5_AUDIT_KINDS if has_v5
                      else V4_AUDIT_KINDS if has_v4
                      else V3_AUDIT_KINDS if has_v3 else AUDIT_KINDS):
             problems.append(f"audit_kind {sorted(kinds)}")
@@ -425,8 +432,8 @@ def test_a_killed_upgrade_leaves_a_whole_file(box, enlarged, knobs):
     assert not failures, (
         f"SIGKILL during the v1 -> v10 upgrade ({rounds} rounds, `login` and `user list` on the "
         "v1 file): each time a whole v1 file with every row (and the next login upgrades it), "
-        "a whole v2, v3, v4, v5, v6, v7 or v8 file (between the migrations) or a whole v10 file "
-        f"with every row copied, never in between: {summary} (seed {knobs.seed}); "
+        "a whole v2, v3, v4, v5, v6, v7, v8 or v9 file (between the migrations) or a whole v10 "
+        f"file with every row copied, never in between: {summary} (seed {knobs.seed}); "
         f"{len(failures)} bad: {failures[:2]}")
     assert outcomes["v1"] > 0, (
         f"kills landed before the upgrade committed (file left v1) in at least one round: "

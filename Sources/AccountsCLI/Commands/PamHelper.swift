@@ -60,10 +60,20 @@ extension AccountsCommand {
         """)
     var authenticated = false
 
+    @Option(
+      name: .customLong(Invocation.sessionLoginOption),
+      help: ArgumentHelp(
+        """
+        open-session: a login this module's auth did not accept, logged as one (ssh-key: \
+        sshd accepted a key; pam-session: any other way).
+        """, valueName: "ssh-key|pam-session"))
+    var sessionLogin: String?
+
     mutating func run() throws {
       try Invocation(
         stage: stage, database: global.database, keyFile: keyFile, timeLimit: timeLimit,
-        allowGroups: allowGroups, expiredOnly: expiredOnly, authenticated: authenticated
+        allowGroups: allowGroups, expiredOnly: expiredOnly, authenticated: authenticated,
+        sessionLogin: sessionLogin
       ).run()
     }
   }
@@ -87,6 +97,7 @@ extension AccountsCommand.PamHelper {
     static let allowGroupsOption = PamHelperArguments.allowGroupsOption
     static let expiredOnlyOption = PamHelperArguments.expiredOnlyOption
     static let authenticatedOption = PamHelperArguments.authenticatedOption
+    static let sessionLoginOption = PamHelperArguments.sessionLoginOption
 
     var stage: String
     var database: String?
@@ -95,6 +106,7 @@ extension AccountsCommand.PamHelper {
     var allowGroups: String?
     var expiredOnly = false
     var authenticated = false
+    var sessionLogin: String?
 
     /// The arguments after `pam-helper`, read by `PamHelperArguments`; nil for anything that
     /// is not a line the module writes.
@@ -103,12 +115,14 @@ extension AccountsCommand.PamHelper {
       self.init(
         stage: read.stage, database: read.database, keyFile: read.keyFile,
         timeLimit: read.timeLimit ?? PamAuthFlow.defaultTimeLimit, allowGroups: read.allowGroups,
-        expiredOnly: read.expiredOnly, authenticated: read.authenticated)
+        expiredOnly: read.expiredOnly, authenticated: read.authenticated,
+        sessionLogin: read.sessionLogin)
     }
 
     init(
       stage: String, database: String?, keyFile: String?, timeLimit: UInt32,
-      allowGroups: String?, expiredOnly: Bool, authenticated: Bool = false
+      allowGroups: String?, expiredOnly: Bool, authenticated: Bool = false,
+      sessionLogin: String? = nil
     ) {
       self.stage = stage
       self.database = database
@@ -117,6 +131,7 @@ extension AccountsCommand.PamHelper {
       self.allowGroups = allowGroups
       self.expiredOnly = expiredOnly
       self.authenticated = authenticated
+      self.sessionLogin = sessionLogin
     }
 
     func run() throws {
@@ -152,6 +167,8 @@ extension AccountsCommand.PamHelper {
           Messages.pamHelperGroupName(bad)
         } else if PamStage(rawValue: stage) == nil {
           Messages.pamHelperStage(stage)
+        } else if let sessionLogin, PamSessionLogin(rawValue: sessionLogin) == nil {
+          Messages.pamHelperSessionLogin(sessionLogin)
         } else {
           nil
         }
@@ -169,7 +186,7 @@ extension AccountsCommand.PamHelper {
         remoteHost: AccountsCommand.PamAuth.variable("PAM_RHOST"),
         tty: AccountsCommand.PamAuth.variable("PAM_TTY"),
         allowedGroups: groups, expiredOnly: expiredOnly, authenticated: authenticated,
-        callerIsRoot: getuid() == 0)
+        callerIsRoot: getuid() == 0, sessionLogin: sessionLogin.flatMap(PamSessionLogin.init))
     }
   }
 }

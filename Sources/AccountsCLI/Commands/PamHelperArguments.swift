@@ -15,8 +15,11 @@ struct PamHelperArguments: Equatable {
   static let allowGroupsOption = "allow-groups"
   static let expiredOnlyOption = "expired-only"
   static let authenticatedOption = "authenticated"
+  static let sessionLoginOption = "session-login"
   /// The options that take a value.
-  static let valueOptions = [databaseOption, keyFileOption, timeLimitOption, allowGroupsOption]
+  static let valueOptions = [
+    databaseOption, keyFileOption, timeLimitOption, allowGroupsOption, sessionLoginOption,
+  ]
 
   var stage: String
   var database: String?
@@ -26,10 +29,12 @@ struct PamHelperArguments: Equatable {
   var allowGroups: String?
   var expiredOnly = false
   var authenticated = false
+  var sessionLogin: String?
 
   init(
     stage: String, database: String? = nil, keyFile: String? = nil, timeLimit: UInt32? = nil,
-    allowGroups: String? = nil, expiredOnly: Bool = false, authenticated: Bool = false
+    allowGroups: String? = nil, expiredOnly: Bool = false, authenticated: Bool = false,
+    sessionLogin: String? = nil
   ) {
     self.stage = stage
     self.database = database
@@ -38,6 +43,7 @@ struct PamHelperArguments: Equatable {
     self.allowGroups = allowGroups
     self.expiredOnly = expiredOnly
     self.authenticated = authenticated
+    self.sessionLogin = sessionLogin
   }
 
   /// Nil unless `arguments` are one of the forms above.
@@ -86,6 +92,7 @@ struct PamHelperArguments: Equatable {
     database = values[Self.databaseOption]
     keyFile = values[Self.keyFileOption]
     allowGroups = values[Self.allowGroupsOption]
+    sessionLogin = values[Self.sessionLoginOption]
     self.expiredOnly = expiredOnly
     self.authenticated = authenticated
     if let limit = values[Self.timeLimitOption] {

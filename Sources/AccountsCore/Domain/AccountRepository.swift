@@ -87,6 +87,14 @@ public protocol AccountRepository: AnyObject {
   /// Logs PAM's session stage for `account`; false when it is gone.
   func recordPamSession(of account: Account, opened: Bool, at now: Date, detail: String?)
     throws(AccountsError) -> Bool
+  /// Logs what PAM's stages decided about `account`: a login (which stamps its last login) or
+  /// a refusal; false when it is gone (a login also when it is disabled or expired at `now`).
+  func recordPamDecision(
+    _ decision: PamDecision, of account: Account, at now: Date, detail: String?
+  ) throws(AccountsError) -> Bool
+  /// Logs a change of this host's user records.
+  func recordUserdbChange(_ change: UserdbChange, at now: Date, detail: String)
+    throws(AccountsError)
 }
 
 /// What the flows read.

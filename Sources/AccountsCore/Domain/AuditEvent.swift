@@ -14,7 +14,7 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
 
   /// The device was activated (its owner's account created).
   public static let activation = Self(rawValue: "activation")
-  /// A login succeeded.
+  /// A login succeeded (the detail says with which factors, or how PAM's session came).
   public static let loginSuccess = Self(rawValue: "login_success")
   /// A login failed (wrong name or password, disabled, or refused while locked).
   public static let loginFailure = Self(rawValue: "login_failure")
@@ -74,6 +74,17 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
   public static let sshKeyAdded = Self(rawValue: "ssh_key_added")
   /// An administrator removed an SSH key of an account (the detail names its fingerprint).
   public static let sshKeyRemoved = Self(rawValue: "ssh_key_removed")
+  /// PAM's account stage refused an account.
+  ///
+  /// Disabled, expired, or in none of the allowed groups: the detail says why and where from.
+  /// Not a failed login: no tally counts it.
+  public static let accessRefused = Self(rawValue: "access_refused")
+  /// An administrator turned user records on for a host (the detail names the folder).
+  public static let userdbEnabled = Self(rawValue: "userdb_enabled")
+  /// An administrator turned user records off for a host (the detail says what was removed).
+  public static let userdbDisabled = Self(rawValue: "userdb_disabled")
+  /// A sync wrote or removed user records in a host's folder (the detail counts them).
+  public static let userdbSynced = Self(rawValue: "userdb_synced")
 
   /// Every kind this build writes, in the order README lists them.
   public static let known: [AuditEventKind] = [
@@ -83,6 +94,7 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
     .secondFactorDisabled, .secondFactorReset, .recoveryCodesMade, .recoveryCodeUsed,
     .accountsImported, .accountsExported, .groupAdded, .groupRemoved, .groupMemberAdded,
     .groupMemberRemoved, .pamSessionOpened, .pamSessionClosed, .sshKeyAdded, .sshKeyRemoved,
+    .accessRefused, .userdbEnabled, .userdbDisabled, .userdbSynced,
   ]
 
   /// Orders by name.

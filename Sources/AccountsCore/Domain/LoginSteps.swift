@@ -112,6 +112,12 @@ public struct LoginSuccessRecord: Sendable {
     self.failureCountResets = failureCountResets
   }
 
+  /// The `login_success` event's detail: the factors the login passed, then where it came from
+  /// (`password and TOTP code; pam service=sshd …`).
+  public var successDetail: String {
+    Messages.detail(Messages.detailFactors(completion.proof), origin: completion.origin)
+  }
+
   /// The detail of `recovery_code_used` with `left` codes left.
   public func codesLeftDetail(_ left: Int) -> String {
     codesLeftDetails.indices.contains(left) ? codesLeftDetails[left] : codesLeftDetails.last ?? ""

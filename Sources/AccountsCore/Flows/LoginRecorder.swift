@@ -207,7 +207,7 @@ public enum LoginRecorder {
     try writer.append(
       AuditRecord(
         .loginSuccess, at: now, username: record.username, usernameKey: key,
-        detail: completion.origin))
+        detail: record.successDetail))
     if let start = completion.session {
       try SessionBook.start(
         start, writer: writer, account: account, secondFactor: completion.proof != nil,

@@ -9,16 +9,35 @@ extension PamModuleFlow {
   static func checkAccount(
     _ env: AccountsEnvironment, request: PamModuleRequest, conversation: any PamConversation
   ) throws(AccountsError) -> PamVerdict {
-    guard let (_, account, groups) = try namedAccount(env, username: request.username) else {
+    guard let (store, account, groups) = try namedAccount(env, username: request.username)
+    else {
       return .userUnknown
     }
-    if account.isDisabled || account.isExpired(at: env.now()) {
-      conversation.error(Messages.pamAccountExpired)
-      return .accountExpired
-    }
-    if !request.allowedGroups.isEmpty, Set(groups).isDisjoint(with: request.allowedGroups) {
-      conversation.error(Messages.pamNotInAllowedGroups)
-      return .permissionDenied
+    let refusal: (reason: String, verdict: PamVerdict, line: String)? =
+      if account.isDisabled {
+        (Messages.detailRefusedDisabled, .accountExpired, Messages.pamAccountExpired)
+      } else if account.isExpired(at: env.now()) {
+        (Messages.detailRefusedExpired, .accountExpired, Messages.pamAccountExpired)
+      } else if !request.allowedGroups.isEmpty,
+        Set(groups).isDisjoint(with: request.allowedGroups)
+      {
+        (Messages.detailRefusedGroups, .permissionDenied, Messages.pamNotInAllowedGroups)
+      } else {
+        nil
+      }
+    if let refusal {
+      // Logged as its own kind, not as a failed login: no password was guessed, so no tally
+      // (nor "failures since your last login") counts it. A store that cannot log it does not
+      // turn the refusal into anything else.
+      do {
+        _ = try store.recordPamDecision(
+          .refused, of: account, at: env.now(),
+          detail: Messages.detail(refusal.reason, origin: env.origin))
+      } catch {
+        conversation.log(error.description)
+      }
+      conversation.error(refusal.line)
+      return refusal.verdict
     }
     if account.mustChangePassword {
       conversation.error(Messages.mustChangePassword)
@@ -90,6 +109,16 @@ extension PamModuleFlow {
   ) throws(AccountsError) -> PamVerdict {
     guard let (store, account, _) = try namedAccount(env, username: request.username) else {
       return .userUnknown
+    }
+    // The login is logged when the session opens, not at the account stage: `acct_mgmt` alone
+    // (pamtester, a cron job, sudo's check) lets nobody in, while a session that opens is the
+    // login itself, whichever module (or sshd's key check) accepted the person. A session whose
+    // auth this module accepted in this handle was logged then, with its factors. A disabled
+    // or expired account's session is no login (the store logs none): its session events stay.
+    if opened, let login = request.sessionLogin {
+      _ = try store.recordPamDecision(
+        .login, of: account, at: env.now(),
+        detail: Messages.detail(login.detail, origin: env.origin))
     }
     let recorded = try store.recordPamSession(
       of: account, opened: opened, at: env.now(), detail: env.origin)

@@ -14,6 +14,23 @@ public enum PamStage: String, Sendable, CaseIterable {
   case closeSession = "close-session"
 }
 
+/// How a PAM session that this module's auth did not start let the person in (`open-session
+/// --session-login`): the module tells, from what root's program set in the PAM handle.
+public enum PamSessionLogin: String, Sendable, CaseIterable {
+  /// sshd accepted a key (its `SSH_AUTH_INFO_0` names `publickey`).
+  case sshKey = "ssh-key"
+  /// Any other way: another module's auth, or none (root's `su` through pam_rootok).
+  case pamSession = "pam-session"
+
+  /// The words the `login_success` event's detail starts with.
+  var detail: String {
+    switch self {
+    case .sshKey: Messages.detailKeyLogin
+    case .pamSession: Messages.detailSessionLogin
+    }
+  }
+}
+
 /// What the module hands its helper besides the conversation: PAM's items and the service
 /// line's options.
 public struct PamModuleRequest: Equatable, Sendable {
@@ -37,12 +54,15 @@ public struct PamModuleRequest: Equatable, Sendable {
   /// True when root runs the program (password stage): root sets another password without the
   /// current one, as with pam_unix.
   public var callerIsRoot: Bool
+  /// Open-session: the session is a login this module's auth did not accept in this handle,
+  /// made this way; nil when it did (its login is logged already).
+  public var sessionLogin: PamSessionLogin?
 
   /// Creates a request.
   public init(
     username: String, service: String? = nil, remoteHost: String? = nil, tty: String? = nil,
     allowedGroups: [String] = [], expiredOnly: Bool = false, authenticated: Bool = false,
-    callerIsRoot: Bool = false
+    callerIsRoot: Bool = false, sessionLogin: PamSessionLogin? = nil
   ) {
     self.username = username
     self.service = service
@@ -52,6 +72,7 @@ public struct PamModuleRequest: Equatable, Sendable {
     self.expiredOnly = expiredOnly
     self.authenticated = authenticated
     self.callerIsRoot = callerIsRoot
+    self.sessionLogin = sessionLogin
   }
 
   /// Where the request came from, as audit details say it (`pam service=sshd rhost=… tty=…`).

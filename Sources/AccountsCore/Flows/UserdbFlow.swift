@@ -50,6 +50,7 @@ public enum UserdbFlow {
     guard let outcome = try run(env, dryRun: false) else {
       throw .userdbNotEnabled(host: env.hostName)
     }
+    try log(.enabled, store: store, env: env, detail: Messages.detailUserdbSynced(outcome))
     return outcome
   }
 
@@ -77,12 +78,19 @@ public enum UserdbFlow {
     // after the files went (or the process die there), the host is still enabled with its
     // records missing: the next sync writes them again, and disabling again finishes. The
     // other order (commit, then files) could leave the records of a host the store has
-    // forgotten, which no later command would remove.
+    // forgotten, which no later command would remove. Its event is written in it too.
     return try env.writableStore().write { writer throws(AccountsError) in
       guard try writer.removeUserdbHost(named: env.hostName) else {
         throw .userdbNotEnabled(host: env.hostName)
       }
-      return (host.folder, try session?.removeAll() ?? UserRecordRemoval())
+      let removal = try session?.removeAll() ?? UserRecordRemoval()
+      if try !holdsNothing(writer) {
+        try writer.append(
+          AuditRecord(
+            UserdbChange.disabled.kind, at: env.now(),
+            detail: Messages.detailUserdbDisabled(host.folder, removal)))
+      }
+      return (host.folder, removal)
     }
   }
 
@@ -90,6 +98,12 @@ public enum UserdbFlow {
   public static func sync(_ env: AccountsEnvironment) throws(AccountsError) -> Outcome {
     guard let outcome = try run(env, dryRun: false) else {
       throw .userdbNotEnabled(host: env.hostName)
+    }
+    // A sync that found the folder as the store says changed nothing worth a line in the log.
+    if !outcome.changes.written.isEmpty || !outcome.changes.removed.isEmpty {
+      try log(
+        .synced, store: env.writableStore(), env: env,
+        detail: Messages.detailUserdbSynced(outcome))
     }
     return outcome
   }
@@ -123,6 +137,26 @@ public enum UserdbFlow {
         throw .userdbBehind(folder: folder, reason: error.description)
       }
     }
+  }
+
+  /// Logs `change` (the files it wrote or removed are no part of the store's transactions, so
+  /// it is logged once they are done), except in a store that holds nothing yet.
+  private static func log(
+    _ change: UserdbChange, store: any AccountRepository, env: AccountsEnvironment,
+    detail: String
+  ) throws(AccountsError) {
+    guard try !store.read({ reader throws(AccountsError) in try holdsNothing(reader) }) else {
+      return
+    }
+    try store.recordUserdbChange(change, at: env.now(), detail: detail)
+  }
+
+  /// True for a store that holds nothing yet (Public, its log empty): it may still be the
+  /// target of `store copy`, which copies only into an empty store, so no change of records
+  /// is logged there.
+  private static func holdsNothing(_ reader: any AccountReader) throws(AccountsError) -> Bool {
+    // A role that may not count the log (a fleet host's) logs through its step.
+    try reader.deviceStatus().state == .publicState && (try? reader.rowCount(.auditEvent)) == 0
   }
 
   // MARK: - The work
