@@ -14,6 +14,7 @@ func rendered(_ read: PamHelperArguments, attached: Bool) -> [String] {
     (PamHelperArguments.keyFileOption, read.keyFile),
     (PamHelperArguments.timeLimitOption, read.timeLimit.map { String($0) }),
     (PamHelperArguments.allowGroupsOption, read.allowGroups),
+    (PamHelperArguments.sessionLoginOption, read.sessionLogin),
   ]
   for case (let name, let value?) in values {
     // An empty value is no value after "=", and one that begins with a combining mark would
