@@ -40,14 +40,15 @@ public enum StatusReader {
   /// One read-only connection.
   ///
   /// NOFOLLOW: SQLite refuses a link at the file itself; the folders are already resolved. The
-  /// name is a URI only for the immutable form, which encodes the path itself.
+  /// name is a URI only for the immutable form, which encodes the path itself. Each statement
+  /// runs once, so none is kept.
   private static func open(real: String, immutable: Bool, busyTimeout: Double) throws
     -> Database
   {
     try Database(
       path: immutable ? FileSystem.immutableURI(for: real) : real,
       flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
-      busyTimeout: busyTimeout)
+      busyTimeout: busyTimeout, keepsStatements: false)
   }
 
   private static func query(_ db: Database, path: String) throws -> DeviceStatus {

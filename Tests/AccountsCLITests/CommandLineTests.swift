@@ -46,13 +46,33 @@ struct CommandLineTests {
     #expect(
       AccountsCommand.Status.fastPath(["status", "--database", "/d", "--json"])! == (true, "/d"))
     #expect(AccountsCommand.Status.fastPath(["status", "--database=/d"])! == (false, "/d"))
+    #expect(AccountsCommand.Status.fastPath(["--database", "/d", "status"])! == (false, "/d"))
+    #expect(
+      AccountsCommand.Status.fastPath(["--database=/d", "status", "--json"])! == (true, "/d"))
     for other in [
       ["status", "--help"], ["status", "--json", "--json"], ["status", "--database"],
       ["status", "--database", "--json"], ["status", "--database="], ["login"], [],
-      ["--database", "/d", "status"], ["status", "extra"],
+      ["status", "extra"], ["--database", "/d"], ["--database", "/d", "login"],
+      ["--database", "/a", "status", "--database", "/b"], ["--database", "-d", "status"],
+      ["--database=", "status"], ["--json", "status"], ["--database", "/d", "--json", "status"],
     ] {
       #expect(AccountsCommand.Status.fastPath(other) == nil, "\(other)")
     }
+  }
+
+  /// Every form the status fast path takes, ArgumentParser reads the same way.
+  @Test(arguments: [
+    ["status"], ["status", "--json"], ["status", "--database", "/d"], ["status", "--database=/d"],
+    ["status", "--json", "--database", "/d"], ["status", "--database", "/d", "--json"],
+    ["--database", "/d", "status"], ["--database=/d", "status"],
+    ["--database", "/d", "status", "--json"], ["--database", "status", "status"],
+    ["--database", "postgresql:///accounts", "status"], ["status", "--database", "rel/d b"],
+  ])
+  func statusFastPathReadsWhatArgumentParserReads(_ arguments: [String]) throws {
+    let fast = try #require(AccountsCommand.Status.fastPath(arguments))
+    let parsed = try #require(
+      try AccountsCommand.parseAsRoot(arguments) as? AccountsCommand.Status)
+    #expect(fast == (parsed.json, parsed.global.database))
   }
 
   /// The database is --database, else $ACCOUNTS_DATABASE, else XDG, else ~/.local/share, for

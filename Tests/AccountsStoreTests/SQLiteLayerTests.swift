@@ -1,4 +1,5 @@
 import AccountsCore
+import CSQLite
 import Foundation
 import Testing
 
@@ -65,6 +66,19 @@ struct SQLiteLayerTests {
       #expect(try cursor.next() == 2)
       #expect(try cursor.next() == nil)
     }
+  }
+
+  /// A connection that keeps no statements prepares each use anew, and still runs them.
+  @Test func aConnectionMayKeepNoStatements() throws {
+    let db = try Database(
+      path: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, busyTimeout: 0,
+      keepsStatements: false)
+    let sql = "SELECT 1"
+    let first = try db.cachedStatement(sql: sql)
+    #expect(try db.cachedStatement(sql: sql) !== first)
+    try db.execute(sql: "CREATE TABLE t (x INTEGER) STRICT")
+    try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [7])
+    #expect(try Int.fetchAll(db, sql: "SELECT x FROM t") == [7])
   }
 
   /// A write that throws leaves nothing; a read cannot write.

@@ -1,7 +1,7 @@
 """The bench's options and shared fixtures: the binary under measurement (the release build,
 made here as Scripts/run makes it, or $ACCOUNTS_BENCH_BIN), the private work folder, the first
-store (alice, activated by the program), the PostgreSQL server (Tests/support/pgserver.py), and
-the report printed at the end of the run.
+store (alice, activated by the program), the program as installed (stripped), the PostgreSQL
+server (Tests/support/pgserver.py), and the report printed at the end of the run.
 
 Scripts/bench runs this package with pytest; `--smoke` runs every module with tiny counts, to
 show the bench still works, not to measure anything.
@@ -192,6 +192,17 @@ def bench(request: pytest.FixtureRequest):
         yield Bench(options, work, source, binary, env, Timer(env), report)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def installed(bench: Bench) -> str:
+    """The program as Scripts/install installs it (`objcopy --strip-all` of the binary under
+    measurement), in the bench's folder: the size row's subject and the PAM rows' helper."""
+    require("objcopy")
+    path = bench.work / "installed" / "accounts"
+    path.parent.mkdir(mode=0o700)
+    subprocess.run(["objcopy", "--strip-all", bench.binary, str(path)], check=True)
+    return str(path)
 
 
 @pytest.fixture(scope="session")

@@ -1,12 +1,13 @@
 """A PAM authentication through pam_accounts.so beside the same one through pam_exec and
 `accounts pam-auth`, and beside `openssl kdf … PBKDF2` of the cost both pay: Debian's pamtester
 on scratch service files in /etc/pam.d (so the bench runs as root), the password on standard
-input, runs alternated after one unmeasured check each.
+input, runs alternated after one unmeasured check each. The helper both paths run is the program
+as Scripts/install installs it (stripped).
 
 Both PAM paths clean their environment, so they hash at the default cost (or the stored one, if
 higher) whatever the bench's count: the reference KDF uses that cost. Targets: the module's
-overhead beyond the KDF ≤ 10 ms (median), and the module no slower than pam_exec (ratio of
-medians ≤ 1.0)."""
+overhead beyond the KDF ≤ 5 ms (median; ≤ 10 ms before, reported beside it), and the module no
+slower than pam_exec (ratio of medians ≤ 1.0)."""
 
 from __future__ import annotations
 
@@ -18,14 +19,15 @@ from .timing import (DEFAULT_ITERATIONS, PASSWORD, PASSWORD_LINE, fail, ms, rati
                      verdict)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OVERHEAD_TARGET = 0.010
+OVERHEAD_TARGET = 0.005
+EARLIER_OVERHEAD_TARGET = 0.010
 PAM_EXEC_TARGET = 1.0
 
 
-def build_module(bench) -> str:
+def build_module(bench, helper: str) -> str:
     output = bench.work / "pam" / "pam_accounts.so"
     result = subprocess.run([os.path.join(REPO, "Scripts", "build-pam"), "--helper",
-                             bench.binary, "--output", str(output)],
+                             helper, "--output", str(output)],
                             capture_output=True, text=True)
     if result.returncode != 0:
         fail(f"Scripts/build-pam failed: {result.stderr.strip()[:300]}")
@@ -39,7 +41,7 @@ def service(lines: list[str]) -> str:
     return name
 
 
-def test_pam_module_beside_pam_exec_and_the_kdf(bench, alice):
+def test_pam_module_beside_pam_exec_and_the_kdf(bench, alice, installed):
     require("pamtester", "openssl")
     if os.geteuid() != 0:
         fail("the PAM rows write service files into /etc/pam.d: run the bench as root")
@@ -47,10 +49,10 @@ def test_pam_module_beside_pam_exec_and_the_kdf(bench, alice):
     _algorithm, stored, salt, _key = alice.split("$")
     cost = max(int(stored), DEFAULT_ITERATIONS)
     database = bench.env["ACCOUNTS_DATABASE"]
-    module = build_module(bench)
+    module = build_module(bench, installed)
     names = [
         service([f"auth required {module} database={database} timeout=300"]),
-        service([f"auth required pam_exec.so expose_authtok quiet {bench.binary} pam-auth "
+        service([f"auth required pam_exec.so expose_authtok quiet {installed} pam-auth "
                  f"--database {database} --time-limit 300"]),
     ]
     try:
@@ -80,14 +82,17 @@ def test_pam_module_beside_pam_exec_and_the_kdf(bench, alice):
         timer.row("pamtester → pam_exec.so → accounts pam-auth", "pam-exec"),
         timer.row("openssl kdf … PBKDF2 (same cost)", "pam-kdf"),
         f"  module's overhead beyond the KDF: {ms(overhead)} (median)   target ≤ "
-        f"{ms(OVERHEAD_TARGET)}: {verdict(overhead <= OVERHEAD_TARGET)}",
+        f"{ms(OVERHEAD_TARGET)}: {verdict(overhead <= OVERHEAD_TARGET)}   (earlier target ≤ "
+        f"{ms(EARLIER_OVERHEAD_TARGET)}: {verdict(overhead <= EARLIER_OVERHEAD_TARGET)})",
         f"  pam_exec's overhead beyond the KDF: {ms(exec_overhead)} (median)",
         ratio_line("module/pam_exec", ratio, least, PAM_EXEC_TARGET, 3),
     ])
     bench.report.markdown(15, [
-        f"| pamtester through `pam_accounts.so` ({cost:,} iterations) | "
+        f"| pamtester through `pam_accounts.so` ({cost:,} iterations, installed helper) | "
         f"{timer.cells('pam-module')} | {ms(overhead)} beyond the KDF; {ratio:.3f}× pam_exec | "
-        f"≤ 10 ms; ≤ {PAM_EXEC_TARGET}× |",
+        f"≤ {ms(OVERHEAD_TARGET)} ({verdict(overhead <= OVERHEAD_TARGET)}; earlier ≤ "
+        f"{ms(EARLIER_OVERHEAD_TARGET)}: {verdict(overhead <= EARLIER_OVERHEAD_TARGET)}); "
+        f"≤ {PAM_EXEC_TARGET}× ({verdict(ratio <= PAM_EXEC_TARGET)}) |",
         f"| pamtester through `pam_exec` + `pam-auth` | {timer.cells('pam-exec')} | "
         f"{ms(exec_overhead)} beyond the KDF | |",
     ])

@@ -1,20 +1,26 @@
-"""`accounts status` answers its plain forms without the argument parser (a start-up
-optimization); these tests pin that both paths say exactly the same."""
+"""`accounts status` answers its plain forms (`--database` before or after `status`) without
+the argument parser (a start-up optimization); these tests pin that both paths say exactly the
+same."""
 
 import pytest
 
 
 @pytest.mark.parametrize("json_flag", [[], ["--json"]], ids=["text", "json"])
 def test_fast_and_parsed_paths_agree(activated, json_flag):
-    """`status [--json] --database P` (fast) equals `--database P status [--json]` (parsed)."""
+    """`status [--json] --database P` and `--database P status [--json]` (fast) equal
+    `--database OTHER status [--json] --database P` (parsed: a repeated option is the parser's,
+    and its last value wins)."""
     db = str(activated.db)
     env = activated.env(database=False)
     fast = activated.run("status", *json_flag, "--database", db, env=env)
     fast_equals = activated.run("status", *json_flag, f"--database={db}", env=env)
-    parsed = activated.run("--database", db, "status", *json_flag, env=env)
-    assert fast.code == parsed.code == fast_equals.code == 0
-    assert fast.stdout == parsed.stdout == fast_equals.stdout
-    assert fast.stderr == parsed.stderr == ""
+    fast_first = activated.run("--database", db, "status", *json_flag, env=env)
+    parsed = activated.run("--database", db + ".other", "status", *json_flag, "--database", db,
+                           env=env)
+    results = [fast, fast_equals, fast_first, parsed]
+    assert [r.code for r in results] == [0] * 4
+    assert [r.stdout for r in results] == [fast.stdout] * 4
+    assert [r.stderr for r in results] == [""] * 4
     if json_flag:
         assert '"state":"Activated"' in fast.stdout
     else:

@@ -29,26 +29,42 @@ extension AccountsCommand {
       }
     }
 
-    /// The plain forms scripts poll with (`status`, `--json`, `--database PATH` in any order),
+    /// The plain forms scripts poll with (`status`, `--json`, `--database PATH` in any order
+    /// after `status`, or one `--database PATH` before it, as the usage line writes it),
     /// recognized without building the whole command tree, which costs more than the query.
     ///
-    /// Anything else, help and mistakes included, goes through the argument parser.
+    /// Anything else, help, mistakes and a repeated option included, goes through the argument
+    /// parser.
     static func fastPath(_ arguments: [String]) -> (json: Bool, database: String?)? {
-      guard arguments.first == "status" else { return nil }
+      var rest = arguments[...]
       var json = false
       var database: String?
-      var rest = arguments.dropFirst()
-      while let argument = rest.popFirst() {
+      /// Takes `--database VALUE` or `--database=VALUE` at the front of `rest`, once; false
+      /// when `rest` does not start with one the parser would read the same way.
+      func takeDatabase() -> Bool {
+        guard database == nil, let argument = rest.first else { return false }
+        if argument == "--database" {
+          guard rest.count >= 2, case let value = rest[rest.startIndex + 1], !value.isEmpty,
+            !value.hasPrefix("-")
+          else { return false }
+          database = value
+          rest = rest.dropFirst(2)
+          return true
+        }
+        guard argument.hasPrefix("--database=") else { return false }
+        let value = String(argument.dropFirst("--database=".count))
+        guard !value.isEmpty else { return false }
+        database = value
+        rest = rest.dropFirst()
+        return true
+      }
+      if rest.first != "status" && !takeDatabase() { return nil }
+      guard rest.popFirst() == "status" else { return nil }
+      while let argument = rest.first {
         if argument == "--json" && !json {
           json = true
-        } else if argument == "--database" && database == nil, let value = rest.popFirst(),
-          !value.isEmpty, !value.hasPrefix("-")
-        {
-          database = value
-        } else if argument.hasPrefix("--database=") && database == nil {
-          database = String(argument.dropFirst("--database=".count))
-          if database?.isEmpty ?? true { return nil }
-        } else {
+          rest = rest.dropFirst()
+        } else if !takeDatabase() {
           return nil
         }
       }
