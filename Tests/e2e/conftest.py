@@ -11,7 +11,8 @@ the SQLite file itself are marked `sqlite_only` and deselected in a postgresql r
 `pgbouncer` is the postgresql run through the pooler; `pgroles` is the postgresql run with the
 program connecting as a fleet's roles (`accounts store roles`): the commands a host may run as
 the host role, the others as the administrator role, the owner only to make or upgrade the
-schema (Tests/support/fleet.py's HOST_COMMANDS, stores.py's PostgresStore.program_role).
+schema (Tests/support/fleet.py's HOST_COMMANDS, stores.py's PostgresStore.program_role); `pgfleet`
+is both at once, the run Scripts/test makes (constants.py).
 
 The helpers live in modules by subject beside this file: constants.py (the binary, the store, the
 sample accounts and sentences), stores.py (the SQLite file or PostgreSQL database and reads and

@@ -13,8 +13,9 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("ACCOUNTS_BIN") or str(REPO / ".build" / "release" / "accounts")
 
 BACKEND = os.environ.get("ACCOUNTS_TEST_BACKEND", "sqlite")
-assert BACKEND in ("sqlite", "postgresql", "pgbouncer", "pgroles"), \
-    f"ACCOUNTS_TEST_BACKEND must be sqlite, postgresql, pgbouncer or pgroles, not {BACKEND!r}"
+assert BACKEND in ("sqlite", "postgresql", "pgbouncer", "pgroles", "pgfleet"), \
+    "ACCOUNTS_TEST_BACKEND must be sqlite, postgresql, pgbouncer, pgroles or pgfleet, " \
+    f"not {BACKEND!r}"
 # `pgbouncer`: the postgresql run's tests, with the program reaching the cluster through
 # PgBouncer in transaction pooling mode (Scripts/pgbouncer; ACCOUNTS_TEST_POOLER_HOST and _PORT
 # name its socket), while the tests' own look at the database (psycopg) goes to the cluster.
@@ -22,13 +23,17 @@ assert BACKEND in ("sqlite", "postgresql", "pgbouncer", "pgroles"), \
 # `accounts store roles` makes for a fleet: the commands a host may run as the host role, the
 # other commands as the administrator role, and the owner only where the schema is made or
 # upgraded (stores.py, device.py).
-POSTGRESQL = BACKEND in ("postgresql", "pgbouncer", "pgroles")
-POOLED = BACKEND == "pgbouncer"
-ROLES = BACKEND == "pgroles"
+# `pgfleet`: both at once, as a fleet runs: the roles' commands (and the owner's) reach the
+# cluster through PgBouncer, which must let the roles in (Scripts/pgbouncer start DIR PGDIR
+# accounts_e2e_admin accounts_e2e_host). Scripts/test runs this one pass for the two.
+POSTGRESQL = BACKEND in ("postgresql", "pgbouncer", "pgroles", "pgfleet")
+POOLED = BACKEND in ("pgbouncer", "pgfleet")
+ROLES = BACKEND in ("pgroles", "pgfleet")
 POOLER = (os.environ.get("ACCOUNTS_TEST_POOLER_HOST", ""),
           os.environ.get("ACCOUNTS_TEST_POOLER_PORT", ""))
 assert not POOLED or all(POOLER), \
-    "ACCOUNTS_TEST_BACKEND=pgbouncer needs ACCOUNTS_TEST_POOLER_HOST and _PORT (Scripts/pgbouncer env)"
+    f"ACCOUNTS_TEST_BACKEND={BACKEND} needs ACCOUNTS_TEST_POOLER_HOST and _PORT " \
+    "(Scripts/pgbouncer env)"
 
 
 def program_server(host: str, port: str) -> tuple[str, str]:

@@ -14,7 +14,9 @@ import pexpect
 import pytest
 
 # The front end: the same code on either store, so these run once, in the sqlite run.
-pytestmark = pytest.mark.front_end
+# On one worker under Scripts/test's `--dist loadgroup`:
+# the install the module's tests read is made once, not once in each worker.
+pytestmark = [pytest.mark.front_end, pytest.mark.xdist_group("install")]
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PREFIX = "/usr/local"

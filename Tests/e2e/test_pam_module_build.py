@@ -11,7 +11,9 @@ import pytest
 from pammodule import ROOT, build_module
 
 # The module is C: no store is involved, so these run once.
-pytestmark = pytest.mark.front_end
+# On one worker under Scripts/test's `--dist loadgroup`:
+# each build of the module is made once, not once in each worker.
+pytestmark = [pytest.mark.front_end, pytest.mark.xdist_group("pam_module_build")]
 
 BUILD = str(ROOT / "Scripts" / "build-pam")
 ENTRY_POINTS = {"pam_sm_authenticate", "pam_sm_setcred", "pam_sm_acct_mgmt",

@@ -24,7 +24,9 @@ from pgcluster import client, pg, pgdb, scram_role  # noqa: F401
 
 # These tests name their stores themselves (PostgreSQL databases of their own, SQLite files),
 # whatever ACCOUNTS_TEST_BACKEND says: they run once, in the postgresql run.
-pytestmark = pytest.mark.postgresql_only
+# On one worker under Scripts/test's `--dist loadgroup`:
+# its own cluster is made once, not once in each worker.
+pytestmark = [pytest.mark.postgresql_only, pytest.mark.xdist_group("postgres_connection")]
 
 
 # A server that does not answer, and one that says too much.

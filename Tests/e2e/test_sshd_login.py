@@ -21,7 +21,9 @@ from sshd import REFUSED, REFUSED_CODE, Sshd, authorized_key, finish, running_ss
 
 # One device and one sshd for the module: it outlives a test, so it runs on the SQLite store only
 # (a PostgreSQL run drops each test's databases after it); the module's store code is the same.
-pytestmark = pytest.mark.front_end
+# On one worker under Scripts/test's `--dist loadgroup`:
+# the sshd host the module's tests log into is set up once, not once in each worker.
+pytestmark = [pytest.mark.front_end, pytest.mark.xdist_group("sshd_login")]
 
 PAST = "2020-01-01"
 

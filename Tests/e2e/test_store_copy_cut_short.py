@@ -15,7 +15,9 @@ from pgcluster import (Client, LOST_SUFFIX, assert_one_sentence, csv_of,  # noqa
 
 # These tests name their stores themselves (PostgreSQL databases of their own, SQLite files),
 # whatever ACCOUNTS_TEST_BACKEND says: they run once, in the postgresql run.
-pytestmark = pytest.mark.postgresql_only
+# On one worker under Scripts/test's `--dist loadgroup`:
+# the big store it copies is made once, not once in each worker.
+pytestmark = [pytest.mark.postgresql_only, pytest.mark.xdist_group("store_copy_cut_short")]
 
 
 # One transaction on the target.

@@ -26,7 +26,9 @@ from secondfactor import recovered
 
 # These tests name their stores themselves (PostgreSQL databases of their own, SQLite files),
 # whatever ACCOUNTS_TEST_BACKEND says: they run once, in the postgresql run.
-pytestmark = pytest.mark.postgresql_only
+# On one worker under Scripts/test's `--dist loadgroup`:
+# the rich store it copies is made once, not once in each worker.
+pytestmark = [pytest.mark.postgresql_only, pytest.mark.xdist_group("store_copy_round_trip")]
 
 
 def test_round_trip_sqlite_postgresql_sqlite(pg, pgdb, rich, tmp_path):
