@@ -1,7 +1,7 @@
 import AccountsCrypto
 import FoundationEssentials
 
-/// Exit codes; stable and documented in README.
+/// Exit codes; stable and documented in docs/commands.md.
 public enum ExitStatus: Int32, Sendable {
   /// It worked.
   case success = 0

@@ -67,7 +67,7 @@ extension CryptHash {
 
   /// The most a hash of each scheme may cost to check: about the strongest setting that the
   /// tools which write such files offer, so that every login against one ends in seconds
-  /// (README, "Importing and exporting", says why each).
+  /// (docs/import-export.md says why each).
   public enum Ceiling {
     /// bcrypt cost 17: the most `htpasswd -B -C` takes (apr-util 1.6 and later refuse more).
     public static let bcryptLog2Rounds = 17

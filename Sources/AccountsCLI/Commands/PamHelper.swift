@@ -15,7 +15,7 @@ extension AccountsCommand {
       abstract: "The checks behind the PAM module pam_accounts.so, which runs this command.",
       discussion: """
         STAGE is auth, account, password, open-session or close-session. Standard input and \
-        output are the module's socket, spoken in the line protocol README describes: the \
+        output are the module's socket, spoken in the line protocol docs/pam.md describes: the \
         helper asks the PAM conversation's questions through the module and ends with \
         RESULT and the verdict. The user and where the login comes from are PAM_USER, \
         PAM_SERVICE, PAM_RHOST and PAM_TTY, which the module sets from PAM's items; every \

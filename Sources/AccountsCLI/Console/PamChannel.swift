@@ -8,8 +8,8 @@ import Glibc
 ///
 /// Requests: `AUTHTOK`, `OLDAUTHTOK`, `SECRET` and `TEXT` followed by a prompt, answered
 /// `OK <answer>`, `STACKED <answer>` (a token an earlier module had) or `FAIL`; `INFO`,
-/// `ERROR` and `LOG` followed by a line, not answered; `RESULT <verdict>` last. README's "The
-/// line protocol" is the reference.
+/// `ERROR` and `LOG` followed by a line, not answered; `RESULT <verdict>` last. docs/pam.md's
+/// "The line protocol" is the reference.
 ///
 /// The time limit counts the helper's own work: the alarm is stopped while the person answers
 /// and started again with what was left.

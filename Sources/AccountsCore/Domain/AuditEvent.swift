@@ -86,7 +86,7 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
   /// A sync wrote or removed user records in a host's folder (the detail counts them).
   public static let userdbSynced = Self(rawValue: "userdb_synced")
 
-  /// Every kind this build writes, in the order README lists them.
+  /// Every kind this build writes, in the order docs/commands.md lists them.
   public static let known: [AuditEventKind] = [
     .activation, .loginSuccess, .loginFailure, .lockout, .unlock, .reset, .accountAdded,
     .accountEdited, .accountDisabled, .accountEnabled, .accountRemoved, .passwordChanged,
