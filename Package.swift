@@ -6,7 +6,7 @@ import PackageDescription
 /// `swift build -c release` (what Scripts/run, Scripts/bench and the tests' timing checks use)
 /// gives the fast-starting program with no extra flag. The Swift runtime and FoundationEssentials
 /// are linked in statically (a program with the shared Swift libraries takes twice as long to
-/// start); the system's libsqlite3 and libutf8proc are linked shared, libcrypto and libzxcvbn
+/// start); the system's libsqlite3 is linked shared, libcrypto, libzxcvbn and libutf8proc
 /// opened at first use (through the DynamicLibrary target), so their security updates need no
 /// rebuild. No module links Foundation, and so no ICU. The flag goes to the compiler as well as
 /// the linker: compiled with it, FoundationEssentials' autolink entries name the static
@@ -80,8 +80,9 @@ let package = Package(
     // (QREncoder's QRCode.swift), as zxcvbn is.
     .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),
     .target(name: "QREncoder", dependencies: ["CQRencode", "DynamicLibrary"]),
-    // utf8proc (libutf8proc-dev), linked: RFC 8265's normalization forms (AccountsCore's
-    // UnicodeForms.swift), in place of Foundation's, which need ICU.
+    // utf8proc's header only (libutf8proc-dev): RFC 8265's normalization forms (AccountsCore's
+    // UnicodeForms.swift), in place of Foundation's, which need ICU; opened the first time a
+    // name or password beyond ASCII is normalized, so no `link` in its module map.
     .systemLibrary(name: "CUTF8Proc", providers: [.apt(["libutf8proc-dev"])]),
     .target(
       name: "AccountsCore",

@@ -120,6 +120,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case passwordCheckerUnavailable(library: String, reason: String)
   /// libqrencode, which draws QR codes, could not be opened or lacks a function.
   case qrEncoderUnavailable(library: String, reason: String)
+  /// utf8proc, which normalizes names and passwords beyond ASCII, could not be opened.
+  case unicodeUnavailable(library: String, reason: String)
   /// The password blocklist is configured but cannot be read.
   case blocklistUnreadable(path: String, reason: String)
   /// A setting from the environment has a value `accounts` cannot use.
@@ -221,7 +223,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       return .usage
     case .locked: return .locked
     case .noSuchAccount, .noSuchSession, .noSuchGroup, .noSuchSSHKey: return .noSuchAccount
-    case .passwordCheckerUnavailable, .qrEncoderUnavailable, .blocklistUnreadable, .storage,
+    case .passwordCheckerUnavailable, .qrEncoderUnavailable, .unicodeUnavailable,
+      .blocklistUnreadable, .storage,
       .crypto, .clientFile, .userdbFolder, .userdbBehind, .keyFileUnreadable:
       return .storage
     }
@@ -267,6 +270,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       return Messages.passwordCheckerUnavailable(library, reason: reason)
     case .qrEncoderUnavailable(let library, let reason):
       return Messages.qrEncoderUnavailable(library, reason: reason)
+    case .unicodeUnavailable(let library, let reason):
+      return Messages.unicodeUnavailable(library, reason: reason)
     case .blocklistUnreadable(let path, let reason):
       return Messages.blocklistUnreadable(path, reason: reason)
     case .invalidSetting(let name, let value, let expected):

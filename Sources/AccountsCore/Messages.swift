@@ -312,6 +312,12 @@ public enum Messages {
     "libqrencode's \(library) is needed to show a QR code but could not be loaded (\(reason)); "
       + "install it (the libqrencode4 package on Debian and Ubuntu) or skip the QR code."
   }
+  /// utf8proc's library is missing or broken.
+  public static func unicodeUnavailable(_ library: String, reason: String) -> String {
+    "utf8proc's \(library) is needed to compare names and passwords beyond ASCII but could not "
+      + "be loaded (\(reason)); install it (the libutf8proc2 or libutf8proc3 package on Debian "
+      + "and Ubuntu) and try again."
+  }
   /// Password is on the blocklist.
   public static let passwordIsBlocked =
     "Password is on the administrator's list of forbidden passwords!"

@@ -54,7 +54,7 @@ struct PamAuthFlowTests {
     #expect(check(world, variant) == .invalidCredentials)
     #expect(check(world, "mallory") == .invalidCredentials)
     let events = try world.store.auditEvents(limit: 2)
-    if UsernameRules.key(for: variant) != nil {
+    if try UsernameRules.key(for: variant) != nil {
       #expect(events.map(\.kind) == [.loginFailure, .loginFailure])
       #expect(events.map(\.detail) == [events[0].detail, events[0].detail])
       #expect(Set(events.compactMap(\.username)) == [variant, "mallory"])

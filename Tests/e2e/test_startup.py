@@ -229,3 +229,52 @@ def test_every_command_opens_the_database_file_once(activated):
         activated, "user", "add", "--username", "bob", "--full-name", "Bob Builder",
         "--email", "bob@example.com", "--password-stdin", input="Bob-Builds-9-Houses\n") == (0, 1)
     assert [account["username"] for account in activated.accounts()] == ["alice", "bob"]
+
+
+LIBUTF8PROC = "libutf8proc.so.2"  # utf8proc, opened only for a name or password beyond ASCII
+WIDE_ALICE = "\uff41\uff4c\uff49\uff43\uff45"  # ａｌｉｃｅ: full-width, RFC 8265 maps it to alice
+
+
+def test_only_text_beyond_ascii_opens_libutf8proc(device):
+    """The release program does not link utf8proc; status and a login in ASCII never open it;
+    a name beyond ASCII opens it by dlopen, and is mapped as RFC 8265 says."""
+    dynamic = subprocess.run(["readelf", "-d", RELEASE], capture_output=True, text=True,
+                             check=True).stdout
+    assert "libutf8proc" not in dynamic, dynamic
+    device.activate()
+    code, _, _, text = loader_log(device, "status", binary=RELEASE)
+    assert code == 0 and "libutf8proc" not in text, text
+    code, out, _, text = loader_log(device, "login", binary=RELEASE,
+                                    input=f"alice\n{PASSWORD}\n")
+    assert (code, out.splitlines()[0]) == (0, "Welcome back Alice Liddell!"), out
+    assert "libutf8proc" not in text, text
+    code, out, _, text = loader_log(device, "login", binary=RELEASE,
+                                    input=f"{WIDE_ALICE}\n{PASSWORD}\n")
+    assert (code, out.splitlines()[0]) == (0, "Welcome back Alice Liddell!"), out
+    assert f"file={LIBUTF8PROC} [0];  dynamically loaded by" in text, text
+
+
+@pytest.mark.parametrize("planted, reason", [
+    (b"", f"{LIBUTF8PROC}: file too short"),  # not a library at all
+    (None, "it has no function utf8proc_map"),  # a library, but not utf8proc (a copy of libz)
+])
+def test_a_missing_or_wrong_libutf8proc_is_one_sentence(device, planted, reason):
+    """When utf8proc cannot be opened (under either soname) or lacks its function: a name
+    beyond ASCII gets one sentence naming it and what to install, exit 3, nothing logged, no
+    crash; a login in ASCII does not need it."""
+    broken = planted_library_env(device, LIBUTF8PROC, planted)
+    folder = device.root / "lib"
+    (folder / "libutf8proc.so.3").write_bytes((folder / LIBUTF8PROC).read_bytes())
+    device.activate()
+    assert device.run("login", input=f"alice\n{PASSWORD}\n", env=broken).code == 0
+    before = device.run("log", "--json").stdout
+    result = device.run("login", input=f"{WIDE_ALICE}\n{PASSWORD}\n", env=broken)
+    sentence = (f"utf8proc's {LIBUTF8PROC} is needed to compare names and passwords beyond "
+                "ASCII but could not be loaded (")
+    advice = ("); install it (the libutf8proc2 or libutf8proc3 package on Debian and Ubuntu) "
+              "and try again.\n")
+    assert result.code == 3, result
+    assert result.stderr.endswith(advice) and reason in result.stderr, result.stderr
+    assert result.stderr.splitlines()[-1].startswith(sentence), result.stderr
+    assert "Fatal error" not in result.stderr
+    assert device.run("log", "--json").stdout == before

@@ -55,7 +55,7 @@ extension AccountsCommand {
 
     func run(_ context: CommandContext) throws {
       let env = context.environment
-      let query = AuditLogQuery.query(
+      let query = try AuditLogQuery.query(
         user: user, event: event, since: since, host: host, limit: limit, now: env.now())
       try AuditLogQuery.run(env, query: query) { event in
         context.bulk.line(json ? AuditPresentation.json(event) : AuditPresentation.line(event))

@@ -17,9 +17,11 @@ public enum AuditLogQuery {
   /// `host` compared exactly.
   public static func query(
     user: String?, event: String?, since: String?, host: String? = nil, limit: Int?, now: Date
-  ) -> AuditQuery {
+  ) throws(AccountsError) -> AuditQuery {
     AuditQuery(
-      usernameKey: user.map(UsernameRules.lookupKey(for:)),
+      usernameKey: try user.map { name throws(AccountsError) in
+        try UsernameRules.lookupKey(for: name)
+      },
       kind: event.map(AuditEventKind.init(rawValue:)),
       since: since.flatMap { Self.since($0, now: now) }, host: host, limit: limit)
   }

@@ -63,7 +63,7 @@ struct Authenticator {
   ) throws(AccountsError) -> Verified {
     // A name that breaks the naming rules cannot exist: nothing is looked up or written for
     // it (nobody can fill the database with junk names), but it costs the same work.
-    let key = UsernameRules.key(for: username)
+    let key = try UsernameRules.key(for: username)
     let read: LoginFacts
     if let facts { read = facts } else { read = try store.loginFacts(key: key) }
     let account = read.account.flatMap {

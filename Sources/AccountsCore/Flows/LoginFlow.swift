@@ -59,7 +59,8 @@ enum Credentials {
     guard let flag, TextRules.problem(.text(flag), field: Messages.usernamePrompt) == nil,
       TextRules.trimmed(flag) == flag
     else { return nil }
-    return UsernameRules.key(for: flag)
+    // A prefetch only: a name the library cannot normalize now is asked for and said later.
+    return (try? UsernameRules.key(for: flag)) ?? nil
   }
 
   /// Reads the user name (refusing a locked one at once), then the password, and checks them.
@@ -76,7 +77,7 @@ enum Credentials {
       TextRules.problem(usernameField, field: Messages.usernamePrompt) == nil
     {
       let name = TextRules.trimmed(usernameField.textOrEmpty)
-      if let key = UsernameRules.key(for: name) {
+      if let key = try UsernameRules.key(for: name) {
         facts = try authenticator.refuseIfLocked(
           username: name, key: key, facts: name == username ? prefetched : nil)
       }
@@ -93,7 +94,7 @@ enum Credentials {
     }
     return try authenticator.check(
       username: TextRules.trimmed(usernameField.textOrEmpty),
-      password: PasswordRules.normalized(passwordField.textOrEmpty), facts: facts,
+      password: try PasswordRules.normalized(passwordField.textOrEmpty), facts: facts,
       straightToLogIn: straightToLogIn)
   }
 }

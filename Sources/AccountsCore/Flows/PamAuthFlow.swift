@@ -89,7 +89,7 @@ public enum PamAuthFlow {
     // stored name itself (byte for byte) is the account; another case, width or spacing of it
     // is a name no account has.
     let username = request.username
-    let key = UsernameRules.key(for: username)
+    let key = try UsernameRules.key(for: username)
     // The name the calling program will run a session as: an account reached only when NSS
     // gives that name no user or the account's own uid (never `root` through an account
     // named so).
@@ -119,7 +119,7 @@ public enum PamAuthFlow {
     }
     if password.isEmpty || username.isEmpty { throw .invalidCredentials }
     let verified = try authenticator.check(
-      username: username, password: PasswordRules.normalized(password), exactName: true,
+      username: username, password: try PasswordRules.normalized(password), exactName: true,
       systemName: systemName, facts: facts, straightToLogIn: true)
     var proof: VerificationProof?
     if let factor = verified.secondFactor {

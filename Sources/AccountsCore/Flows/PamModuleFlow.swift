@@ -155,7 +155,7 @@ public enum PamModuleFlow {
   ) throws(AccountsError) -> PamVerdict {
     let username = request.username
     let systemName = SystemIdentity.of(username, names: env.nameService)
-    let (store, facts) = try env.activatedStore(forLoginOf: UsernameRules.key(for: username))
+    let (store, facts) = try env.activatedStore(forLoginOf: try UsernameRules.key(for: username))
     let authenticator = Authenticator(env: env, store: store)
     let verified: Authenticator.Verified
     let answer = conversation.password(prompt: Messages.passwordPrompt + ": ")
@@ -190,7 +190,7 @@ public enum PamModuleFlow {
       let text = String(validating: bytes, as: UTF8.self),
       TextRules.problem(.text(text), field: Messages.passwordPrompt, allowFormat: true) == nil
     else { throw .invalidCredentials }
-    return PasswordRules.normalized(text)
+    return try PasswordRules.normalized(text)
   }
 
   /// Asks and checks the code when the account has a second factor.
@@ -238,7 +238,7 @@ public enum PamModuleFlow {
   static func namedAccount(_ env: AccountsEnvironment, username: String)
     throws(AccountsError) -> (store: any AccountRepository, account: Account, groups: [String])?
   {
-    guard let key = UsernameRules.key(for: username) else { return nil }
+    guard let key = try UsernameRules.key(for: username) else { return nil }
     let systemName = SystemIdentity.of(username, names: env.nameService)
     let store = try env.activatedStore()
     let found = try store.read { reader throws(AccountsError) -> (Account, [String])? in

@@ -68,7 +68,7 @@ public struct PasswordBlocklist: Sendable {
 
   /// True when `password` is a line of the list.
   public func contains(_ password: String) throws(AccountsError) -> Bool {
-    var reader = LineReader(file: try open(), matcher: LineMatcher(password))
+    var reader = LineReader(file: try open(), matcher: try LineMatcher(password))
     defer { reader.deallocate() }
     guard let found = reader.findMatch() else {
       throw .blocklistUnreadable(path: path, reason: "reading it failed")
@@ -97,13 +97,16 @@ private struct LineMatcher {
   /// The bytes an all-ASCII line must have after ASCII lowercasing, or nil when no all-ASCII
   /// line can equal `wanted`.
   private let wantedASCII: [UInt8]?
+  /// utf8proc, for the lines beyond ASCII (opened here, as setting a password opens zxcvbn).
+  private let forms: UnicodeForms
 
-  init(_ password: String) {
-    wanted = PasswordRules.normalized(password).lowercased()
+  init(_ password: String) throws(AccountsError) {
+    forms = try UnicodeForms.loaded()
+    wanted = PasswordRules.normalized(password, forms: forms).lowercased()
     // String equality is canonical equivalence, so an ASCII line equals `wanted` exactly when it
     // equals wanted's NFC form byte for byte, and only if that form is ASCII. A line never holds
     // a newline, so a password with one matches nothing.
-    let canonical = UnicodeForms.nfc(wanted).utf8
+    let canonical = forms.nfc(wanted).utf8
     wantedASCII =
       canonical.allSatisfy { $0 < 0x80 } && !canonical.contains(newline) ? Array(canonical) : nil
   }
@@ -119,7 +122,7 @@ private struct LineMatcher {
     // A line with other characters may still normalize to an ASCII password (fullwidth letters,
     // the "ﬁ" ligature, the Kelvin sign), so it takes the full path.
     let text = String(validating: Self.droppingReturn(line), as: UTF8.self)
-    return text.map { PasswordRules.normalized($0).lowercased() == wanted } ?? false
+    return text.map { PasswordRules.normalized($0, forms: forms).lowercased() == wanted } ?? false
   }
 
   /// True when `line` (without its newline), if all ASCII, matches; false for any other line.

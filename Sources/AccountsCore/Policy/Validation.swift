@@ -83,10 +83,11 @@ public enum UsernameRules {
 
   /// The comparison key: width mapping, lowercasing, NFC.
   ///
-  /// Nil when the name breaks the rules (1 to 64 letters, digits, `.`, `_`, `-`).
-  public static func key(for username: String) -> String? {
+  /// Nil when the name breaks the rules (1 to 64 letters, digits, `.`, `_`, `-`). Throws only
+  /// when a name beyond ASCII cannot be normalized (`.unicodeUnavailable`).
+  public static func key(for username: String) throws(AccountsError) -> String? {
     if let key = asciiKey(username) { return key }
-    let key = mapped(username)
+    let key = try mapped(username)
     let scalars = key.unicodeScalars
     guard !scalars.isEmpty, scalars.count <= maximumLength else { return nil }
     let valid = scalars.allSatisfy { scalar in
@@ -110,8 +111,9 @@ public enum UsernameRules {
 
   /// A key for any typed name, valid or not, so that unknown and malformed names are tallied
   /// like real ones.
-  public static func lookupKey(for username: String) -> String {
-    key(for: username) ?? mapped(username)
+  public static func lookupKey(for username: String) throws(AccountsError) -> String {
+    if let key = try key(for: username) { return key }
+    return try mapped(username)
   }
 
   /// The key of an all-ASCII name of allowed characters: lowercased (width mapping and NFC
@@ -133,17 +135,17 @@ public enum UsernameRules {
     return String(decoding: lowered, as: UTF8.self)
   }
 
-  private static func mapped(_ username: String) -> String {
+  private static func mapped(_ username: String) throws(AccountsError) -> String {
     // Width mapping: the Halfwidth and Fullwidth Forms block maps to its compatibility form.
     var widthMapped = ""
     for scalar in username.unicodeScalars {
       if (0xFF00...0xFFEF).contains(scalar.value) {
-        widthMapped += UnicodeForms.nfkc(String(scalar))
+        widthMapped += try UnicodeForms.nfkc(String(scalar))
       } else {
         widthMapped.unicodeScalars.append(scalar)
       }
     }
-    return UnicodeForms.nfc(widthMapped.lowercased())
+    return try UnicodeForms.nfc(widthMapped.lowercased())
   }
 }
 
@@ -204,9 +206,16 @@ public enum PasswordRules {
   /// (`ｶﾞ` is U+30AB U+3099, where UAX #15's NFKC gives U+30AC): the form every password was
   /// hashed in when Foundation made it (its NFKC on Linux does that), kept so that every stored
   /// hash still matches the password it was made from.
-  public static func normalized(_ password: String) -> String {
+  ///
+  /// Throws only when a password beyond ASCII cannot be normalized (`.unicodeUnavailable`).
+  public static func normalized(_ password: String) throws(AccountsError) -> String {
+    UnicodeForms.isASCII(password) ? password : normalized(password, forms: try .loaded())
+  }
+
+  /// `normalized(_:)` with the library already loaded.
+  static func normalized(_ password: String, forms: UnicodeForms) -> String {
     guard password.unicodeScalars.contains(where: { $0 == "\u{FF9E}" || $0 == "\u{FF9F}" })
-    else { return UnicodeForms.nfkc(password) }
+    else { return forms.nfkc(password) }
     var result = ""
     var run = ""
     for scalar in password.unicodeScalars {
@@ -214,11 +223,11 @@ public enum PasswordRules {
         run.unicodeScalars.append(scalar)
         continue
       }
-      result += UnicodeForms.nfkc(run)
+      result += forms.nfkc(run)
       result.unicodeScalars.append(scalar == "\u{FF9E}" ? "\u{3099}" : "\u{309A}")
       run = ""
     }
-    return result + UnicodeForms.nfkc(run)
+    return result + forms.nfkc(run)
   }
 
   /// The first rule `password` (already normalized) breaks, as the form's refusal, or nil.
@@ -231,7 +240,7 @@ public enum PasswordRules {
     let count = password.unicodeScalars.count
     if count < minimumLength { return .invalidForm(.passwordTooShort) }
     if count > maximumLength { return .invalidForm(.passwordTooLong) }
-    if isPersonal(password, details: [username, fullName, email]) {
+    if try isPersonal(password, details: [username, fullName, email]) {
       return .invalidForm(.passwordIsPersonal)
     }
     // The administrator's list first: its sentence is the more definite one.
@@ -245,17 +254,19 @@ public enum PasswordRules {
   }
 
   /// Lowercased with all white space removed.
-  static func folded(_ text: String) -> String {
+  static func folded(_ text: String) throws(AccountsError) -> String {
     String(
       String.UnicodeScalarView(
-        normalized(text).lowercased().unicodeScalars.filter { !$0.properties.isWhitespace }))
+        try normalized(text).lowercased().unicodeScalars.filter { !$0.properties.isWhitespace }))
   }
 
   /// True when the password is one of the details, or only repeats of one.
-  static func isPersonal(_ password: String, details: [String]) -> Bool {
-    let candidate = folded(password)
+  static func isPersonal(_ password: String, details: [String]) throws(AccountsError) -> Bool {
+    let candidate = try folded(password)
     guard !candidate.isEmpty else { return false }
-    for detail in details.map(folded) where !detail.isEmpty {
+    for detail in details {
+      let detail = try folded(detail)
+      if detail.isEmpty { continue }
       guard candidate.count % detail.count == 0 else { continue }
       if String(repeating: detail, count: candidate.count / detail.count) == candidate {
         return true
@@ -342,7 +353,7 @@ public enum DetailRules {
     }
     let name = TextRules.trimmed(value.textOrEmpty)
     if name.isEmpty { throw .incompleteForm(empty: [Messages.usernamePrompt]) }
-    guard let key = UsernameRules.key(for: name) else { throw .invalidForm(.usernameRule) }
+    guard let key = try UsernameRules.key(for: name) else { throw .invalidForm(.usernameRule) }
     if name.unicodeScalars.allSatisfy({ $0.properties.numericType == .decimal }) {
       throw .invalidForm(.usernameAllDigits)
     }
@@ -406,7 +417,7 @@ public struct NewPasswordForm: Equatable, Sendable {
   static func checkMatch(_ password: FieldValue, _ again: FieldValue) throws(AccountsError) {
     switch (password, again) {
     case (.text(let first), .text(let second)):
-      if PasswordRules.normalized(first) != PasswordRules.normalized(second) {
+      if try PasswordRules.normalized(first) != PasswordRules.normalized(second) {
         throw .invalidForm(.passwordsMustMatch)
       }
     default:
@@ -423,7 +434,7 @@ public struct NewPasswordForm: Equatable, Sendable {
     if let problem = TextRules.problem(password, field: label, allowFormat: true) {
       throw .invalidForm(problem)
     }
-    let secret = PasswordRules.normalized(password.textOrEmpty)
+    let secret = try PasswordRules.normalized(password.textOrEmpty)
     if let problem = try PasswordRules.problem(
       secret, username: username, fullName: fullName, email: email, blocklist: blocklist)
     {
