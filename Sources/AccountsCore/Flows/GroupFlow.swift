@@ -14,7 +14,9 @@ public enum GroupFlow {
       try writer.requireActivated()
       if try writer.group(named: name) != nil { throw .groupNameTaken(name) }
       let now = env.now()
-      _ = try writer.insertGroup(named: name, at: now)
+      let group = try writer.insertGroup(named: name, at: now)
+      var numbers = try PosixIDGiver(env, writer: writer, at: now)
+      try numbers.number(group, writer: writer)
       try writer.append(AuditRecord(.groupAdded, at: now, detail: Messages.detailGroup(name)))
     }
     let said = Messages.groupAdded(name)
