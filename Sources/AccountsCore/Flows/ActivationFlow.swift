@@ -14,7 +14,7 @@ public enum ActivationFlow {
     if try env.isActivated() { throw .alreadyActivated }
     let account = try AccountForm.ask(env, options: options)
     let store = try env.writableStore()
-    let homeMoved = try store.write { writer throws(AccountsError) -> String? in
+    let said = try store.write { writer throws(AccountsError) -> [String] in
       let owner = try writer.activate(owner: account, at: env.now())
       try writer.setTally(nil, key: owner.usernameKey, at: env.now())
       try writer.append(
@@ -22,10 +22,11 @@ public enum ActivationFlow {
           .activation, at: env.now(), username: owner.username, usernameKey: owner.usernameKey))
       // A store that gives numbers already (a host kept its records before a reset).
       var numbers = try PosixIDGiver(env, writer: writer, at: env.now())
-      return try numbers.number(owner, writer: writer)
+      try numbers.number(owner, writer: writer)
+      return numbers.said
     }
     env.console.output(Messages.activated(account.username))
-    homeMoved.map(env.console.message)
+    said.forEach(env.console.message)
     return account.username
   }
 }

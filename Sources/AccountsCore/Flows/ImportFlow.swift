@@ -130,7 +130,7 @@ public enum ImportFlow {
       return state.summary
     }
     env.console.output(Messages.imported(state.summary.imported, name: options.name))
-    state.homesMoved.forEach(env.console.message)
+    state.numbers?.said.forEach(env.console.message)
     if state.summary.skippedCount > 0 {
       env.console.output(
         Messages.importSkipped(state.summary.skippedCount, names: state.summary.skipped))
@@ -209,8 +209,6 @@ struct ImportState {
   var keepsUserRecords = false
   /// Gives each account stored its uid, when the store gives numbers.
   var numbers: PosixIDGiver?
-  /// The sentences of accounts given another home than the one they wanted.
-  var homesMoved: [String] = []
   var entries = 0
   /// The id the first account of this import got (ids grow by one per insert).
   var firstID: Int64?
@@ -261,11 +259,8 @@ struct ImportState {
         let account = accounts[next]
         if let id = ids[next] {
           inserted(id)
-          if let moved = try numbers?.number(
+          try numbers?.number(
             accountID: id, username: account.username, home: account.home, writer: writer)
-          {
-            homesMoved.append(moved)
-          }
         } else {
           refused(account, heldBy: try writer.account(key: account.usernameKey)?.id)
         }

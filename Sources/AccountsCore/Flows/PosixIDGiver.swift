@@ -11,6 +11,8 @@ import FoundationEssentials
 struct PosixIDGiver {
   private var allocator: PosixIDAllocator?
   private let now: Date
+  private var homesMoved: [String] = []
+  private var left = 0
 
   /// The giver for one transaction of `writer`; it gives nothing in a store that gives no
   /// numbers.
@@ -25,39 +27,47 @@ struct PosixIDGiver {
       names: env.nameService)
   }
 
-  /// Gives the account `id` its uid and home; returns the sentence of a home other than the
-  /// one it wanted.
+  /// What the command says once it committed: each account given another home than the one it
+  /// wanted, and those left without a number (the range is used up).
+  var said: [String] {
+    guard let allocator, left > 0 else { return homesMoved }
+    return homesMoved + [Messages.posixIDsUsedUp(range: allocator.range.description, left: left)]
+  }
+
+  /// Gives the account `id` its uid and home.
   ///
-  /// `username` names it; `home` is the home it wants (nil: `/home/NAME`). A used-up range
-  /// gives nothing (a sync says so).
+  /// `username` names it; `home` is the home it wants (nil: `/home/NAME`).
   mutating func number(
     accountID id: Int64, username: String, home: String?, writer: any AccountWriter
-  ) throws(AccountsError) -> String? {
-    guard var allocator else { return nil }
+  ) throws(AccountsError) {
+    guard var allocator else { return }
     defer { self.allocator = allocator }
     guard let uid = try allocator.give(.user, name: username, writer: writer, at: now) else {
-      return nil
+      left += 1
+      return
     }
     let wanted = home ?? LinuxUserDefaults.home(for: username)
     let given = try LinuxUser.giveHome(wanted, uid: uid, writer: writer, at: now)
     try writer.setUID(uid, home: given, accountID: id)
-    return given == wanted ? nil : Messages.homeMoved(username, wanted: wanted, given: given)
+    if given != wanted {
+      homesMoved.append(Messages.homeMoved(username, wanted: wanted, given: given))
+    }
   }
 
   /// `number(accountID:…)` for an account just made.
-  mutating func number(_ account: Account, writer: any AccountWriter) throws(AccountsError)
-    -> String?
-  {
+  mutating func number(_ account: Account, writer: any AccountWriter) throws(AccountsError) {
     try number(
       accountID: account.id, username: account.username, home: account.home, writer: writer)
   }
 
-  /// Gives the group its gid (nothing from a used-up range).
+  /// Gives the group its gid.
   mutating func number(_ group: AccountGroup, writer: any AccountWriter) throws(AccountsError) {
     guard var allocator else { return }
     defer { self.allocator = allocator }
     if let gid = try allocator.give(.group, name: group.name, writer: writer, at: now) {
       try writer.setGID(gid, groupID: group.id)
+    } else {
+      left += 1
     }
   }
 }

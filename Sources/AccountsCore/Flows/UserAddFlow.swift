@@ -23,7 +23,7 @@ public enum UserAddFlow {
     account.shell = shell
     let systemNames = LinuxUser.systemNamesLike(account.username, env: env)
     let store = try env.writableStore()
-    let homeMoved = try store.write { writer throws(AccountsError) -> String? in
+    let said = try store.write { writer throws(AccountsError) -> [String] in
       try writer.requireActivated()
       if try writer.account(key: account.usernameKey) != nil {
         throw .usernameTaken(account.username)
@@ -38,10 +38,11 @@ public enum UserAddFlow {
           detail: expiry.date.map { Messages.detailExpiry(Timestamp.string(from: $0)) }))
       _ = try GroupFlow.join(added, groups: groups, writer: writer, at: now)
       var numbers = try PosixIDGiver(env, writer: writer, at: now)
-      return try numbers.number(added, writer: writer)
+      try numbers.number(added, writer: writer)
+      return numbers.said
     }
     env.console.output(Messages.accountAdded(account.username))
-    homeMoved.map(env.console.message)
+    said.forEach(env.console.message)
     return account.username
   }
 }
