@@ -1,6 +1,7 @@
 import FoundationEssentials
 
-/// `accounts userdb enable|disable|sync|status` (administrator, as root): accounts as Linux users.
+/// `accounts userdb enable|disable|sync|status` (as root; a fleet host's role may run them, but
+/// for `enable --uids`): accounts as Linux users.
 ///
 /// The store's accounts and groups become Linux users and groups through systemd's JSON user
 /// records in a drop-in folder that `libnss-systemd` reads. The same work runs after every
