@@ -73,3 +73,22 @@ def test_a_store_no_host_keeps_records_of_gives_no_numbers(device):
     device.add_user()
     assert device.query("SELECT count(*) FROM posix_id") == [(0,)]
     assert device.query("SELECT count(*) FROM account WHERE uid IS NOT NULL") == [(0,)]
+
+
+def test_an_owner_activated_after_a_reset_gets_a_uid_at_once(device, tmp_path):
+    """The numbers outlive a reset, so the store still gives them: the new owner activated on a
+    machine that keeps no records is numbered by `activate` itself."""
+    device.activate(username=unique("o"))
+    folder = tmp_path / "host-1-userdb"
+    enabled = on_host(device, "host-1", "userdb", "enable", "--folder", str(folder),
+                      "--uids", "24610-24619")
+    assert enabled.code == 0, enabled
+    reset = device.run("reset", "--yes")
+    assert reset.code == 0, reset
+    owner = unique("o")
+    device.activate(username=owner)
+    given = numbers(device)
+    assert given[owner][1] == "user" and 24610 <= given[owner][0] <= 24619, given
+    assert device.query("SELECT uid, home FROM account WHERE username = ?", owner) == [
+        (given[owner][0], f"/home/{owner}")]
+    assert on_host(device, "host-1", "userdb", "disable").code == 0
