@@ -5,6 +5,7 @@ files. The hosts are this machine under other host names (`unshare --uts`), thei
 outside NSS's (the records read as files); the store read as the oracle."""
 
 import json
+import subprocess
 
 from conftest import PASSWORD
 from userdbhelp import PBKDF2, on_host, unique
@@ -92,3 +93,26 @@ def test_an_owner_activated_after_a_reset_gets_a_uid_at_once(device, tmp_path):
     assert device.query("SELECT uid, home FROM account WHERE username = ?", owner) == [
         (given[owner][0], f"/home/{owner}")]
     assert on_host(device, "host-1", "userdb", "disable").code == 0
+
+
+def test_numbers_the_machine_making_the_account_knows_are_skipped(device, tmp_path):
+    """A local user and a local group of this machine (which keeps no records) holding the next
+    two numbers: the account and the group it makes get the two after."""
+    local = unique("l")
+    device.activate(username=unique("o"))
+    folder = tmp_path / "host-1-userdb"
+    enabled = on_host(device, "host-1", "userdb", "enable", "--folder", str(folder),
+                      "--uids", "24630-24639")
+    assert enabled.code == 0, enabled
+    subprocess.run(["useradd", "-M", "-N", "-u", "24631", "-g", "nogroup", local], check=True)
+    subprocess.run(["groupadd", "-g", "24632", local + "g"], check=True)
+    try:
+        bob, devs = unique("b"), unique("g")
+        device.add_user(username=bob)
+        assert device.run("group", "add", devs).code == 0
+        assert {name: number for name, (number, _) in numbers(device).items()
+                if name in (bob, devs)} == {bob: 24633, devs: 24634}
+    finally:
+        subprocess.run(["userdel", local], check=True)
+        subprocess.run(["groupdel", local + "g"], check=True)
+        on_host(device, "host-1", "userdb", "disable")
