@@ -89,8 +89,8 @@ public enum UserdbFlow {
     let session = try folders.open(host.folder, storeID: settings.storeID, create: false)
     defer { session?.close() }
     // The host is forgotten first and the files removed inside that same transaction, before
-    // its commit: a store that may not be changed (a host role, a read-only file) refuses the
-    // delete before any file goes, and nothing is left half done. Should the commit itself fail
+    // its commit: a store that may not be changed (a read-only file, a role without the host
+    // step) refuses the delete before any file goes, and nothing is left half done. Should the commit itself fail
     // after the files went (or the process die there), the host is still enabled with its
     // records missing: the next sync writes them again, and disabling again finishes. The
     // other order (commit, then files) could leave the records of a host the store has
