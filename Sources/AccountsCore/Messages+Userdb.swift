@@ -120,6 +120,13 @@ extension Messages {
       + (left == 1 ? "account or group has" : "accounts or groups have")
       + " no number and no record; widen it with accounts userdb enable --uids FIRST-LAST."
   }
+  /// Accounts or groups made before the store gave numbers, found by a role that may not
+  /// give them (a fleet host's).
+  public static func posixIDsForAdministrator(_ count: Int) -> String {
+    (count == 1 ? "1 account or group has" : "\(count) accounts or groups have")
+      + " no number yet, and this host's role may not give one: the administrator's accounts "
+      + "userdb sync gives them theirs."
+  }
   /// An account without a uid yet.
   public static func noRecordNoUID(_ name: String) -> String {
     "No user record for \(name): it has no uid yet."

@@ -39,6 +39,26 @@ extension PostgresAccess {
     return try decoded { () throws(PGUnreadableValue) in try rows.decode(Int64?.self, 0, 0) }
   }
 
+  func givesPosixIDs() throws(AccountsError) -> Bool {
+    let rows = try query(
+      """
+      SELECT EXISTS (SELECT 1 FROM accounts.userdb_host)
+        OR EXISTS (SELECT 1 FROM accounts.posix_id)
+      """)
+    return try decoded { () throws(PGUnreadableValue) in try rows.decode(Bool.self, 0, 0) }
+  }
+
+  func mayGivePosixIDs() throws(AccountsError) -> Bool {
+    let rows = try query(
+      """
+      SELECT has_table_privilege('accounts.posix_id', 'INSERT')
+        AND has_table_privilege('accounts.home_path', 'INSERT')
+        AND has_column_privilege('accounts.account', 'uid', 'UPDATE')
+        AND has_column_privilege('accounts.account_group', 'gid', 'UPDATE')
+      """)
+    return try decoded { () throws(PGUnreadableValue) in try rows.decode(Bool.self, 0, 0) }
+  }
+
   func homeOwner(_ path: String) throws(AccountsError) -> Int64? {
     let rows = try query("SELECT uid FROM accounts.home_path WHERE path = $1", [.text(path)])
     guard rows.count == 1 else { return nil }

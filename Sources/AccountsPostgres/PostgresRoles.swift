@@ -1,21 +1,22 @@
 import AccountsCore
 
 /// The rights of the two kinds of roles a fleet uses (`accounts store roles`): an administrator
-/// role, which may run every command, and a host role, which may only log people in.
+/// role, which may run every command, and a host role, which may log people in and keep the
+/// host's own user records.
 ///
 /// An administrator role reads and writes every table (the audit log and the uids and gids
 /// given out: reads and appends only), every sequence and every function, but runs no
 /// migration (the schema's owner does, at its first write after an upgrade). A host role writes
-/// no table: it calls the functions of a host's steps (migrations "v5" to "v7", and "v12" for
-/// `2fa enable --begin` and `--confirm`) and reads what those steps read; not the audit log,
-/// not the sessions' token hashes, and the accounts' password hashes only sealed
-/// (`SealedPasswordHash`), and may make no temporary table or type in the database (the right
-/// is taken from PUBLIC: a caller's temporary schema could otherwise stand in for a type a
-/// step names). The schema's owner becomes a member of the host role,
-/// unless it is a superuser or may signal any backend: a step ends a host role's session that
-/// keeps the write turn (migration "v9"), which takes that role's privileges. Running the SQL
-/// again sets the same rights (it revokes what it grants first), so it is also how rights are
-/// brought up to date after an upgrade.
+/// no table: it calls the functions of a host's steps (migrations "v5" to "v7", "v12" for
+/// `2fa enable --begin` and `--confirm`, "v13" for its own `userdb enable` and `disable`) and
+/// reads what those steps and its user records read; not the audit log, not the sessions'
+/// token hashes, and the accounts' password hashes only sealed (`SealedPasswordHash`), and may
+/// make no temporary table or type in the database (the right is taken from PUBLIC: a caller's
+/// temporary schema could otherwise stand in for a type a step names). The schema's owner
+/// becomes a member of the host role, unless it is a superuser or may signal any backend: a
+/// step ends a host role's session that keeps the write turn (migration "v9"), which takes
+/// that role's privileges. Running the SQL again sets the same rights (it revokes what it
+/// grants first), so it is also how rights are brought up to date after an upgrade.
 public enum PostgresRoles {
   /// The functions a host role may call, with their arguments' types.
   static let hostFunctions = [
@@ -53,6 +54,8 @@ public enum PostgresRoles {
     second_factor_confirm(text, bigint, text, timestamptz, integer, bytea, bigint, bytea[], \
     bytea, text, text)
     """,
+    "userdb_host_keep(text, text, timestamptz, integer)",
+    "userdb_host_forget(text, integer)",
   ]
 
   /// The tables a host role reads: what a login, a session, PAM and the user records read.

@@ -221,3 +221,38 @@ extension PostgresStore {
       ], for: .readWrite)
   }
 }
+
+/// A host's own user record settings, each one call of a migration "v13" function.
+extension PostgresStore {
+  public func keepUserdbHost(_ host: UserdbHost) throws(AccountsError) -> String {
+    let (rows, access) = try statement(
+      "SELECT accounts.userdb_host_keep($1, $2, $3::timestamptz, $4::integer)",
+      [.text(host.host), .text(host.folder), PGValue(host.enabledAt), waitMilliseconds],
+      for: .readWrite)
+    return try access.decoded { () throws(PGUnreadableValue) in
+      try rows.decode(String.self, 0, 0)
+    }
+  }
+
+  public func forgetUserdbHost<T>(
+    named host: String, at now: Date, _ body: () throws(AccountsError) -> (T, detail: String?)
+  ) throws(AccountsError) -> T? {
+    // The step and its event in one transaction with the removal of the files, which runs
+    // before the commit (`UserdbFlow.disable`); each statement a call a host role may make.
+    try stepTransaction { access throws(AccountsError) -> T? in
+      let forgotten = try access.query(
+        "SELECT accounts.userdb_host_forget($1, $2::integer)", [.text(host), waitMilliseconds])
+      guard try access.single(Bool.self, forgotten) else { return nil }
+      let (result, detail) = try body()
+      if let detail {
+        try access.query(
+          "SELECT accounts.userdb_event($1, $2::timestamptz, $3::integer, $4, $5)",
+          [
+            .text(UserdbChange.disabled.kind.rawValue), PGValue(now), waitMilliseconds,
+            .text(detail), PGValue(writingHost),
+          ])
+      }
+      return result
+    }
+  }
+}

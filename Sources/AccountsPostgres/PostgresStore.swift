@@ -107,6 +107,17 @@ public final class PostgresStore: AccountRepository {
     return try finishing(db, body(access(db)))
   }
 
+  /// Runs `body` in one transaction that takes no write turn of its own: the host steps it
+  /// calls take it (a host role may not lock the activation row itself).
+  func stepTransaction<T>(_ body: (PostgresAccess) throws(AccountsError) -> T)
+    throws(AccountsError) -> T
+  {
+    _ = try storing { () throws(StoreError) in try opened(for: .readWrite) }
+    let db = try storing { () throws(StoreError) in try connected() }
+    try execute(db, "BEGIN; \(Self.pinnedPath)")
+    return try finishing(db, body(access(db)))
+  }
+
   public func consistencyFacts() throws(AccountsError) -> ConsistencyFacts {
     try read { reader throws(AccountsError) in
       // PostgreSQL checks its own integrity as it writes: only the device is left to judge.

@@ -38,6 +38,19 @@ extension SQLiteReading {
     }
   }
 
+  func givesPosixIDs() throws(AccountsError) -> Bool {
+    try statement(path) {
+      try Bool.fetchOne(
+        db,
+        sql: """
+          SELECT EXISTS (SELECT 1 FROM userdb_host) OR EXISTS (SELECT 1 FROM posix_id)
+          """) ?? false
+    }
+  }
+
+  // Whoever may open the file for writing may number.
+  func mayGivePosixIDs() -> Bool { true }
+
   func homeOwner(_ path: String) throws(AccountsError) -> Int64? {
     try statement(self.path) {
       try Int64.fetchOne(db, sql: "SELECT uid FROM home_path WHERE path = ?", arguments: [path])
@@ -70,6 +83,8 @@ extension EmptyAccountReader {
   }
   func userdbHost(named host: String) -> UserdbHost? { nil }
   func lastPosixID(in range: PosixIDRange) -> Int64? { nil }
+  func givesPosixIDs() -> Bool { false }
+  func mayGivePosixIDs() -> Bool { true }
   func homeOwner(_ path: String) -> Int64? { nil }
   func sshKeys(accountID: Int64) -> [StoredSSHKey] { [] }
 }

@@ -124,3 +124,57 @@ struct LinuxUserContract {
     }
   }
 }
+
+/// A host's own steps and the store's numbering state.
+extension LinuxUserContract {
+  /// A store gives numbers once a host keeps its records (and still after it stopped, once a
+  /// number was given); a host's entry is kept unless it names another folder; forgetting it
+  /// runs the removal inside and logs it, and forgets nothing (running nothing) for a host
+  /// that kept no records.
+  @Test(arguments: Backend.allCases) func hostStepsAndNumbering(_ backend: Backend) throws {
+    let (store, cleanup) = try backend.make()
+    defer { cleanup() }
+    _ = try store.write { writer throws(AccountsError) in
+      try writer.activate(owner: newAccount("alice"), at: noon)
+    }
+    func gives() throws -> Bool {
+      try store.read { reader throws(AccountsError) in try reader.givesPosixIDs() }
+    }
+    #expect(try !gives())
+    #expect(try store.read { reader throws(AccountsError) in try reader.mayGivePosixIDs() })
+    let host = UserdbHost(host: "h1", folder: "/run/userdb", enabledAt: noon)
+    #expect(try store.keepUserdbHost(host) == "/run/userdb")
+    #expect(try gives())
+    var elsewhere = host
+    elsewhere.folder = "/etc/userdb"
+    #expect(try store.keepUserdbHost(elsewhere) == "/run/userdb")
+    #expect(
+      try store.read { reader throws(AccountsError) in try reader.userdbHost(named: "h1") }?
+        .folder == "/run/userdb")
+    var ran = 0
+    let removed = try store.forgetUserdbHost(named: "h1", at: noon) {
+      () throws(AccountsError) -> (Int, detail: String?) in
+      ran += 1
+      return (7, "/run/userdb: 7 removed")
+    }
+    #expect(removed == 7 && ran == 1)
+    let again = try store.forgetUserdbHost(named: "h1", at: noon) {
+      () throws(AccountsError) -> (Int, detail: String?) in
+      ran += 1
+      return (0, nil)
+    }
+    #expect(again == nil && ran == 1)
+    #expect(try !gives())
+    try store.read { reader throws(AccountsError) in
+      var details: [String?] = []
+      try reader.forEachEvent(AuditQuery()) { event throws(AccountsError) in
+        if event.kind == .userdbDisabled { details.append(event.detail) }
+      }
+      #expect(details == ["/run/userdb: 7 removed"])
+    }
+    _ = try store.write { writer throws(AccountsError) in
+      try writer.givePosixID(20000, kind: .group, name: "g", at: noon)
+    }
+    #expect(try gives())
+  }
+}

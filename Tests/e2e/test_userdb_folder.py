@@ -12,7 +12,7 @@ import signal
 import subprocess
 
 from conftest import BIN, PASSWORD, with_program_role
-from constants import POSTGRESQL, ROLES
+from constants import POSTGRESQL
 from userdbhelp import unique, userdb, enable, add, ok, snapshot, check_records
 
 
@@ -65,16 +65,12 @@ def test_disable_after_reset_counts_what_it_removes(activated, tmp_path):
 @contextlib.contextmanager
 def store_refusing_changes(device):
     """The environment of a command run against `device`'s store while that store refuses every
-    change but reads as before, and the sentence the refusal is: in a `pgroles` run the fleet's
-    host role (which may not change the hosts' entries), in another PostgreSQL run a trigger
-    refusing the host entry's delete as the server refuses a role without the right, on SQLite
-    the file made immutable (chattr +i: root may not write it either)."""
+    change but reads as before, and the sentence the refusal is: on PostgreSQL a trigger
+    refusing the host entry's delete as the server refuses a role without the right (a fleet
+    host's role may delete its own entry, through its step), on SQLite the file made immutable
+    (chattr +i: root may not write it either)."""
     denied = "the role has no permission (permission denied for table"
-    if ROLES:
-        uri = device.db.explicit_uri
-        yield (device.env(ACCOUNTS_DATABASE=uri),
-               f"Cannot write the database {uri}: {denied} activation).")
-    elif POSTGRESQL:
+    if POSTGRESQL:
         device.db.execute(
             "CREATE FUNCTION accounts.refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
             "RAISE insufficient_privilege USING MESSAGE = 'permission denied for table "
@@ -143,7 +139,8 @@ def test_disable_removes_the_folder_accounts_made(activated, tmp_path):
     proc = subprocess.run(
         ["unshare", "-m", "sh", "-c", FULL_DISK, "sh", BIN, str(disk), name],
         capture_output=True, text=True, timeout=120,
-        env=with_program_role(["userdb", "enable"], activated.env()))
+        # The administrator's role: the script renames an account too.
+        env=with_program_role(["user", "edit"], activated.env()))
     assert proc.returncode == 0, proc
     output = {step: ((tmp_path / f"disk.{step}.out").read_text(),
                      (tmp_path / f"disk.{step}.err").read_text())
@@ -179,8 +176,8 @@ def test_enable_refuses_an_unsafe_folder(activated, tmp_path):
 
 def test_killed_between_commit_and_records_is_repaired(activated, tmp_path):
     """SIGKILL at the point after the store's commit and before the files (the program stops
-    itself there): the account is stored, its record missing, status tells; the next changing
-    command writes it. The same for sync."""
+    itself there): the account is stored with its uid, its record's 4 files missing, status
+    tells; the next changing command writes them. The same for sync."""
     folder = tmp_path / "rec"
     enable(activated, folder, "24700-24709")
     for repair in (["group", "add", "crew"], ["userdb", "sync"]):
@@ -200,8 +197,7 @@ def test_killed_between_commit_and_records_is_repaired(activated, tmp_path):
         assert activated.account(name)["username"] == name
         assert not (folder / f"{name}.user").exists()
         status = json.loads(ok(userdb(activated, "status", "--json")).stdout)
-        assert (status["behind"], status["skipped"]) == (
-            1, [f"No user record for {name}: it has no uid yet."]), status
+        assert (status["behind"], status["skipped"]) == (4, []), status
         ok(activated.run(*repair))
         check_records(folder)
         assert json.loads((folder / f"{name}.user").read_text())["userName"] == name

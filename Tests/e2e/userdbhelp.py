@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 import uuid
 
-from conftest import PASSWORD
+from conftest import BIN, PASSWORD, Device, Result, with_program_role
 
 RUN_USERDB = pathlib.Path("/run/userdb")
 PBKDF2 = "pbkdf2_sha256$1000$UnicodeSaltXyz9876543$g4MD6bb2teH3Xo/srajDalClWyx/3E2EdVR8qdZ64U0="
@@ -170,3 +170,19 @@ def public_folder():
     folder = pathlib.Path(tempfile.mkdtemp(prefix="userdb-", dir="/tmp"))
     folder.chmod(0o755)
     return folder
+
+
+def on_host(client, host: str, *args, input=None, env=None) -> Result:
+    """`args` run by `client` (a Device or a pgcluster Client) as if on the host `host`: in a
+    UTS namespace of its own (`unshare --uts`) whose host name is `host`, so that several hosts
+    keeping records of one store share this machine; everything else is the client's (a
+    Device's role for the command included)."""
+    if env is None:
+        env = client.env()
+    if isinstance(client, Device):
+        env = with_program_role(args, env)
+    proc = subprocess.run(
+        ["unshare", "--uts", "--", "/bin/sh", "-c", 'hostname "$1" && shift && exec "$@"', "sh",
+         host, BIN, *args], input=input, stdin=subprocess.DEVNULL if input is None else None,
+        capture_output=True, text=True, env=env, cwd=str(client.root), timeout=60)
+    return Result(proc.returncode, proc.stdout, proc.stderr)

@@ -5,11 +5,14 @@ command the administrator role, and how the roles are made."""
 from __future__ import annotations
 
 # What a fleet host may run: logging people in, their own sessions, password and second factor,
-# the PAM paths and the SSH keys sshd asks for. A bare `accounts` is a host's on an activated
-# store (it logs in) and the administrator's on a Public one (it activates): the caller decides.
+# the PAM paths, the SSH keys sshd asks for, and its own user records (`userdb enable` without
+# --uids, which sets the store's range: the administrator's). A bare `accounts` is a host's on an
+# activated store (it logs in) and the administrator's on a Public one (it activates): the
+# caller decides.
 HOST_COMMANDS = frozenset({
     ("status",), ("login",), ("verify",), ("whoami",), ("logout",), ("passwd",), ("2fa",),
-    ("pam-auth",), ("pam-helper",), ("userdb", "ssh-authorized-keys")})
+    ("pam-auth",), ("pam-helper",), ("userdb", "ssh-authorized-keys"), ("userdb", "enable"),
+    ("userdb", "sync"), ("userdb", "status"), ("userdb", "disable")})
 
 
 def role_sql(role: str) -> str:
@@ -23,4 +26,6 @@ def role_sql(role: str) -> str:
 def host_may_run(args) -> bool:
     """Whether the command `args` (without the program's name) is one a host role may run."""
     words = [str(a) for a in args]
+    if words[:2] == ["userdb", "enable"] and any(w.startswith("--uids") for w in words):
+        return False
     return tuple(words[:1]) in HOST_COMMANDS or tuple(words[:2]) in HOST_COMMANDS

@@ -95,6 +95,16 @@ public protocol AccountRepository: AnyObject {
   /// Logs a change of this host's user records.
   func recordUserdbChange(_ change: UserdbChange, at now: Date, detail: String)
     throws(AccountsError)
+  /// Keeps `host` as a host with user records of this store (its entry's time renewed), in
+  /// one transaction, unless the host keeps them in another folder already; returns the folder
+  /// its entry names (another one: nothing changed). The defaults are in UserdbSteps.swift.
+  func keepUserdbHost(_ host: UserdbHost) throws(AccountsError) -> String
+  /// Forgets the host named `host` and runs `body` (the removal of its files) in the same
+  /// transaction, before it commits, logging `userdb_disabled` with the detail `body` gives
+  /// (nil: nothing logged); nil, with `body` not run, when the host kept no records.
+  func forgetUserdbHost<T>(
+    named host: String, at now: Date, _ body: () throws(AccountsError) -> (T, detail: String?)
+  ) throws(AccountsError) -> T?
 }
 
 /// What the flows read.
@@ -163,6 +173,11 @@ public protocol AccountReader {
   func userdbHost(named host: String) throws(AccountsError) -> UserdbHost?
   /// The highest uid or gid ever given within `range`; nil when none was.
   func lastPosixID(in range: PosixIDRange) throws(AccountsError) -> Int64?
+  /// True when the store gives accounts and groups their numbers as they are made: once a
+  /// host keeps its user records, or any number was given.
+  func givesPosixIDs() throws(AccountsError) -> Bool
+  /// True when this connection may give numbers (a fleet host's role may not).
+  func mayGivePosixIDs() throws(AccountsError) -> Bool
   /// The uid the home folder `path` was given to; nil when no account was ever given it.
   func homeOwner(_ path: String) throws(AccountsError) -> Int64?
   /// The account's SSH keys, oldest first.

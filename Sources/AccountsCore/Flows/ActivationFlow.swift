@@ -14,14 +14,19 @@ public enum ActivationFlow {
     if try env.isActivated() { throw .alreadyActivated }
     let account = try AccountForm.ask(env, options: options)
     let store = try env.writableStore()
-    try store.write { writer throws(AccountsError) in
+    let said = try store.write { writer throws(AccountsError) -> [String] in
       let owner = try writer.activate(owner: account, at: env.now())
       try writer.setTally(nil, key: owner.usernameKey, at: env.now())
       try writer.append(
         AuditRecord(
           .activation, at: env.now(), username: owner.username, usernameKey: owner.usernameKey))
+      // A store that gives numbers already (a host kept its records before a reset).
+      var numbers = try PosixIDGiver(env, writer: writer, at: env.now())
+      try numbers.number(owner, writer: writer)
+      return numbers.said
     }
     env.console.output(Messages.activated(account.username))
+    said.forEach(env.console.message)
     return account.username
   }
 }

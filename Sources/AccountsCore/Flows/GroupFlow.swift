@@ -10,15 +10,19 @@ public enum GroupFlow {
   {
     guard GroupNameRules.isValid(name) else { throw .invalidGroupName(name) }
     let store = try env.existingStore()
-    try store.write { writer throws(AccountsError) in
+    let numbered = try store.write { writer throws(AccountsError) -> [String] in
       try writer.requireActivated()
       if try writer.group(named: name) != nil { throw .groupNameTaken(name) }
       let now = env.now()
-      _ = try writer.insertGroup(named: name, at: now)
+      let group = try writer.insertGroup(named: name, at: now)
+      var numbers = try PosixIDGiver(env, writer: writer, at: now)
+      try numbers.number(group, writer: writer)
       try writer.append(AuditRecord(.groupAdded, at: now, detail: Messages.detailGroup(name)))
+      return numbers.said
     }
     let said = Messages.groupAdded(name)
     env.console.output(said)
+    numbered.forEach(env.console.message)
     return said
   }
 

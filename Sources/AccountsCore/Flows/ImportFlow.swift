@@ -103,6 +103,7 @@ public enum ImportFlow {
     do {
       try store.write { writer throws(AccountsError) in
         state.keepsUserRecords = try writer.userdbHost(named: env.hostName) != nil
+        state.numbers = try PosixIDGiver(env, writer: writer, at: now)
         do throws(AccountsError) {
           try Parser(format: format, input: input, emailDomain: domain).each {
             item throws(AccountsError) in
@@ -129,6 +130,7 @@ public enum ImportFlow {
       return state.summary
     }
     env.console.output(Messages.imported(state.summary.imported, name: options.name))
+    state.numbers?.said.forEach(env.console.message)
     if state.summary.skippedCount > 0 {
       env.console.output(
         Messages.importSkipped(state.summary.skippedCount, names: state.summary.skipped))
@@ -205,6 +207,8 @@ struct ImportState {
   /// True when this host keeps user records of the store: a name the system knows is refused,
   /// as `user add` refuses it.
   var keepsUserRecords = false
+  /// Gives each account stored its uid, when the store gives numbers.
+  var numbers: PosixIDGiver?
   var entries = 0
   /// The id the first account of this import got (ids grow by one per insert).
   var firstID: Int64?
@@ -255,6 +259,8 @@ struct ImportState {
         let account = accounts[next]
         if let id = ids[next] {
           inserted(id)
+          try numbers?.number(
+            accountID: id, username: account.username, home: account.home, writer: writer)
         } else {
           refused(account, heldBy: try writer.account(key: account.usernameKey)?.id)
         }

@@ -44,7 +44,13 @@ enum LinuxUser {
   static func giveHome(to account: Account, uid: Int64, writer: any AccountWriter, at date: Date)
     throws(AccountsError) -> String
   {
-    let wanted = account.homeDirectory
+    try giveHome(account.homeDirectory, uid: uid, writer: writer, at: date)
+  }
+
+  /// `giveHome(to:…)` for an account that wants the home folder `wanted`.
+  static func giveHome(_ wanted: String, uid: Int64, writer: any AccountWriter, at date: Date)
+    throws(AccountsError) -> String
+  {
     if try writer.giveHome(wanted, uid: uid, at: date) { return wanted }
     for count in 1...100 {
       let candidate = wanted + "-\(uid)" + (count == 1 ? "" : "-\(count)")

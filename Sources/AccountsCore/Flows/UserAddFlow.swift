@@ -2,7 +2,8 @@
 public enum UserAddFlow {
   /// Asks for the Activation Form's fields (flags skip prompts), with its rules and messages,
   /// and stores the account, a member of `groups` (each must exist: checked before the form
-  /// and again in the write), expiring at `expiry`; returns its user name.
+  /// and again in the write), expiring at `expiry`, with its uid when the store gives numbers;
+  /// returns its user name.
   @discardableResult
   public static func run(
     _ env: AccountsEnvironment, options: ActivationOptions, groups: [String] = [],
@@ -22,7 +23,7 @@ public enum UserAddFlow {
     account.shell = shell
     let systemNames = LinuxUser.systemNamesLike(account.username, env: env)
     let store = try env.writableStore()
-    try store.write { writer throws(AccountsError) in
+    let said = try store.write { writer throws(AccountsError) -> [String] in
       try writer.requireActivated()
       if try writer.account(key: account.usernameKey) != nil {
         throw .usernameTaken(account.username)
@@ -36,8 +37,12 @@ public enum UserAddFlow {
           .accountAdded, at: now, username: added.username, usernameKey: added.usernameKey,
           detail: expiry.date.map { Messages.detailExpiry(Timestamp.string(from: $0)) }))
       _ = try GroupFlow.join(added, groups: groups, writer: writer, at: now)
+      var numbers = try PosixIDGiver(env, writer: writer, at: now)
+      try numbers.number(added, writer: writer)
+      return numbers.said
     }
     env.console.output(Messages.accountAdded(account.username))
+    said.forEach(env.console.message)
     return account.username
   }
 }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 
-/// `accounts userdb enable|disable|sync|status` (administrator, as root): accounts as Linux users.
+/// `accounts userdb enable|disable|sync|status` (as root; a fleet host's role may run them, but
+/// for `enable --uids`): accounts as Linux users.
 ///
 /// The store's accounts and groups become Linux users and groups through systemd's JSON user
 /// records in a drop-in folder that `libnss-systemd` reads. The same work runs after every
@@ -22,31 +23,43 @@ public enum UserdbFlow {
     public var changes = UserRecordChanges()
     /// Why some accounts or groups have no record: one sentence each.
     public var skipped: [String] = []
-    /// Accounts and groups without a number yet (the next sync gives them one).
+    /// Accounts and groups without a number yet (the next sync gives them one, if its role may).
     public var unnumbered = 0
+    /// False when this role may not give numbers (a fleet host's): the accounts and groups
+    /// without one are the administrator's to number, and no sync here is behind for them.
+    public var mayNumber = true
     /// Accounts given a home other than the one they named (another account's before): one
     /// sentence each, also among `skipped`.
     public var homesMoved: [String] = []
 
     /// How far the folder is behind the store: files to write or remove, and accounts and
     /// groups still to number.
-    public var behind: Int { changes.written.count + changes.removed.count + unnumbered }
+    public var behind: Int {
+      changes.written.count + changes.removed.count + (mayNumber ? unnumbered : 0)
+    }
   }
 
   /// Turns records on for this host: in `folder` (default `/etc/userdb`), from `range` (which
-  /// becomes the store's for every host) if given; then syncs.
+  /// becomes the store's for every host: the administrator's) if given; then syncs.
+  ///
+  /// Without `range` only this host's own entry is written (`keepUserdbHost`), which a fleet
+  /// host's role may do.
   public static func enable(_ env: AccountsEnvironment, folder: String?, range: PosixIDRange?)
     throws(AccountsError) -> Outcome
   {
     let folder = try checkedFolder(folder ?? LinuxUserDefaults.folder)
     let store = try env.writableStore()
-    try store.write { writer throws(AccountsError) in
-      if let existing = try writer.userdbHost(named: env.hostName), existing.folder != folder {
-        throw .userdbFolderInUse(host: env.hostName, folder: existing.folder)
+    if let range {
+      try store.write { writer throws(AccountsError) in
+        if let existing = try writer.userdbHost(named: env.hostName), existing.folder != folder {
+          throw .userdbFolderInUse(host: env.hostName, folder: existing.folder)
+        }
+        try writer.setPosixIDRange(range)
       }
-      if let range { try writer.setPosixIDRange(range) }
-      try writer.setUserdbHost(UserdbHost(host: env.hostName, folder: folder, enabledAt: env.now()))
     }
+    let kept = try store.keepUserdbHost(
+      UserdbHost(host: env.hostName, folder: folder, enabledAt: env.now()))
+    guard kept == folder else { throw .userdbFolderInUse(host: env.hostName, folder: kept) }
     guard let outcome = try run(env, dryRun: false) else {
       throw .userdbNotEnabled(host: env.hostName)
     }
@@ -65,33 +78,30 @@ public enum UserdbFlow {
     guard let store = try env.readableStore(), let folders = env.userRecords else {
       throw .userdbNotEnabled(host: env.hostName)
     }
-    let (settings, host) = try store.read { reader throws(AccountsError) in
-      (try reader.userdbSettings(), try reader.userdbHost(named: env.hostName))
+    let (settings, host, quiet) = try store.read { reader throws(AccountsError) in
+      (
+        try reader.userdbSettings(), try reader.userdbHost(named: env.hostName),
+        try holdsNothing(reader)
+      )
     }
     guard let host else { throw .userdbNotEnabled(host: env.hostName) }
     // The folder's lock before the store's, as every sync takes them.
     let session = try folders.open(host.folder, storeID: settings.storeID, create: false)
     defer { session?.close() }
     // The host is forgotten first and the files removed inside that same transaction, before
-    // its commit: a store that may not be changed (a host role, a read-only file) refuses the
-    // delete before any file goes, and nothing is left half done. Should the commit itself fail
+    // its commit: a store that may not be changed (a read-only file, a role without the host
+    // step) refuses the delete before any file goes, and nothing is left half done. Should the commit itself fail
     // after the files went (or the process die there), the host is still enabled with its
     // records missing: the next sync writes them again, and disabling again finishes. The
     // other order (commit, then files) could leave the records of a host the store has
     // forgotten, which no later command would remove. Its event is written in it too.
-    return try env.writableStore().write { writer throws(AccountsError) in
-      guard try writer.removeUserdbHost(named: env.hostName) else {
-        throw .userdbNotEnabled(host: env.hostName)
-      }
+    let removal = try env.writableStore().forgetUserdbHost(named: env.hostName, at: env.now()) {
+      () throws(AccountsError) -> (UserRecordRemoval, detail: String?) in
       let removal = try session?.removeAll() ?? UserRecordRemoval()
-      if try !holdsNothing(writer) {
-        try writer.append(
-          AuditRecord(
-            UserdbChange.disabled.kind, at: env.now(),
-            detail: Messages.detailUserdbDisabled(host.folder, removal)))
-      }
-      return (host.folder, removal)
+      return (removal, quiet ? nil : Messages.detailUserdbDisabled(host.folder, removal))
     }
+    guard let removal else { throw .userdbNotEnabled(host: env.hostName) }
+    return (host.folder, removal)
   }
 
   /// Rebuilds this host's records from the store.
@@ -175,8 +185,11 @@ public enum UserdbFlow {
     guard let folders = env.userRecords,
       let store = try dryRun ? env.readableStore() : env.storeForChange()
     else { return nil }
-    let (settings, found) = try store.read { reader throws(AccountsError) in
-      (try reader.userdbSettings(), try reader.userdbHost(named: env.hostName))
+    let (settings, found, mayNumber) = try store.read { reader throws(AccountsError) in
+      (
+        try reader.userdbSettings(), try reader.userdbHost(named: env.hostName),
+        try reader.mayGivePosixIDs()
+      )
     }
     guard let host = found else { return nil }
     var outcome = Outcome(host: host, range: settings.range)
@@ -184,7 +197,7 @@ public enum UserdbFlow {
     // reads the later state.
     let session = try folders.open(host.folder, storeID: settings.storeID, create: !dryRun)
     defer { session?.close() }
-    if !dryRun {
+    if !dryRun && mayNumber {
       let given = try giveNumbers(env, store: store, range: settings.range)
       outcome.homesMoved = given.homesMoved
       outcome.skipped += given.homesMoved + given.usedUp
@@ -196,6 +209,10 @@ public enum UserdbFlow {
     outcome.groups = built.groups
     outcome.skipped += built.skipped
     outcome.unnumbered = built.unnumbered
+    if !mayNumber && built.unnumbered > 0 {
+      outcome.mayNumber = false
+      outcome.skipped.append(Messages.posixIDsForAdministrator(built.unnumbered))
+    }
     if let session {
       outcome.changes = try session.apply(built.files, dryRun: dryRun)
     } else {

@@ -17,10 +17,11 @@ extension AccountsCommand.StoreCommand {
       abstract: "Print (or, with --apply, run) the SQL that gives a PostgreSQL store's "
         + "administrator role and fleet host role their rights.",
       discussion: """
-        The administrator role may run every command. The host role may only log people in: \
-        status, login, verify, whoami, logout, passwd and the PAM paths, each through a \
-        function of the store's; it may write no table and read neither the audit log nor the \
-        sessions' tokens. Both roles must exist (CREATE ROLE … LOGIN, with the password or \
+        The administrator role may run every command. The host role may only log people in \
+        and keep the host's own user records: status, login, verify, whoami, logout, passwd, \
+        the PAM paths and userdb enable (without --uids), sync, status and disable, each \
+        through a function of the store's; it may write no table (no uid, no range) and read \
+        neither the audit log nor the sessions' tokens. Both roles must exist (CREATE ROLE … LOGIN, with the password or \
         certificate your server's pg_hba.conf asks for) and neither may own the store. \
         Without --apply the SQL is printed for a DBA to review and run (psql -f); with it, \
         the schema's owner runs it on the --database store in one transaction. Run it again \

@@ -10,8 +10,8 @@ extension AccountsCommand {
         "Make the accounts Linux users: enable, disable, sync, status, ssh-authorized-keys.",
       discussion: """
         Writes systemd's JSON user and group records (no hash, no secret) into a drop-in folder \
-        that libnss-systemd serves to getent, id, login, su and sshd. For administrators, as \
-        root. Each host keeps its own folder (by host name, kept in the store); every command \
+        that libnss-systemd serves to getent, id, login, su and sshd. As root; a fleet host's \
+        role may run them (but enable --uids). Each host keeps its own folder (by host name, kept in the store); every command \
         that changes an account, a group or an SSH key brings this host's records up to date, \
         and sync rebuilds them (hosts sharing a PostgreSQL store run it at boot and on a timer).
         """,

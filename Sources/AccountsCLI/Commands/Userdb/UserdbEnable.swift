@@ -10,9 +10,11 @@ extension AccountsCommand {
       discussion: """
         --folder (default /etc/userdb; libnss-systemd also reads /run/userdb) is created mode \
         0755 when missing, and removed again by disable. --uids sets the store's range for \
-        every host (default 20000-29999, within 1000-59999): accounts and groups get the next \
-        free number of it when their first record is made, never one this system already \
-        knows nor one given before (not even to a removed account). Run as root.
+        every host (default 20000-29999, within 1000-59999; the administrator's role only): \
+        once any host keeps records, accounts and groups get the next free number of it when \
+        they are made, wherever that runs (those made before, at this enable or a sync), \
+        never one the system making them knows nor one given before (not even to a removed \
+        account). Without --uids a fleet host's role may run it. Run as root.
         """)
 
     @Option(

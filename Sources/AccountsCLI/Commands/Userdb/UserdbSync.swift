@@ -9,7 +9,8 @@ extension AccountsCommand {
       abstract: "Rebuild this host's user records from the store.",
       discussion: """
         Writes what differs, removes what the store no longer has, gives numbers to accounts \
-        and groups without one. Run as root, at boot and on a timer where hosts share a store.
+        and groups without one (made before the store gave numbers; a fleet host's role may \
+        not: it says so). Run as root, at boot and on a timer where hosts share a store.
         """)
 
     @OptionGroup var global: GlobalOptions
