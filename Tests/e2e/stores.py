@@ -59,9 +59,9 @@ class PostgresCluster:
 
     A test's store starts as a copy of a template database in which the program made its
     schema once (per process: an xdist worker's template is its own, so no other session is
-    connected to it while it is copied), the store's own identity then drawn anew; a test
-    marked `empty_database` gets empty databases instead, where the program makes the schema
-    at its first write (the tests about that first use)."""
+    connected to it while it is copied, as CREATE DATABASE … TEMPLATE needs), the store's own
+    identity then drawn anew; a test marked `empty_database` gets empty databases instead,
+    where the program makes the schema at its first write (the tests about that first use)."""
 
     def __init__(self):
         self._admin = None
@@ -86,8 +86,9 @@ class PostgresCluster:
         naming roles that do not exist: the schema is made and committed, then the rights stop
         at the first missing role and nothing is granted), and it is checked current."""
         if self._template is None:
-            name = "acc_template_" + os.environ.get("PYTEST_XDIST_WORKER", "main")
-            self.admin().execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            # Named by worker and at random: runs sharing a cluster never copy another's.
+            worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+            name = f"acc_template_{worker}_{secrets.token_hex(4)}"
             self.admin().execute(f'CREATE DATABASE "{name}"')
             env = {k: v for k, v in os.environ.items() if not k.startswith("ACCOUNTS_")}
             env["ACCOUNTS_DATABASE"] = f"postgresql:///{name}"
