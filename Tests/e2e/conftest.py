@@ -6,7 +6,9 @@ a test asks for the real count) ACCOUNTS_PBKDF2_ITERATIONS=1000 so new hashes ar
 The store is chosen by ACCOUNTS_TEST_BACKEND: `sqlite` (the default) gives every device
 a database file; `postgresql` gives it a fresh database on the cluster the PG* variables name
 (`eval "$(Scripts/postgres env DIR)"`), created at setup and dropped at teardown, and named to the
-binary as `postgresql:///acc_<random>` (libpq takes the host, port and user from PG*). Tests about
+binary as `postgresql:///acc_<random>` (libpq takes the host, port and user from PG*): a copy of
+a template in which the program made its schema once, with an identity of its own, or an empty
+database for the tests marked `empty_database` (about a store not made yet). Tests about
 the SQLite file itself are marked `sqlite_only` and deselected in a postgresql run (never skipped).
 `pgbouncer` is the postgresql run through the pooler; `pgroles` is the postgresql run with the
 program connecting as a fleet's roles (`accounts store roles`): the commands a host may run as
@@ -54,9 +56,10 @@ __all__ = [
 
 
 @pytest.fixture(autouse=True)
-def _drop_test_databases():
+def _drop_test_databases(request):
     """Drops every PostgreSQL database the test made (its devices' and new_store's), whatever
     its clients left connected."""
+    CLUSTER.empty = request.node.get_closest_marker("empty_database") is not None
     yield
     while _CREATED:
         CLUSTER.drop(_CREATED.pop())
@@ -104,6 +107,10 @@ def pytest_configure(config):
         "databases on the cluster); deselected when ACCOUNTS_TEST_BACKEND=sqlite, so that they "
         "run once")
     config.addinivalue_line(
+        "markers", "empty_database: in a PostgreSQL run the test's stores start as empty "
+        "databases (the program makes its schema at the first write), not as copies of the "
+        "schema the program made once: the tests about that first use")
+    config.addinivalue_line(
         "markers", "front_end: about what the program does before and after its store (arguments, "
         "the terminal, input and its refusals, signals, start-up, the cost of an answer, the "
         "install): the same code whichever store is named, so it runs once, in the sqlite run")
@@ -145,5 +152,7 @@ def postgresql_reachable():
     if ROLES:
         CLUSTER.make_roles()
     yield
+    if POSTGRESQL:
+        CLUSTER.drop_template()
     if CLUSTER._admin is not None:
         CLUSTER._admin.close()

@@ -1,6 +1,7 @@
 """A test's store, where the binary keeps its data: an SQLite file, or in a postgresql run a fresh
-database on the cluster the PG* variables name (made through psycopg, dropped at the test's
-end); reads and writes that take the same SQL on both."""
+database on the cluster the PG* variables name (made through psycopg, a copy of the schema the
+program made once, or empty for a test marked `empty_database`; dropped at the test's end);
+reads and writes that take the same SQL on both."""
 
 from __future__ import annotations
 
@@ -47,12 +48,26 @@ def _plain(value):
     return value
 
 
+# Roles that never exist: `store roles --apply` naming them makes the schema (the program's own
+# first write, as the owner) and then stops, granting nothing (PostgresCluster.template).
+ABSENT_ADMIN, ABSENT_HOST = "accounts_e2e_no_admin", "accounts_e2e_no_host"
+
+
 class PostgresCluster:
     """The cluster the PG* variables name: one autocommit connection to its `postgres` database
-    makes and drops the tests' databases."""
+    makes and drops the tests' databases.
+
+    A test's store starts as a copy of a template database in which the program made its
+    schema once (per process: an xdist worker's template is its own, so no other session is
+    connected to it while it is copied, as CREATE DATABASE … TEMPLATE needs), the store's own
+    identity then drawn anew; a test marked `empty_database` gets empty databases instead,
+    where the program makes the schema at its first write (the tests about that first use)."""
 
     def __init__(self):
         self._admin = None
+        self._template = None
+        # Whether the current test's stores start empty (its `empty_database` mark).
+        self.empty = False
 
     def admin(self):
         if self._admin is None or self._admin.closed:
@@ -65,9 +80,50 @@ class PostgresCluster:
         import psycopg
         return psycopg.connect(dbname=name, options="-c search_path=accounts")
 
+    def template(self) -> str:
+        """The database the tests' stores are copied from, made at this process's first copy:
+        the program makes its schema there, as its first write does (`store roles --apply`
+        naming roles that do not exist: the schema is made and committed, then the rights stop
+        at the first missing role and nothing is granted), and it is checked current."""
+        if self._template is None:
+            # Named by worker and at random: runs sharing a cluster never copy another's.
+            worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+            name = f"acc_template_{worker}_{secrets.token_hex(4)}"
+            self.admin().execute(f'CREATE DATABASE "{name}"')
+            env = {k: v for k, v in os.environ.items() if not k.startswith("ACCOUNTS_")}
+            env["ACCOUNTS_DATABASE"] = f"postgresql:///{name}"
+            proc = subprocess.run(
+                [BIN, "store", "roles", "--admin", ABSENT_ADMIN, "--host", ABSENT_HOST,
+                 "--apply"], stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env,
+                timeout=60)
+            assert (proc.returncode, proc.stdout, proc.stderr) == (
+                3, "", f"The database postgresql:///{name} failed: the role "
+                f'"{ABSENT_ADMIN}" does not exist: create it first.\n'), proc
+            with self.connect(name) as db:
+                found = {row[0] for row in db.execute("SELECT identifier FROM schema_migration")}
+            assert found == POSTGRES_MIGRATIONS, found
+            self._template = name
+        return self._template
+
+    def drop_template(self):
+        if self._template is not None:
+            self.admin().execute(f'DROP DATABASE IF EXISTS "{self._template}" WITH (FORCE)')
+            self._template = None
+
     def create(self) -> "PostgresStore":
         name = "acc_" + secrets.token_hex(8)
-        self.admin().execute(f'CREATE DATABASE "{name}"')
+        if self.empty:
+            self.admin().execute(f'CREATE DATABASE "{name}"')
+        else:
+            # FILE_COPY copies the template's files (and checkpoints) instead of writing every
+            # page of it to the WAL: the cheaper of the two for the server.
+            self.admin().execute(
+                f'CREATE DATABASE "{name}" TEMPLATE "{self.template()}" STRATEGY FILE_COPY')
+            # The store's own identity (its userdb manifests are named by it), drawn as the
+            # schema's migration draws it: no two stores share the template's.
+            with self.connect(name) as db:
+                db.execute("UPDATE userdb_setting SET store_id = "
+                           "md5(random()::text || clock_timestamp()::text)")
         store = PostgresStore(self, name)
         _CREATED.append(store)
         return store

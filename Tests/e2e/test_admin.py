@@ -12,6 +12,7 @@ ALREADY_PUBLIC = "This device is already Public; nothing to reset."
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 
+@pytest.mark.empty_database
 def test_reset_public_device(device):
     """reset on a Public device says so and exits 0."""
     result = device.run("reset", input="")

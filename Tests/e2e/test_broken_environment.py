@@ -154,6 +154,7 @@ def test_newer_schema(tmp_path, args):
     assert snapshot(target) == before
 
 
+@pytest.mark.empty_database
 def test_foreign_database(tmp_path):
     """Another program's SQLite file is not taken over."""
     target = new_store(tmp_path / "other.sqlite3")

@@ -11,6 +11,10 @@ import pytest
 
 from conftest import BIN, form
 
+# The tests here run the program on a device whose store does not exist yet (on PostgreSQL an
+# empty database), refusals and read-only commands that must leave it so.
+pytestmark = pytest.mark.empty_database
+
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 

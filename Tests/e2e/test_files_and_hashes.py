@@ -110,6 +110,7 @@ def test_bare_from_pipe_empty_answer_is_yes(device):
     assert device.status()["state"] == "Activated"
 
 
+@pytest.mark.empty_database
 def test_bare_from_pipe_no(device):
     """`n` from a pipe cancels: exit 1, nothing stored."""
     result = device.run(input="n\n" + form())
@@ -119,6 +120,7 @@ def test_bare_from_pipe_no(device):
     device.assert_nothing_stored()
 
 
+@pytest.mark.empty_database
 def test_bare_from_pipe_invalid_form(device):
     """A failing form in the bare command from a pipe exits 1 and stores nothing."""
     result = device.run(input="y\n" + form(password="short"))
@@ -127,6 +129,7 @@ def test_bare_from_pipe_invalid_form(device):
     device.assert_nothing_stored()
 
 
+@pytest.mark.empty_database
 def test_bare_from_pipe_input_ends(device):
     """Input ending in the middle of the bare command's form stores nothing, exit 1."""
     result = device.run(input="y\nalice\n")
@@ -152,6 +155,7 @@ def test_bare_flow_input_ends_at_login_after_activation(device):
     assert device.status()["state"] == "Activated"
 
 
+@pytest.mark.empty_database
 def test_input_ends_at_the_question(device):
     result = device.run(input="")
     assert result.err_lines == [

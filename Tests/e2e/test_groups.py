@@ -75,6 +75,7 @@ def test_add_names_within_the_rules(activated, name):
     add_groups(activated, name)
 
 
+@pytest.mark.empty_database
 def test_add_on_public_device_and_without_database(device):
     """On a Public device: activate first (exit 1); where no database exists: exit 1, nothing
     made."""
@@ -104,6 +105,7 @@ def test_list_text_and_json(activated):
         ("_ops", 0), ("staff", 0), ("wheel", 2)]
 
 
+@pytest.mark.empty_database
 def test_list_with_no_group_or_no_database(device):
     """Nothing printed, exit 0, where there is no group or no database."""
     result = group(device, "list")

@@ -251,6 +251,7 @@ def test_text_lines_match_json(device):
         assert text.out_lines == expected
 
 
+@pytest.mark.empty_database
 def test_filters_on_a_missing_database(device):
     """Filters on a device with no database print nothing, exit 0, and create nothing."""
     result = device.run("log", "--user", "bob", "--event", "login_failure", "--since", "7d",

@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 
+import pytest
+
 from conftest import (BIN, INVALID, PASSWORD, USERNAME, WRONG_PASSWORD, Result, form,
                       with_program_role)
 from pamhelp import pam_auth, pam_env, silent
@@ -75,6 +77,7 @@ def test_log_host_filter(device):
         "")
 
 
+@pytest.mark.empty_database
 def test_log_host_empty_is_a_usage_error(device):
     """`log --host ""`: exit 2, the reason on stderr, nothing on stdout."""
     result = device.run("log", "--host", "")

@@ -4,6 +4,8 @@ import datetime
 import re
 import resource
 
+import pytest
+
 from conftest import (FULL_NAME, INVALID, NOT_ACTIVATED, PASSWORD, TOO_MANY, USERNAME,
                       WRONG_PASSWORD, form, store_execute)
 
@@ -92,6 +94,7 @@ def test_unknown_and_known_lockout_look_alike(activated):
     assert [shape(r) for r in five("mallory")] == [shape(r) for r in five("alice")]
 
 
+@pytest.mark.empty_database
 def test_login_on_public_device(device):
     """login on a Public device says to run activate, exit 1, and creates no database."""
     result = device.login()
@@ -276,6 +279,7 @@ def test_first_login_counts_failures_since_activation(activated):
         f"Welcome back {FULL_NAME}!", "1 failed attempt since activation"]
 
 
+@pytest.mark.empty_database
 def test_unlock_on_a_missing_database_creates_nothing(device):
     result = device.run("unlock", USERNAME)
     assert (result.code, result.stdout) == (1, "")

@@ -179,6 +179,7 @@ def test_input_ends_early_changes_nothing(activated):
     assert activated.login().code == 0
 
 
+@pytest.mark.empty_database
 def test_public_device(device):
     """passwd on a Public device says to activate first, exit 1."""
     result = passwd(device)

@@ -114,6 +114,7 @@ def test_session_list_empty(two):
     assert (result.code, result.stdout, result.stderr) == (0, HEADER + "\n", "")
 
 
+@pytest.mark.empty_database
 def test_session_list_without_database(device):
     """No database: header only / nothing, exit 0, and no database made."""
     result = device.run("session", "list")

@@ -32,6 +32,7 @@ def test_fast_and_parsed_paths_agree(activated, json_flag):
     (["status", "--database"], 2),
     (["status", "--help"], 0),
 ], ids=["unknown-flag", "missing-value", "help"])
+@pytest.mark.empty_database
 def test_anything_else_goes_through_the_parser(device, args, code):
     """Unusual forms fall back to the argument parser: its usage errors and help."""
     result = device.run(*args)
@@ -43,6 +44,7 @@ def test_anything_else_goes_through_the_parser(device, args, code):
         assert "Usage: accounts" in result.stderr
 
 
+@pytest.mark.empty_database
 def test_repeated_flag_is_parsed_like_the_parser_does(device):
     """A repeated --json is left to the parser, which accepts it: same answer as one --json."""
     once = device.run("status", "--json")
@@ -50,6 +52,7 @@ def test_repeated_flag_is_parsed_like_the_parser_does(device):
     assert (once.code, once.stdout) == (twice.code, twice.stdout) == (0, once.stdout)
 
 
+@pytest.mark.empty_database
 def test_version_fast_path_answers_as_the_parser(device):
     """`accounts --version` skips the argument parser; with another option it goes through the
     parser: the same output and exit code either way."""

@@ -63,6 +63,7 @@ def test_add_on_public_device(device):
     assert "account_added" not in kinds(device)
 
 
+@pytest.mark.empty_database
 def test_add_without_database_creates_nothing(device):
     """user add where no database exists refuses, exit 1, and creates no file."""
     result = device.run("user", "add", input=bob_lines())

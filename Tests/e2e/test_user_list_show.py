@@ -94,6 +94,7 @@ def test_list_json_locked_and_disabled(activated):
 
 @pytest.mark.parametrize("args", [["user", "list"], ["user", "list", "--json"]],
                          ids=["text", "json"])
+@pytest.mark.empty_database
 def test_list_public_device_prints_nothing(device, args):
     """On a Public device, with or without a database, user list prints nothing, exit 0."""
     result = device.run(*args)

@@ -13,7 +13,7 @@ import tempfile
 
 import pytest
 
-from conftest import BIN, PASSWORD
+from conftest import BIN, PASSWORD, Device, store_query
 from device import with_program_role
 from userdbhelp import add, enable, ok, sshd_line, userdb
 
@@ -119,3 +119,16 @@ def test_status_says_whether_sshd_would_run_the_program(activated, tmp_path):
     finally:
         shutil.rmtree(safe, ignore_errors=True)
     ok(userdb(activated, "disable"))
+
+
+def test_each_store_draws_an_identity_of_its_own(tmp_path):
+    """Two stores draw two identities (what names their records' manifest in a host's folder),
+    whatever the store: on PostgreSQL every test's database is a copy of one template, each
+    copy given an identity of its own (stores.py)."""
+    identities = set()
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        device = Device(tmp_path / name)
+        device.activate()
+        identities.add(store_query(device.db, "SELECT store_id FROM userdb_setting")[0][0])
+    assert len(identities) == 2, identities

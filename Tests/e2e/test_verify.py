@@ -104,6 +104,7 @@ def test_second_account(activated):
     assert silent(verify(activated, BOB, PASSWORD)) == 1
 
 
+@pytest.mark.empty_database
 def test_public_device(device):
     """On a Public device verify prints its one sentence, exit 1, and creates no database."""
     result = verify(device)

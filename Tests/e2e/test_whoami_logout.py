@@ -4,6 +4,8 @@ or of every session of the account."""
 import json
 import re
 
+import pytest
+
 from conftest import BOB, BOB_FULL_NAME, BOB_PASSWORD, FULL_NAME, USERNAME
 from sessionhelp import (Client, LOGGED_OUT, WHOAMI_KEYS, assert_asks_to_log_in,  # noqa: F401
                          assert_not_logged_in, bare, durations, events, expire_absolutely,
@@ -70,6 +72,7 @@ def test_whoami_not_logged_in(activated):
     assert (result.code, result.stdout) == (1, '{"loggedIn":false}\n'), result
 
 
+@pytest.mark.empty_database
 def test_whoami_without_database(device):
     """No database at all: not logged in, and no database is made."""
     assert_not_logged_in(whoami(device))
@@ -80,6 +83,7 @@ def test_whoami_without_database(device):
     assert not device.db.exists()
 
 
+@pytest.mark.empty_database
 def test_whoami_with_a_session_file_but_no_database(device):
     """A session file naming a database that is not there: not logged in, nothing made."""
     device.session_file.parent.mkdir(mode=0o700)
