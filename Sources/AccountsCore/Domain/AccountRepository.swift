@@ -167,6 +167,16 @@ public protocol AccountReader {
   func homeOwner(_ path: String) throws(AccountsError) -> Int64?
   /// The account's SSH keys, oldest first.
   func sshKeys(accountID: Int64) throws(AccountsError) -> [StoredSSHKey]
+  /// The store's change counter: one more, in the same transaction, for every change of a row
+  /// a user record reads (accounts, groups, memberships, SSH keys).
+  func userdbGeneration() throws(AccountsError) -> Int64
+  /// The accounts and groups (ids, removed ones included) whose last change came after the
+  /// counter's value `generation`.
+  func userdbChanges(after generation: Int64) throws(AccountsError) -> UserdbChangeSet
+  /// True when some account has no uid or some group no gid yet.
+  func hasUnnumbered() throws(AccountsError) -> Bool
+  /// The group whose id is `id`, if any.
+  func group(id: Int64) throws(AccountsError) -> AccountGroup?
 
   // MARK: Copying a whole store
 

@@ -10,7 +10,8 @@ extension AccountsCommand {
       discussion: """
         --folder (default /etc/userdb; libnss-systemd also reads /run/userdb) is created mode \
         0755 when missing, and removed again by disable. --uids sets the store's range for \
-        every host (default 20000-29999, within 1000-59999): accounts and groups get the next \
+        every host (default 20000-29999; any range from 1000 to 2147483647 outside the ones \
+        systemd and Debian reserve, such as 200000-399999): accounts and groups get the next \
         free number of it when their first record is made, never one this system already \
         knows nor one given before (not even to a removed account). Run as root.
         """)
@@ -28,9 +29,7 @@ extension AccountsCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-      if let uids, PosixIDRange(parsing: uids) == nil {
-        throw ValidationError(Messages.invalidPosixIDRange(uids))
-      }
+      if let uids, let refusal = PosixIDRange.refusal(uids) { throw ValidationError(refusal) }
     }
 
     func run(_ context: CommandContext) throws {

@@ -9,13 +9,18 @@ extension AccountsCommand {
       abstract: "Rebuild this host's user records from the store.",
       discussion: """
         Writes what differs, removes what the store no longer has, gives numbers to accounts \
-        and groups without one. Run as root, at boot and on a timer where hosts share a store.
+        and groups without one: the files of what changed since the folder was last written, \
+        or with --full (and where the folder was changed by another hand) the whole folder. \
+        Run as root, at boot and on a timer where hosts share a store.
         """)
+
+    @Flag(name: .customLong("full"), help: "Compare the whole folder with the store.")
+    var full = false
 
     @OptionGroup var global: GlobalOptions
 
     func run(_ context: CommandContext) throws {
-      UserdbOutput.show(try UserdbFlow.sync(context.environment), context)
+      UserdbOutput.show(try UserdbFlow.sync(context.environment, full: full), context)
     }
   }
 }
