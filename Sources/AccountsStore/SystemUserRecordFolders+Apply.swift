@@ -168,7 +168,10 @@ extension SystemUserRecordFolders.Session {
         }
       }
       done += batch.count
-      if counting && files.count > Self.batchSize { progress?(done, files.count) }
+      if counting && files.count > Self.batchSize {
+        progress?(done, files.count)
+        afterBatch?()
+      }
     }
   }
 

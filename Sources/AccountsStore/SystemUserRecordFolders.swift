@@ -18,8 +18,14 @@ import Musl
 /// only when its content is one the store wrote. A name wanted but held by another file is left
 /// alone and reported.
 public struct SystemUserRecordFolders: UserRecordFolders {
+  /// Called after each batch of files is renamed into place (a test's hook: the program stops
+  /// there, to be killed part-way through a large write).
+  let afterBatch: (() -> Void)?
+
   /// Creates the live folders.
-  public init() {}
+  public init(afterBatch: (() -> Void)? = nil) {
+    self.afterBatch = afterBatch
+  }
 
   public func open(_ folder: String, storeID: String, create: Bool, repair: Bool)
     throws(AccountsError)
@@ -44,6 +50,7 @@ public struct SystemUserRecordFolders: UserRecordFolders {
           ? "it is not a folder (or is a symbolic link)" : Self.reason(errno))
     }
     let session = Session(folder: folder, descriptor: descriptor, storeID: storeID)
+    session.afterBatch = afterBatch
     do throws(AccountsError) {
       try Session.checkOwner(descriptor, path: folder, what: "the folder")
       guard flock(descriptor, LOCK_EX) == 0 else {
@@ -120,6 +127,7 @@ public struct SystemUserRecordFolders: UserRecordFolders {
     var generation: Int64?
     var recordCounts = (users: 0, groups: 0)
     var progress: ((_ done: Int, _ total: Int) -> Void)?
+    var afterBatch: (() -> Void)?
 
     init(folder: String, descriptor: Int32, storeID: String) {
       self.folder = folder
