@@ -124,6 +124,8 @@ public struct SystemUserRecordFolders: UserRecordFolders {
     /// True when a damaged manifest was dropped: a file that holds what the store would write
     /// is listed again as the store's.
     var repairing = false
+    /// True when a damaged manifest may be dropped (a whole comparison follows).
+    var mayRepair = false
     var generation: Int64?
     var recordCounts = (users: 0, groups: 0)
     var progress: ((_ done: Int, _ total: Int) -> Void)?

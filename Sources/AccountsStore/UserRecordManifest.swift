@@ -50,6 +50,7 @@ extension SystemUserRecordFolders.Session {
   /// file; with `repair`, a damaged one is dropped rather than refused.
   func loadManifest(created: Bool, repair: Bool) throws(AccountsError) {
     createdFolder = created
+    mayRepair = repair
     manifestDescriptor = openat(
       descriptor, manifestFolderName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard manifestDescriptor >= 0 else {
@@ -102,7 +103,8 @@ extension SystemUserRecordFolders.Session {
       guard let bytes = try read(name, in: manifestDescriptor, limit: 1 << 28),
         digest(bytes) == expected, let parsed = Self.parse(bytes)
       else {
-        guard repairing else { throw damaged }
+        guard mayRepair else { throw damaged }
+        repairing = true
         shardDigests[name] = nil
         continue
       }

@@ -150,7 +150,8 @@ public enum UserdbFlow {
   }
 
   /// The reason a folder gives for a manifest it cannot read.
-  public static let damagedManifest = "its manifest is damaged"
+  public static let damagedManifest =
+    "its manifest is damaged (accounts userdb sync --full makes it again)"
 
   /// Logs `change` (the files it wrote or removed are no part of the store's transactions, so
   /// it is logged once they are done), except in a store that holds nothing yet.
