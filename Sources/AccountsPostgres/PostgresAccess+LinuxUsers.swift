@@ -38,14 +38,14 @@ extension PostgresAccess {
     return try decoded { () throws(PGUnreadableValue) in try rows.decode(Int64.self, 0, 0) }
   }
 
-  func userdbChanges(after generation: Int64) throws(AccountsError) -> UserdbChangeSet {
+  func userdbChanges(after generation: Int64) throws(AccountsError) -> UserdbEntities {
     let rows = try query(
       """
       SELECT kind, entity_id FROM accounts.userdb_change WHERE generation > $1
       ORDER BY kind, entity_id
       """, [PGValue(generation)])
     return try decoded { () throws(PGUnreadableValue) in
-      var changes = UserdbChangeSet()
+      var changes = UserdbEntities()
       for row in 0..<rows.count {
         let id = try rows.decode(Int64.self, row, 1)
         if try rows.decode(String.self, row, 0) == "user" {
@@ -55,6 +55,20 @@ extension PostgresAccess {
         }
       }
       return changes
+    }
+  }
+
+  func unnumbered() throws(AccountsError) -> UserdbEntities {
+    let users = try query("SELECT id FROM accounts.account WHERE uid IS NULL ORDER BY id")
+    let groups = try query("SELECT id FROM accounts.account_group WHERE gid IS NULL ORDER BY id")
+    return try decoded { () throws(PGUnreadableValue) in
+      UserdbEntities(
+        users: try (0..<users.count).map { row throws(PGUnreadableValue) in
+          try users.decode(Int64.self, row, 0)
+        },
+        groups: try (0..<groups.count).map { row throws(PGUnreadableValue) in
+          try groups.decode(Int64.self, row, 0)
+        })
     }
   }
 

@@ -71,9 +71,9 @@ extension SQLiteReading {
     }
   }
 
-  func userdbChanges(after generation: Int64) throws(AccountsError) -> UserdbChangeSet {
+  func userdbChanges(after generation: Int64) throws(AccountsError) -> UserdbEntities {
     try statement(path) {
-      var changes = UserdbChangeSet()
+      var changes = UserdbEntities()
       for row in try Row.fetchAll(
         db, sql: "SELECT kind, entity_id FROM userdb_change WHERE generation > ? ORDER BY 1, 2",
         arguments: [generation])
@@ -86,6 +86,15 @@ extension SQLiteReading {
         }
       }
       return changes
+    }
+  }
+
+  func unnumbered() throws(AccountsError) -> UserdbEntities {
+    try statement(path) {
+      UserdbEntities(
+        users: try Int64.fetchAll(db, sql: "SELECT id FROM account WHERE uid IS NULL ORDER BY id"),
+        groups: try Int64.fetchAll(
+          db, sql: "SELECT id FROM account_group WHERE gid IS NULL ORDER BY id"))
     }
   }
 
@@ -103,8 +112,9 @@ extension SQLiteReading {
 
 extension EmptyAccountReader {
   func userdbGeneration() -> Int64 { 0 }
-  func userdbChanges(after generation: Int64) -> UserdbChangeSet { UserdbChangeSet() }
+  func userdbChanges(after generation: Int64) -> UserdbEntities { UserdbEntities() }
   func hasUnnumbered() -> Bool { false }
+  func unnumbered() -> UserdbEntities { UserdbEntities() }
   func userdbSettings() -> UserdbSettings {
     UserdbSettings(storeID: String(repeating: "0", count: 32), range: .standard)
   }

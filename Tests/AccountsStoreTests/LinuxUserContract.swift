@@ -152,7 +152,7 @@ struct LinuxUserContract {
       #expect(try reader.group(id: crew.id)?.name == "crew")
       #expect(
         try reader.userdbChanges(after: start)
-          == UserdbChangeSet(users: [alice.id, bob.id].sorted(), groups: [crew.id]))
+          == UserdbEntities(users: [alice.id, bob.id].sorted(), groups: [crew.id]))
       return try reader.userdbGeneration()
     }
     #expect(made > start)
@@ -160,7 +160,7 @@ struct LinuxUserContract {
       #expect(try writer.addMember(accountID: bob.id, groupID: crew.id))
     }
     let joined = try store.read { reader throws(AccountsError) -> Int64 in
-      #expect(try reader.userdbChanges(after: made) == UserdbChangeSet(users: [bob.id]))
+      #expect(try reader.userdbChanges(after: made) == UserdbEntities(users: [bob.id]))
       return try reader.userdbGeneration()
     }
     try store.write { writer throws(AccountsError) in
@@ -170,7 +170,7 @@ struct LinuxUserContract {
     try store.read { reader throws(AccountsError) in
       #expect(
         try reader.userdbChanges(after: joined)
-          == UserdbChangeSet(users: [bob.id], groups: [crew.id]))
+          == UserdbEntities(users: [bob.id], groups: [crew.id]))
       #expect(try reader.group(id: crew.id) == nil)
     }
   }

@@ -123,6 +123,10 @@ def _check_entry(folder: pathlib.Path, entry: pathlib.Path):
     if entry.name.startswith(".accounts-"):
         if entry.name.endswith(".tmp"):
             return None
+        # An earlier release's manifest (another store's, in a shared folder): one file.
+        if entry.name.endswith(".manifest") and entry.is_file():
+            assert stat.S_IMODE(entry.lstat().st_mode) == 0o644, entry
+            return None
         # The manifest: a folder of root's (mode 0755) of files mode 0644 (its head, its shards).
         assert entry.name.endswith(".manifest.d") and entry.is_dir(), entry
         assert stat.S_IMODE(entry.lstat().st_mode) == 0o755 and entry.lstat().st_uid == 0, entry

@@ -172,9 +172,11 @@ public protocol AccountReader {
   func userdbGeneration() throws(AccountsError) -> Int64
   /// The accounts and groups (ids, removed ones included) whose last change came after the
   /// counter's value `generation`.
-  func userdbChanges(after generation: Int64) throws(AccountsError) -> UserdbChangeSet
+  func userdbChanges(after generation: Int64) throws(AccountsError) -> UserdbEntities
   /// True when some account has no uid or some group no gid yet.
   func hasUnnumbered() throws(AccountsError) -> Bool
+  /// The accounts without a uid and the groups without a gid, each in id order.
+  func unnumbered() throws(AccountsError) -> UserdbEntities
   /// The group whose id is `id`, if any.
   func group(id: Int64) throws(AccountsError) -> AccountGroup?
 

@@ -94,8 +94,9 @@ public enum PosixIDKind: String, Sendable, Equatable {
   case group
 }
 
-/// The accounts and groups changed after some value of the store's change counter.
-public struct UserdbChangeSet: Equatable, Sendable {
+/// Some accounts and groups, by id: those changed after some value of the store's change
+/// counter, or those without a number yet.
+public struct UserdbEntities: Equatable, Sendable {
   /// Account ids.
   public var users: [Int64]
   /// Group ids.

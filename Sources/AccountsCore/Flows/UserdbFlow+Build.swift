@@ -53,7 +53,7 @@ extension UserdbFlow {
   /// The record files of the accounts and groups `changes` names (an account or group that is
   /// gone, or makes no record, makes none: its files go).
   static func build(
-    _ reader: any AccountReader, names: (any NameService)?, only changes: UserdbChangeSet
+    _ reader: any AccountReader, names: (any NameService)?, only changes: UserdbEntities
   ) throws(AccountsError) -> Built {
     var built = Built(owners: [])
     var groupIDs = Set(changes.groups)

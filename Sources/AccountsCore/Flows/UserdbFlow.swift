@@ -260,13 +260,15 @@ public enum UserdbFlow {
     guard wanting else { return ([], []) }
     return try env.writableStore().write {
       writer throws(AccountsError) -> (homesMoved: [String], usedUp: [String]) in
+      // Only those without a number are read (in the order they were made), not the store.
+      let unnumbered = try writer.unnumbered()
       var accounts: [Account] = []
-      try writer.forEachAccount { listing throws(AccountsError) in
-        if listing.account.uid == nil { accounts.append(listing.account) }
+      for id in unnumbered.users {
+        if let account = try writer.account(id: id) { accounts.append(account) }
       }
       var groups: [AccountGroup] = []
-      try writer.forEachGroup { listing throws(AccountsError) in
-        if listing.group.gid == nil { groups.append(listing.group) }
+      for id in unnumbered.groups {
+        if let group = try writer.group(id: id) { groups.append(group) }
       }
       var allocator = PosixIDAllocator(
         range: range, next: (try writer.lastPosixID(in: range) ?? range.first - 1) + 1,
