@@ -77,3 +77,9 @@ def test_users_added_on_several_hosts_reach_every_host(pg: PgContext):
         assert idle.stdout.endswith("; 0 files written, 0 removed.\n"), (
             f"{host.name}: nothing behind, nothing written: {idle.brief()}")
         assert (host.home / "userdb" / "ulate.user").exists()
+        # What the folder applied is the store's change counter: the next sync reads that alone.
+        (manifest,) = (host.home / "userdb").glob(".accounts-*.manifest.d")
+        applied = json.loads((manifest / "head").read_text())["generation"]
+        counter = query(server, db, "SELECT generation FROM accounts.userdb_generation")
+        assert str(applied) == counter.strip(), (
+            f"{host.name}: the folder applied {applied}, the store counts {counter}")
