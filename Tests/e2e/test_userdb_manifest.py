@@ -7,6 +7,7 @@ between two batches of files leaves each file whole, and the next sync finishes 
 from __future__ import annotations
 
 import hashlib
+import pty
 import json
 import os
 import signal
@@ -153,3 +154,38 @@ def test_a_write_killed_between_batches_leaves_whole_files(activated, tmp_path):
     assert json.loads(ok(userdb(activated, "status", "--json")).stdout)["behind"] == 0
     ok(userdb(activated, "disable"))
     assert not folder.exists()
+
+
+def test_a_large_write_shows_its_progress_on_a_terminal(activated, tmp_path):
+    """enable of 1,100 accounts (4,400 files: two batches) with standard error a terminal: a
+    progress line after each batch, replaced in place and cleared at the end; with
+    standard error a pipe, none."""
+    csv = tmp_path / "users.csv"
+    csv.write_text("username,full_name,email,password_hash\n" + "".join(
+        f"p{i:05d},Bulk {i},p{i}@example.org,{PBKDF2}\n" for i in range(1099)))
+    ok(activated.run("user", "import", str(csv), "--format", "csv"))
+    args = ["userdb", "enable", "--folder", str(tmp_path / "rec"), "--uids", "203000-204999"]
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([BIN, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=follower, env=with_program_role(args, activated.env()))
+    os.close(follower)
+    said = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # EIO: the program closed the terminal's last end
+            break
+        if not chunk:
+            break
+        said += chunk
+    os.close(leader)
+    out = proc.stdout.read().decode()
+    assert proc.wait() == 0, said
+    assert "1100 users, 1100 groups; 4400 files written, 0 removed." in out, out
+    assert said.decode() == "".join(
+        f"\r\x1b[KWriting user records: {done} of 4,400 files…" for done in ("4,096", "4,400")
+    ) + "\r\x1b[K", said
+    ok(userdb(activated, "disable"))
+    piped = ok(userdb(activated, "enable", "--folder", str(tmp_path / "rec"), "--uids",
+                      "203000-204999"))
+    assert piped.stderr == "", piped
