@@ -70,7 +70,11 @@ let package = Package(
     // libsqlite3's header (from libsqlite3-dev), linked: the SQLite store's one door to it is
     // AccountsStore's small layer (Sources/AccountsStore/SQLite).
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-    .target(name: "AccountsStore", dependencies: ["AccountsCore", "AccountsSchema", "CSQLite"]),
+    // syncfs(2) for the user records folders: one flush for a batch of files.
+    .target(name: "CFolderSync"),
+    .target(
+      name: "AccountsStore",
+      dependencies: ["AccountsCore", "AccountsSchema", "CSQLite", "CFolderSync"]),
     // zxcvbn's C header only (from libzxcvbn-dev): libzxcvbn is not linked but opened the first
     // time a new password is checked (Zxcvbn's PasswordEstimate.swift), so no `link` in its
     // module map and no pkgConfig.

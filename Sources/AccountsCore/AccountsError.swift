@@ -183,7 +183,7 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case invalidLinuxPath(option: String, path: String)
   /// `--home` naming a folder another account was given (a home is never given twice).
   case homeTaken(String)
-  /// A `--uids` range that is not FIRST-LAST within 1000 to 59999.
+  /// A `--uids` range that is not FIRST-LAST within 1000 to 2147483647.
   case invalidPosixIDRange(String)
   /// `user add` of a name this system already knows as a user (user records are kept here).
   case linuxNameTaken(String, systemName: String)

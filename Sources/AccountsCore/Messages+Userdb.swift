@@ -7,8 +7,15 @@ extension Messages {
   }
   /// `--uids` that is no range.
   public static func invalidPosixIDRange(_ text: String) -> String {
-    "--uids \(text) is not valid: give FIRST-LAST, two numbers from 1000 to 59999, FIRST not "
-      + "above LAST."
+    "--uids \(text) is not valid: give FIRST-LAST, two numbers from 1000 to 2147483647, FIRST "
+      + "not above LAST."
+  }
+  /// `--uids` overlapping a range systemd or Debian reserves (`reserved`, whose it is).
+  public static func reservedPosixIDRange(_ text: String, reserved: String, whose: String)
+    -> String
+  {
+    "--uids \(text) overlaps \(reserved), \(whose): choose a range outside it (such as "
+      + "200000-399999)."
   }
   /// A new user name (`user add`, `user edit --username`, `user import`) this system already
   /// has, as `systemName` (the same, or its lower-case form).
@@ -164,6 +171,10 @@ extension Messages {
       + (outcome.groups == 1 ? "group" : "groups") + "; \(outcome.changes.written.count) "
       + (outcome.changes.written.count == 1 ? "file" : "files") + " written, "
       + "\(outcome.changes.removed.count) removed."
+  }
+  /// Progress at a terminal while many record files are written.
+  public static func userdbProgress(_ done: Int, of total: Int) -> String {
+    "Writing user records: \(done.grouped) of \(total.grouped) files…"
   }
   /// `userdb disable` done.
   public static func userdbDisabled(_ folder: String, _ removal: UserRecordRemoval) -> String {

@@ -25,6 +25,17 @@ extension PostgresAccess {
     return try group(rows, 0)
   }
 
+  func group(id: Int64) throws(AccountsError) -> AccountGroup? {
+    let rows = try query(
+      """
+      SELECT id, name, accounts.stamp(created_at), gid FROM accounts.account_group
+      WHERE id = $1
+      """,
+      [PGValue(id)])
+    guard rows.count == 1 else { return nil }
+    return try group(rows, 0)
+  }
+
   func forEachGroup(_ body: (GroupListing) throws(AccountsError) -> Void) throws(AccountsError) {
     try forEach(
       """

@@ -32,6 +32,55 @@ extension PostgresAccess {
     }
   }
 
+  func userdbGeneration() throws(AccountsError) -> Int64 {
+    let rows = try query("SELECT generation FROM accounts.userdb_generation WHERE id = 1")
+    guard rows.count == 1 else { return 0 }
+    return try decoded { () throws(PGUnreadableValue) in try rows.decode(Int64.self, 0, 0) }
+  }
+
+  func userdbChanges(after generation: Int64) throws(AccountsError) -> UserdbEntities {
+    let rows = try query(
+      """
+      SELECT kind, entity_id FROM accounts.userdb_change WHERE generation > $1
+      ORDER BY kind, entity_id
+      """, [PGValue(generation)])
+    return try decoded { () throws(PGUnreadableValue) in
+      var changes = UserdbEntities()
+      for row in 0..<rows.count {
+        let id = try rows.decode(Int64.self, row, 1)
+        if try rows.decode(String.self, row, 0) == "user" {
+          changes.users.append(id)
+        } else {
+          changes.groups.append(id)
+        }
+      }
+      return changes
+    }
+  }
+
+  func unnumbered() throws(AccountsError) -> UserdbEntities {
+    let users = try query("SELECT id FROM accounts.account WHERE uid IS NULL ORDER BY id")
+    let groups = try query("SELECT id FROM accounts.account_group WHERE gid IS NULL ORDER BY id")
+    return try decoded { () throws(PGUnreadableValue) in
+      UserdbEntities(
+        users: try (0..<users.count).map { row throws(PGUnreadableValue) in
+          try users.decode(Int64.self, row, 0)
+        },
+        groups: try (0..<groups.count).map { row throws(PGUnreadableValue) in
+          try groups.decode(Int64.self, row, 0)
+        })
+    }
+  }
+
+  func hasUnnumbered() throws(AccountsError) -> Bool {
+    let rows = try query(
+      """
+      SELECT EXISTS (SELECT 1 FROM accounts.account WHERE uid IS NULL)
+        OR EXISTS (SELECT 1 FROM accounts.account_group WHERE gid IS NULL)
+      """)
+    return try decoded { () throws(PGUnreadableValue) in try rows.decode(Bool.self, 0, 0) }
+  }
+
   func lastPosixID(in range: PosixIDRange) throws(AccountsError) -> Int64? {
     let rows = try query(
       "SELECT max(number) FROM accounts.posix_id WHERE number BETWEEN $1 AND $2",

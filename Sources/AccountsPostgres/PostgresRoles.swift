@@ -62,7 +62,8 @@ public enum PostgresRoles {
   static let hostTables = [
     "schema_migration", "activation", "account", "login_throttle", "audit_kind",
     "second_factor", "recovery_code", "account_group", "group_member", "posix_id",
-    "userdb_setting", "userdb_host", "ssh_key", "pending_second_factor",
+    "userdb_setting", "userdb_host", "ssh_key", "pending_second_factor", "userdb_generation",
+    "userdb_change",
   ]
 
   /// The columns of `accounts.account` a host role reads.
@@ -75,8 +76,11 @@ public enum PostgresRoles {
     "expires_at", "uid", "home", "shell",
   ]
 
-  /// The tables an administrator role only reads (the audit log: reads and appends).
-  static let readOnlyTables = ["schema_migration", "audit_kind"]
+  /// The tables an administrator role only reads (the audit log: reads and appends; the user
+  /// records' change counter and notes, which the store's triggers write).
+  static let readOnlyTables = [
+    "schema_migration", "audit_kind", "userdb_generation", "userdb_change",
+  ]
 
   /// The tables an administrator role reads and appends to but never changes: the audit log,
   /// and the uids and gids given out (a number is never given back, so that no new account

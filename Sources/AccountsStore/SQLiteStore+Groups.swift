@@ -24,6 +24,15 @@ extension SQLiteReading {
     }
   }
 
+  func group(id: Int64) throws(AccountsError) -> AccountGroup? {
+    try statement(path) {
+      try Row.fetchOne(
+        db, sql: "SELECT id, name, created_at, gid FROM account_group WHERE id = ?",
+        arguments: [id]
+      ).map { row in try Self.group(row) }
+    }
+  }
+
   func forEachGroup(_ body: (GroupListing) throws(AccountsError) -> Void) throws(AccountsError) {
     try statement(path) {
       let rows = try Row.fetchCursor(
@@ -63,6 +72,7 @@ extension SQLiteReading {
 extension EmptyAccountReader {
   func groups(accountID: Int64) -> [String] { [] }
   func group(named name: String) -> AccountGroup? { nil }
+  func group(id: Int64) -> AccountGroup? { nil }
   func forEachGroup(_ body: (GroupListing) throws(AccountsError) -> Void) {}
   func members(groupID: Int64) -> [String] { [] }
 }

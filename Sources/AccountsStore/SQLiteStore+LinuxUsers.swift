@@ -77,7 +77,57 @@ extension SQLiteReading {
   }
 }
 
+extension SQLiteReading {
+  func userdbGeneration() throws(AccountsError) -> Int64 {
+    try statement(path) {
+      try Int64.fetchOne(db, sql: "SELECT generation FROM userdb_generation WHERE id = 1") ?? 0
+    }
+  }
+
+  func userdbChanges(after generation: Int64) throws(AccountsError) -> UserdbEntities {
+    try statement(path) {
+      var changes = UserdbEntities()
+      for row in try Row.fetchAll(
+        db, sql: "SELECT kind, entity_id FROM userdb_change WHERE generation > ? ORDER BY 1, 2",
+        arguments: [generation])
+      {
+        let kind: String = try row[0]
+        if kind == "user" {
+          changes.users.append(try row[1])
+        } else {
+          changes.groups.append(try row[1])
+        }
+      }
+      return changes
+    }
+  }
+
+  func unnumbered() throws(AccountsError) -> UserdbEntities {
+    try statement(path) {
+      UserdbEntities(
+        users: try Int64.fetchAll(db, sql: "SELECT id FROM account WHERE uid IS NULL ORDER BY id"),
+        groups: try Int64.fetchAll(
+          db, sql: "SELECT id FROM account_group WHERE gid IS NULL ORDER BY id"))
+    }
+  }
+
+  func hasUnnumbered() throws(AccountsError) -> Bool {
+    try statement(path) {
+      try Bool.fetchOne(
+        db,
+        sql: """
+          SELECT EXISTS (SELECT 1 FROM account WHERE uid IS NULL)
+            OR EXISTS (SELECT 1 FROM account_group WHERE gid IS NULL)
+          """) ?? false
+    }
+  }
+}
+
 extension EmptyAccountReader {
+  func userdbGeneration() -> Int64 { 0 }
+  func userdbChanges(after generation: Int64) -> UserdbEntities { UserdbEntities() }
+  func hasUnnumbered() -> Bool { false }
+  func unnumbered() -> UserdbEntities { UserdbEntities() }
   func userdbSettings() -> UserdbSettings {
     UserdbSettings(storeID: String(repeating: "0", count: 32), range: .standard)
   }

@@ -65,6 +65,7 @@ public final class SQLiteStore: Sendable {
     ("v8", { db in try db.execute(sql: schemaV8) }),
     ("v9", { db in try db.execute(sql: schemaV9) }),
     ("v10", { db in try db.execute(sql: schemaV10) }),
+    ("v12", { db in try db.execute(sql: schemaV12) }),
   ]
 
   /// The identifiers of the migrations this build knows, in order.

@@ -8,19 +8,27 @@ import Glibc
 import Musl
 #endif
 
-/// The live records folders: files written as root, mode 0644, each atomically (a temporary
-/// file in the folder, fsync, rename; the folder fsynced after), under the folder's lock
-/// (`flock`), every call relative to the folder's descriptor.
+/// The live records folders: files written as root, mode 0644, each whole or absent (written
+/// under a temporary name, flushed, then renamed; the folder flushed after), under the folder's
+/// lock (`flock`), every call relative to the folder's descriptor.
 ///
-/// What a store wrote is listed in its manifest, `.accounts-STOREID.manifest` in the folder,
-/// with the SHA-256 of each file's content (of a link: its target): a file is rewritten or
-/// removed only when it is listed there, and removed only when its content is one the store
-/// wrote. A name wanted but held by another file is left alone and reported.
+/// What a store wrote is listed in its manifest, the folder `.accounts-STOREID.manifest.d` in
+/// the records folder (`UserRecordManifest`), with the SHA-256 of each file's content (of a
+/// link: its target): a file is rewritten or removed only when it is listed there, and removed
+/// only when its content is one the store wrote. A name wanted but held by another file is left
+/// alone and reported.
 public struct SystemUserRecordFolders: UserRecordFolders {
-  /// Creates the live folders.
-  public init() {}
+  /// Called after each batch of files is renamed into place (a test's hook: the program stops
+  /// there, to be killed part-way through a large write).
+  let afterBatch: (() -> Void)?
 
-  public func open(_ folder: String, storeID: String, create: Bool) throws(AccountsError)
+  /// Creates the live folders.
+  public init(afterBatch: (() -> Void)? = nil) {
+    self.afterBatch = afterBatch
+  }
+
+  public func open(_ folder: String, storeID: String, create: Bool, repair: Bool)
+    throws(AccountsError)
     -> (any UserRecordFolderSession)?
   {
     guard geteuid() == 0 else { throw .userdbNeedsRoot }
@@ -42,19 +50,24 @@ public struct SystemUserRecordFolders: UserRecordFolders {
           ? "it is not a folder (or is a symbolic link)" : Self.reason(errno))
     }
     let session = Session(folder: folder, descriptor: descriptor, storeID: storeID)
+    session.afterBatch = afterBatch
     do throws(AccountsError) {
       try Session.checkOwner(descriptor, path: folder, what: "the folder")
       guard flock(descriptor, LOCK_EX) == 0 else {
         throw .userdbFolder(path: folder, reason: Self.reason(errno))
       }
-      try session.loadManifest(created: created)
+      try session.loadManifest(created: created, repair: repair)
       if created {
         // Written down before anything goes in: a folder whose first records could not be
         // written (a full disk, a kill) is still known as made by accounts, for disable to
         // remove; one where even that cannot be written is removed again at once.
         do throws(AccountsError) {
-          try session.saveManifest()
+          try session.saveHead()
         } catch {
+          for name in session.manifestFolderEntries() {
+            _ = unlinkat(session.manifestDescriptor, name, 0)
+          }
+          _ = unlinkat(descriptor, session.manifestFolderName, AT_REMOVEDIR)
           _ = rmdir(folder)
           throw error
         }
@@ -84,7 +97,7 @@ public struct SystemUserRecordFolders: UserRecordFolders {
     }
     defer { close(file) }
     try Session.checkOwner(file, path: folder + "/" + name, what: "the record", regular: true)
-    return Session.readAll(file)
+    return Session.readAll(file, limit: 1 << 20)
   }
 
   static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
@@ -94,12 +107,29 @@ public struct SystemUserRecordFolders: UserRecordFolders {
     let folder: String
     var descriptor: Int32
     let storeID: String
-    /// Each listed file's accepted SHA-256 values (hex): the last written, and while a write is
-    /// under way the one before.
-    var manifest: [String: [String]] = [:]
+    /// The manifest folder's descriptor; -1 until it is opened or made.
+    var manifestDescriptor: Int32 = -1
+    /// The listed files of the shards read so far, by name.
+    var entries: [String: ManifestEntry] = [:]
+    /// The shards read so far (all of them for a manifest of an earlier release).
+    var loadedShards: Set<Int> = []
+    /// Each shard file's SHA-256 (hex), as the head lists them: a shard not listed is empty.
+    var shardDigests: [String: String] = [:]
     var createdFolder = false
-    /// True when the manifest file exists.
+    /// True when the manifest's head exists.
     var manifestOnDisk = false
+    /// True when the manifest is the single file of an earlier release (converted at the next
+    /// write).
+    var legacy = false
+    /// True when a damaged manifest was dropped: a file that holds what the store would write
+    /// is listed again as the store's.
+    var repairing = false
+    /// True when a damaged manifest may be dropped (a whole comparison follows).
+    var mayRepair = false
+    var generation: Int64?
+    var recordCounts = (users: 0, groups: 0)
+    var progress: ((_ done: Int, _ total: Int) -> Void)?
+    var afterBatch: (() -> Void)?
 
     init(folder: String, descriptor: Int32, storeID: String) {
       self.folder = folder
@@ -107,15 +137,21 @@ public struct SystemUserRecordFolders: UserRecordFolders {
       self.storeID = storeID
     }
 
-    var manifestName: String { ".accounts-\(storeID).manifest" }
-    var temporaryName: String { ".accounts-\(storeID).tmp" }
+    /// The manifest folder, in the records folder.
+    var manifestFolderName: String { ".accounts-\(storeID).manifest.d" }
+    /// The single-file manifest of earlier releases.
+    var legacyManifestName: String { ".accounts-\(storeID).manifest" }
+    /// The temporary file of earlier releases.
+    var legacyTemporaryName: String { ".accounts-\(storeID).tmp" }
 
     func close() {
+      if manifestDescriptor >= 0 { _ = Glibc.close(manifestDescriptor) }
+      manifestDescriptor = -1
       if descriptor >= 0 { _ = Glibc.close(descriptor) }
       descriptor = -1
     }
 
-    func manifestCount() -> Int { manifest.count }
+    func manifestCount() -> Int { entries.count }
 
     /// Refuses what root does not own or what group or others may write.
     static func checkOwner(_ file: Int32, path: String, what: String, regular: Bool = false)
@@ -140,50 +176,13 @@ public struct SystemUserRecordFolders: UserRecordFolders {
       }
     }
 
-    /// Reads the store's manifest (none: nothing written yet).
-    func loadManifest(created: Bool) throws(AccountsError) {
-      createdFolder = created
-      guard let bytes = try read(manifestName) else { return }
-      struct Stored: Decodable {
-        var createdFolder: Bool
-        var files: [String: [String]]
-      }
-      guard let stored = try? JSONDecoder().decode(Stored.self, from: Data(bytes)) else {
-        throw .userdbFolder(path: folder + "/" + manifestName, reason: "its manifest is damaged")
-      }
-      manifest = stored.files
-      // Another command may have found the folder this one made and written the manifest
-      // first (the lock is taken once the folder exists): the folder is still accounts'.
-      createdFolder = stored.createdFolder || created
-      manifestOnDisk = true
-    }
-
-    func saveManifest() throws(AccountsError) {
-      var bytes = Array("{\"createdFolder\":\(createdFolder),\"files\":{".utf8)
-      for (index, name) in manifest.keys.sorted().enumerated() {
-        if index > 0 { bytes.append(UInt8(ascii: ",")) }
-        bytes += jsonString(name) + [UInt8(ascii: ":"), UInt8(ascii: "[")]
-        bytes += manifest[name, default: []].map { jsonString($0) }.joined(separator: [
-          UInt8(ascii: ",")
-        ])
-        bytes.append(UInt8(ascii: "]"))
-      }
-      bytes += Array("}}\n".utf8)
-      try write(.record(manifestName, bytes))
-      manifestOnDisk = true
-    }
-
-    private func jsonString(_ text: String) -> [UInt8] {
-      guard let data = try? JSONEncoder().encode(text) else { return Array("\"\"".utf8) }
-      return [UInt8](data)
-    }
-
     /// The SHA-256 (hex) a file's manifest entry holds: of a record's bytes, of `->` and a
     /// link's target.
     func digest(of file: UserRecordFile) -> String {
-      let bytes = file.content ?? Array(("->" + (file.linkTarget ?? "")).utf8)
-      return Hex.encode((try? SHA256.hash(bytes)) ?? [])
+      digest(file.content ?? Array(("->" + (file.linkTarget ?? "")).utf8))
     }
+
+    func digest(_ bytes: [UInt8]) -> String { Hex.encode((try? SHA256.hash(bytes)) ?? []) }
 
     /// The digest of what is on disk under `name` (its content, or `->` and its target); nil
     /// when nothing is.
@@ -203,22 +202,27 @@ public struct SystemUserRecordFolders: UserRecordFolders {
       return .some(digest(of: .record(name, bytes)))
     }
 
-    /// A regular file's bytes; nil when there is none.
-    func read(_ name: String) throws(AccountsError) -> [UInt8]? {
-      let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+    /// A regular file's bytes (of `directory`, the records folder by default); nil when there
+    /// is none.
+    func read(_ name: String, in directory: Int32? = nil, limit: Int = 1 << 20)
+      throws(AccountsError) -> [UInt8]?
+    {
+      let file = openat(
+        directory ?? descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
       guard file >= 0 else {
         if errno == ENOENT { return nil }
         throw .userdbFolder(
           path: folder + "/" + name, reason: SystemUserRecordFolders.reason(errno))
       }
       defer { Glibc.close(file) }
-      return Self.readAll(file)
+      return Self.readAll(file, limit: limit)
     }
 
-    static func readAll(_ file: Int32) -> [UInt8] {
+    /// Up to `limit` bytes of an open file.
+    static func readAll(_ file: Int32, limit: Int) -> [UInt8] {
       var bytes: [UInt8] = []
       var buffer = [UInt8](repeating: 0, count: 65536)
-      while bytes.count < 1 << 20 {
+      while bytes.count < limit {
         let count = Glibc.read(file, &buffer, buffer.count)
         if count < 0 && errno == EINTR { continue }
         guard count > 0 else { break }
@@ -227,122 +231,23 @@ public struct SystemUserRecordFolders: UserRecordFolders {
       return bytes
     }
 
-    /// Writes one file or link atomically (temporary name, fsync, rename).
-    func write(_ file: UserRecordFile) throws(AccountsError) {
-      let temporary = temporaryName
-      _ = unlinkat(descriptor, temporary, 0)
-      if let target = file.linkTarget {
-        guard symlinkat(target, descriptor, temporary) == 0 else { throw failure(file.name) }
-      } else {
-        let handle = openat(
-          descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard handle >= 0 else { throw failure(file.name) }
-        var ok = fchmod(handle, 0o644) == 0
-        let bytes = file.content ?? []
-        var offset = 0
-        while ok && offset < bytes.count {
-          let count = bytes[offset...].withUnsafeBytes {
-            Glibc.write(handle, $0.baseAddress, $0.count)
-          }
-          if count < 0 && errno == EINTR { continue }
-          ok = count > 0
-          offset += max(count, 0)
-        }
-        ok = ok && fsync(handle) == 0
-        let code = errno
-        Glibc.close(handle)
-        guard ok else {
-          _ = unlinkat(descriptor, temporary, 0)
-          throw .userdbFolder(
-            path: folder + "/" + file.name, reason: SystemUserRecordFolders.reason(code))
-        }
-      }
-      guard renameat(descriptor, temporary, descriptor, file.name) == 0 else {
-        let error = failure(file.name)
-        _ = unlinkat(descriptor, temporary, 0)
-        throw error
-      }
-    }
-
-    private func failure(_ name: String) -> AccountsError {
+    func failure(_ name: String) -> AccountsError {
       .userdbFolder(path: folder + "/" + name, reason: SystemUserRecordFolders.reason(errno))
     }
 
-    func apply(_ files: [UserRecordFile], dryRun: Bool) throws(AccountsError) -> UserRecordChanges {
-      var changes = UserRecordChanges()
-      var wanted: [String: String] = [:]
-      var toWrite: [UserRecordFile] = []
-      for file in files {
-        let want = digest(of: file)
-        let onDisk = digestOnDisk(file.name)
-        if manifest[file.name] == nil, onDisk != .some(nil) {
-          changes.foreign.append(file.name)
-          continue
-        }
-        wanted[file.name] = want
-        if onDisk != .some(want) { toWrite.append(file) }
-      }
-      var toRemove: [String] = []
-      for (name, accepted) in manifest where wanted[name] == nil {
-        switch digestOnDisk(name) {
-        case .some(nil): continue
-        case .some(let found?) where accepted.contains(found): toRemove.append(name)
-        default: changes.leftAlone.append(name)
-        }
-      }
-      changes.written = toWrite.map(\.name).sorted()
-      changes.removed = toRemove.sorted()
-      changes.foreign.sort()
-      changes.leftAlone.sort()
-      guard !dryRun else { return changes }
-      let settled = manifest == wanted.mapValues { [$0] }
-      if toWrite.isEmpty && toRemove.isEmpty && settled && manifestOnDisk { return changes }
-      // Listed first (the old digest kept beside the new), so that a kill part-way leaves
-      // every file it wrote listed as the store's.
-      var listed = manifest
-      for (name, want) in wanted where !(listed[name]?.contains(want) ?? false) {
-        listed[name] = (listed[name]?.suffix(1) ?? []) + [want]
-      }
-      manifest = listed
-      try saveManifest()
-      for file in toWrite { try write(file) }
-      for name in toRemove {
-        guard unlinkat(descriptor, name, 0) == 0 || errno == ENOENT else { throw failure(name) }
-      }
-      manifest = wanted.mapValues { [$0] }
-      try saveManifest()
-      guard fsync(descriptor) == 0 else { throw failure(".") }
-      return changes
-    }
-
-    func removeAll() throws(AccountsError) -> UserRecordRemoval {
-      var removal = UserRecordRemoval()
-      for (name, accepted) in manifest {
-        guard case .some(let found?) = digestOnDisk(name), accepted.contains(found) else {
-          continue
-        }
-        guard try remove(name) else { continue }
-        removal.files += 1
-      }
-      if unlinkat(descriptor, temporaryName, 0) == 0 { removal.files += 1 }
-      if try remove(manifestName) { removal.files += 1 }
-      _ = fsync(descriptor)
-      manifest = [:]
-      manifestOnDisk = false
-      if createdFolder {
-        // Only when empty: another store's records, or anyone's files, keep it.
-        removal.folderRemoved = rmdir(folder) == 0
-      }
-      return removal
-    }
-
-    /// Unlinks `name`; false when it was already gone.
-    private func remove(_ name: String) throws(AccountsError) -> Bool {
-      guard unlinkat(descriptor, name, 0) == 0 else {
-        guard errno == ENOENT else { throw failure(name) }
-        return false
-      }
-      return true
+    /// The records folder's last change of its entries (`st_mtim`): a file added, removed or
+    /// renamed in it by anyone changes it.
+    func folderTime() -> String {
+      var status = stat()
+      guard fstat(descriptor, &status) == 0 else { return "" }
+      return "\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
     }
   }
+}
+
+/// One file a manifest lists: whose it is, and the SHA-256 values (hex) accepted as the
+/// store's (the last written, and while a write is under way the one before).
+struct ManifestEntry: Equatable {
+  var owner: String
+  var digests: [String]
 }

@@ -123,6 +123,57 @@ struct LinuxUserContract {
       #expect(try reader.sshKeys(accountID: 1).count == 1)
     }
   }
+
+  /// Every change a record reads adds to the store's counter in its own transaction and notes
+  /// whose it was (a removed one's too); numbers and ranges go up to 2147483647.
+  @Test(arguments: Backend.allCases) func changesAreCounted(_ backend: Backend) throws {
+    let (store, cleanup) = try backend.make()
+    defer { cleanup() }
+    let start = try store.read { reader throws(AccountsError) in try reader.userdbGeneration() }
+    let (alice, bob, crew) = try store.write {
+      writer throws(AccountsError) -> (Account, Account, AccountGroup) in
+      let alice = try writer.activate(owner: newAccount("alice"), at: noon)
+      let bob = try writer.insert(newAccount("bob"), at: noon)
+      #expect(try writer.hasUnnumbered())
+      try writer.setPosixIDRange(PosixIDRange(uncheckedFirst: 200000, last: 2_147_483_647))
+      #expect(try writer.givePosixID(2_147_483_647, kind: .user, name: "alice", at: noon))
+      #expect(try writer.giveHome(alice.homeDirectory, uid: 2_147_483_647, at: noon))
+      try writer.setUID(2_147_483_647, home: alice.homeDirectory, accountID: alice.id)
+      #expect(try writer.givePosixID(200000, kind: .user, name: "bob", at: noon))
+      #expect(try writer.giveHome(bob.homeDirectory, uid: 200000, at: noon))
+      try writer.setUID(200000, home: bob.homeDirectory, accountID: bob.id)
+      #expect(!(try writer.hasUnnumbered()))
+      let crew = try writer.insertGroup(named: "crew", at: noon)
+      #expect(try writer.hasUnnumbered())
+      return (alice, bob, crew)
+    }
+    let made = try store.read { reader throws(AccountsError) -> Int64 in
+      #expect(try reader.userdbSettings().range.last == 2_147_483_647)
+      #expect(try reader.group(id: crew.id)?.name == "crew")
+      #expect(
+        try reader.userdbChanges(after: start)
+          == UserdbEntities(users: [alice.id, bob.id].sorted(), groups: [crew.id]))
+      return try reader.userdbGeneration()
+    }
+    #expect(made > start)
+    try store.write { writer throws(AccountsError) in
+      #expect(try writer.addMember(accountID: bob.id, groupID: crew.id))
+    }
+    let joined = try store.read { reader throws(AccountsError) -> Int64 in
+      #expect(try reader.userdbChanges(after: made) == UserdbEntities(users: [bob.id]))
+      return try reader.userdbGeneration()
+    }
+    try store.write { writer throws(AccountsError) in
+      try writer.deleteGroup(id: crew.id)
+      try writer.delete(bob)
+    }
+    try store.read { reader throws(AccountsError) in
+      #expect(
+        try reader.userdbChanges(after: joined)
+          == UserdbEntities(users: [bob.id], groups: [crew.id]))
+      #expect(try reader.group(id: crew.id) == nil)
+    }
+  }
 }
 
 /// A host's own steps and the store's numbering state.

@@ -60,6 +60,9 @@ COUNTS = [
     ("latency-runs", 200, "runs of each latency command at 1,000 iterations (default 200; 0 "
                           "leaves the latency rows out)"),
     ("latency-default-runs", 50, "runs of each latency command at the default cost (default 50)"),
+    ("userdb-accounts", 100_000, "accounts of the store keeping user records (default 100,000; 0 "
+                                 "leaves the user record rows out)"),
+    ("userdb-runs", 5, "runs of each user record command (default 5)"),
     ("throughput-logins", 400, "logins of each throughput row at 1,000 iterations (default 400; "
                                "a tenth of it at the default cost)"),
 ]
@@ -69,13 +72,14 @@ SMOKE = {"runs": 1, "fast_runs": 1, "blocklist_runs": 1, "blocklist_lines": 1_00
          "iterations": 1_000, "accounts": 10, "million_runs": 1, "list_runs": 1, "add_runs": 1,
          "import_count": 10, "import_runs": 1, "memory_users": 200, "memory_lines": 3,
          "postgres_runs": 1, "concurrent_logins": 2, "clients": 2, "concurrent_rounds": 1,
-         "latency_runs": 1, "latency_default_runs": 1, "throughput_logins": 4}
+         "latency_runs": 1, "latency_default_runs": 1, "throughput_logins": 4,
+         "userdb_accounts": 20, "userdb_runs": 1}
 
 # The module left out when its count (or one of its counts) is 0.
 LEFT_OUT_BY = {"test_big_store.py": ("accounts",), "test_import.py": ("import_count",),
                "test_import_memory.py": ("memory_users",), "test_postgres.py": ("postgres_runs",),
                "test_postgres_import.py": ("import_count", "postgres_runs"),
-               "test_latency.py": ("latency_runs",)}
+               "test_latency.py": ("latency_runs",), "test_userdb_scale.py": ("userdb_accounts",)}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

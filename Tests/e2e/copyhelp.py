@@ -67,7 +67,10 @@ def sqlite_rows(path, sql, *args):
 
 def without_store_id(dump: dict) -> dict:
     """`dump` with the store's identity taken out of `userdb_setting`: each store keeps its own
-    (it names that store's user record manifests), and a copy carries only the range."""
+    (it names that store's user record manifests), and a copy carries only the range; and
+    without its change counter and notes (`userdb_generation`, `userdb_change`), which count
+    each store's own writes (a copy's count its copying)."""
+    dump = {k: v for k, v in dump.items() if k not in ("userdb_generation", "userdb_change")}
     rows = dump.get("userdb_setting")
     if rows is None:
         return dump

@@ -171,6 +171,8 @@ DENIED = [
     "SELECT * FROM accounts.login_failure_step('alice', 'alice', now(), 10, 1000, 1, 1, 1, 'x',"
     " 'x', 'x', 'x')",
     "TRUNCATE accounts.audit_event",
+    "UPDATE accounts.userdb_generation SET generation = 0",
+    "DELETE FROM accounts.userdb_change",
 ]
 
 
@@ -226,6 +228,8 @@ ADMIN_DENIED = [
     "UPDATE accounts.posix_id SET name = 'x'",
     "DELETE FROM accounts.schema_migration",
     "INSERT INTO accounts.audit_kind (name) VALUES ('x')",
+    "UPDATE accounts.userdb_generation SET generation = 0",
+    "DELETE FROM accounts.userdb_change",
 ]
 
 
@@ -239,3 +243,14 @@ def test_the_administrator_role_only_appends_to_the_log_and_the_ids(pg, pgdb, ro
     proc = pg.psql(sql, pgdb, user=admin, check=False)
     assert proc.returncode != 0 and "permission denied" in proc.stderr, proc
     assert dump_accounts_schema(pg, pgdb) == before
+
+
+def test_both_roles_read_the_user_records_change_counter(pg, pgdb, roles):
+    """What a host's `userdb sync` reads first: the store's change counter and which accounts
+    and groups changed since (written by the store's triggers alone, as the denials above
+    show)."""
+    for role in roles:
+        for sql in ("SELECT generation FROM accounts.userdb_generation",
+                    "SELECT count(*) FROM accounts.userdb_change WHERE generation > 0"):
+            proc = pg.psql(sql, pgdb, user=role, check=False)
+            assert proc.returncode == 0 and proc.stdout.strip().isdigit(), proc

@@ -166,9 +166,13 @@ def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
         after = dump_accounts_schema(pg, pgdb)
         added = sorted(json.loads(row)["identifier"] for row in after["schema_migration"]
                        if row not in before["schema_migration"])
-        assert added == ["v10", "v11", "v12", "v13", "v8", "v9"], added
+        assert added == ["v10", "v11", "v12", "v13", "v14", "v8", "v9"], added
         after["schema_migration"] = before["schema_migration"]
         assert after.pop("pending_second_factor") == []
+        # Migration v14's change counter (0: the rows before it are no change) and notes.
+        assert after.pop("userdb_change") == []
+        assert [json.loads(row) for row in after.pop("userdb_generation")] == [
+            {"id": 1, "generation": 0}]
         # Migration v11's kinds of events are rows of audit_kind.
         kinds = set(after["audit_kind"]) - set(before["audit_kind"])
         assert kinds == {json.dumps({"name": k}) for k in (

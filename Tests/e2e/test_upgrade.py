@@ -25,12 +25,12 @@ EXPECTED = json.loads((FIXTURES / "v1.expected.json").read_text())
 V1_USER = EXPECTED["user"][0]
 V1_ACTIVATION = EXPECTED["activation"][0]
 WELCOME = f"Welcome back {FULL_NAME}!"
-LATEST_MIGRATIONS = {"v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"}
+LATEST_MIGRATIONS = {"v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v12"}
 LATEST_TABLES = {"account", "activation", "audit_event", "audit_kind", "grdb_migrations",
                  "login_throttle", "sqlite_sequence", "session", "second_factor",
                  "recovery_code", "account_group", "group_member", "posix_id",
                  "userdb_setting", "userdb_host", "ssh_key", "home_path",
-                 "pending_second_factor"}
+                 "pending_second_factor", "userdb_generation", "userdb_change"}
 LATEST_KINDS = {"activation", "login_success", "login_failure", "lockout", "unlock", "reset",
                 "account_added", "account_edited", "account_disabled", "account_enabled",
                 "account_removed", "password_changed", "password_set", "ownership_moved",
@@ -103,7 +103,11 @@ def test_login_upgrades_to_the_latest_schema(v1):
     tables = {r["name"] for r in rows(v1, "SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert tables == LATEST_TABLES
     triggers = {r["name"] for r in rows(v1, "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
-    assert triggers == {"activation_public_keeps_no_account", "account_needs_activated_device"}
+    assert triggers == {"activation_public_keeps_no_account", "account_needs_activated_device"} | {
+        f"userdb_{row}" for row in ("account_added", "account_changed", "account_removed",
+                                    "group_added", "group_changed", "group_removed",
+                                    "member_added", "member_removed", "key_added",
+                                    "key_removed")}
     assert {r["name"] for r in rows(v1, "SELECT name FROM audit_kind")} == LATEST_KINDS
     assert rows(v1, "SELECT account_id FROM session") == [{"account_id": 1}]
 

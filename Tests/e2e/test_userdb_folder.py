@@ -56,7 +56,7 @@ def test_disable_after_reset_counts_what_it_removes(activated, tmp_path):
     enable(activated, folder, "24970-24979")
     ok(activated.run("reset", "--yes"))
     assert [p.name for p in folder.iterdir()] == [
-        p.name for p in folder.glob(".accounts-*.manifest")]
+        p.name for p in folder.glob(".accounts-*.manifest.d")]
     result = ok(userdb(activated, "disable"))
     assert result.stdout == f"User records turned off: 1 file and the folder {folder} removed.\n"
     assert not folder.exists()
@@ -149,7 +149,8 @@ def test_disable_removes_the_folder_accounts_made(activated, tmp_path):
     assert codes == {"enable": "3", "sync": "0", "edit": "0", "sync2": "0", "sync3": "0",
                      "disable": "0"}, output
     assert output["enable"][1].startswith(f"The user records folder {disk}/rec/.accounts-"), output
-    assert output["enable"][1].endswith(".manifest cannot be used: No space left on device.\n")
+    assert output["enable"][1].endswith(".manifest.d/head cannot be used: No space left on "
+                                        "device.\n"), output
     assert (tmp_path / "disk.full").read_text() == "filler\n"
     assert output["edit"] == (f"Account edited: {name}.\n", "")
     assert (tmp_path / "disk.after").read_text() == "", output

@@ -32,13 +32,38 @@ def test_status_when_off(activated):
             "userdb enable first.\n")
 
 
-@pytest.mark.parametrize("uids", ["1-2", "20000", "30000-20000", "999-2000", "1000-60000",
-                                  "a-b", "20000-29999-1", "+2000-3000"])
+@pytest.mark.parametrize("uids", ["20000", "30000-20000", "a-b", "20000-29999-1", "+2000-3000",
+                                  "1000-4294967296", "99999999999-99999999999"])
 def test_enable_refuses_a_range(activated, uids):
     result = userdb(activated, "enable", "--uids", uids)
     assert result.code == 2, result
-    assert f"--uids {uids} is not valid: give FIRST-LAST, two numbers from 1000 to 59999, " \
+    assert f"--uids {uids} is not valid: give FIRST-LAST, two numbers from 1000 to 2147483647, " \
         "FIRST not above LAST." in result.stderr
+
+
+@pytest.mark.parametrize("uids,reserved,whose", [
+    ("1-2", "0-999", "the system's own users and groups"),
+    ("999-2000", "0-999", "the system's own users and groups"),
+    ("1000-60000", "60000-65535", "the numbers Debian allocates itself or reserves"),
+    ("50000-60001", "60001-60513", "systemd-homed's users"),
+    ("60514-60514", "60514-60577", "the host users systemd-nspawn maps into containers"),
+    ("61184-61184", "61184-65519", "systemd's dynamic users (DynamicUser=)"),
+    ("65534-65534", "65534-65534", "nobody"),
+    ("65535-65535", "65535-65535", "the 16-bit -1, which some programs take for no user"),
+    ("65520-65533", "60000-65535", "the numbers Debian allocates itself or reserves"),
+    ("200000-600000", "524288-1879048191", "systemd's container ranges"),
+    ("2147352576-2147352576", "2147352576-2147418111",
+     "systemd's foreign ranges (mapped users of other systems)"),
+    ("2147483000-2147483648", "2147483648-4294967294",
+     "the numbers many tools read as negative (signed 32-bit)"),
+    ("4294967295-4294967295", "4294967295-4294967295", "-1, which means no user to the kernel"),
+])
+def test_enable_refuses_a_reserved_range(activated, uids, reserved, whose):
+    """Each range systemd or Debian reserves is refused, naming the first one it overlaps."""
+    result = userdb(activated, "enable", "--uids", uids)
+    assert (result.code, result.stdout) == (2, ""), result
+    assert f"--uids {uids} overlaps {reserved}, {whose}: choose a range outside it (such as " \
+        "200000-399999)." in result.stderr
 
 
 @pytest.mark.parametrize("option,path", [("--shell", "bin/sh"), ("--home", "/home/a:b"),

@@ -62,6 +62,8 @@ def snapshot(folder: pathlib.Path) -> dict:
         info = entry.lstat()
         if stat.S_ISLNK(info.st_mode):
             what = "-> " + os.readlink(entry)
+        elif stat.S_ISDIR(info.st_mode):
+            what = snapshot(entry)
         else:
             what = entry.read_bytes()
         entries[entry.name] = (stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode),
@@ -121,7 +123,15 @@ def _check_entry(folder: pathlib.Path, entry: pathlib.Path):
     if entry.name.startswith(".accounts-"):
         if entry.name.endswith(".tmp"):
             return None
-        assert entry.name.endswith(".manifest") and stat.S_IMODE(entry.lstat().st_mode) == 0o644
+        # An earlier release's manifest (another store's, in a shared folder): one file.
+        if entry.name.endswith(".manifest") and entry.is_file():
+            assert stat.S_IMODE(entry.lstat().st_mode) == 0o644, entry
+            return None
+        # The manifest: a folder of root's (mode 0755) of files mode 0644 (its head, its shards).
+        assert entry.name.endswith(".manifest.d") and entry.is_dir(), entry
+        assert stat.S_IMODE(entry.lstat().st_mode) == 0o755 and entry.lstat().st_uid == 0, entry
+        for part in entry.iterdir():
+            assert stat.S_IMODE(part.lstat().st_mode) == 0o644, part
         return None
     info = entry.lstat()
     if stat.S_ISLNK(info.st_mode):

@@ -2,6 +2,9 @@
 `user add` released at once from 3 hosts (4 each) all succeed with 12 different uids; after
 `userdb sync` on every host, the 3 folders hold the same records (the owner and the 12, each
 with its per-user group and links), every uid is one the store handed out, and none repeats.
+Then one more account, added on one host, reaches the others at their next sync as its four
+files alone (the store's change counter against each folder's), and a sync with nothing behind
+writes nothing.
 
 The hosts are those of hosts.py (own host name, network namespace, HOME); each host's folder is
 in its HOME, where NSS does not look: the records are read as files. Run directly and through
@@ -63,3 +66,20 @@ def test_users_added_on_several_hosts_reach_every_host(pg: PgContext):
             link = host.home / "userdb" / f"{record['uid']}.user"
             assert link.is_symlink() and link.resolve().name == f"{record['userName']}.user", (
                 f"{host.name}: {link.name} links to {record['userName']}.user")
+
+    late = hosts.run(three[0], user_add_args("ulate"), uri, stdin=PASSWORD + "\n")
+    assert late.code == 0, f"user add ulate on {three[0].name}: {late.brief()}"
+    for host in three[1:]:
+        synced = hosts.run(host, ["userdb", "sync"], uri)
+        assert synced.stdout.endswith("; 4 files written, 0 removed.\n"), (
+            f"{host.name}: the account added elsewhere is its four files: {synced.brief()}")
+        idle = hosts.run(host, ["userdb", "sync"], uri)
+        assert idle.stdout.endswith("; 0 files written, 0 removed.\n"), (
+            f"{host.name}: nothing behind, nothing written: {idle.brief()}")
+        assert (host.home / "userdb" / "ulate.user").exists()
+        # What the folder applied is the store's change counter: the next sync reads that alone.
+        (manifest,) = (host.home / "userdb").glob(".accounts-*.manifest.d")
+        applied = json.loads((manifest / "head").read_text())["generation"]
+        counter = query(server, db, "SELECT generation FROM accounts.userdb_generation")
+        assert str(applied) == counter.strip(), (
+            f"{host.name}: the folder applied {applied}, the store counts {counter}")

@@ -97,7 +97,8 @@ struct CommandContext {
     }
     environment.writingHost = writingHost
     if openStore == nil {
-      environment.userRecords = SystemUserRecordFolders()
+      environment.userRecords = SystemUserRecordFolders(
+        afterBatch: variable(stopAfterRecordBatchVariable) == "1" ? { _ = raise(SIGSTOP) } : nil)
       environment.nameService = SystemNameService()
       if variable(stopBeforeUserRecordsVariable) == "1" {
         // A test's hook: the change is committed, its records not yet written.
@@ -110,6 +111,10 @@ struct CommandContext {
   /// The variable that stops the program (SIGSTOP) after a change is committed and before its
   /// user records are written: what a test kills it at.
   static let stopBeforeUserRecordsVariable = "ACCOUNTS_TEST_STOP_BEFORE_USER_RECORDS"
+
+  /// The variable that stops the program (SIGSTOP) after each batch of user record files is
+  /// renamed into place, when there are several: what a test kills a large write at.
+  static let stopAfterRecordBatchVariable = "ACCOUNTS_TEST_STOP_AFTER_RECORD_BATCH"
 
   /// Prints Home on standard output.
   func showHome(_ home: HomeScreen) {

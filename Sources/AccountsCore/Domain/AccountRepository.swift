@@ -182,6 +182,18 @@ public protocol AccountReader {
   func homeOwner(_ path: String) throws(AccountsError) -> Int64?
   /// The account's SSH keys, oldest first.
   func sshKeys(accountID: Int64) throws(AccountsError) -> [StoredSSHKey]
+  /// The store's change counter: one more, in the same transaction, for every change of a row
+  /// a user record reads (accounts, groups, memberships, SSH keys).
+  func userdbGeneration() throws(AccountsError) -> Int64
+  /// The accounts and groups (ids, removed ones included) whose last change came after the
+  /// counter's value `generation`.
+  func userdbChanges(after generation: Int64) throws(AccountsError) -> UserdbEntities
+  /// True when some account has no uid or some group no gid yet.
+  func hasUnnumbered() throws(AccountsError) -> Bool
+  /// The accounts without a uid and the groups without a gid, each in id order.
+  func unnumbered() throws(AccountsError) -> UserdbEntities
+  /// The group whose id is `id`, if any.
+  func group(id: Int64) throws(AccountsError) -> AccountGroup?
 
   // MARK: Copying a whole store
 

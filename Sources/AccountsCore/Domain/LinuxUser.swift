@@ -1,9 +1,10 @@
 import FoundationEssentials
 
-/// The numbers uids and gids are handed out from: a range inside the regular users' range of
-/// Debian's policy (1000 to 59999), by default 20000 to 29999, which Debian's tools never reach
-/// on a device (adduser and useradd give the lowest free number from 1000 up) and systemd never
-/// uses (homed takes 60001 to 60513, DynamicUser 61184 to 65519).
+/// The numbers uids and gids are handed out from: by default 20000 to 29999, inside the regular
+/// users' range of Debian's policy, which Debian's tools never reach on a device (adduser and
+/// useradd give the lowest free number from 1000 up); or any range from 1000 to 2147483647 that
+/// stays out of the ranges systemd and Debian reserve (`reserved`), such as 200000-399999 for
+/// a directory of many people.
 public struct PosixIDRange: Equatable, Sendable, CustomStringConvertible {
   /// The first number given.
   public var first: Int64
@@ -12,27 +13,70 @@ public struct PosixIDRange: Equatable, Sendable, CustomStringConvertible {
 
   /// The range a store starts with.
   public static let standard = PosixIDRange(uncheckedFirst: 20000, last: 29999)
-  /// Where every range must lie.
-  public static let allowed: ClosedRange<Int64> = 1000...59999
+  /// Where every range must lie: above the system's users, below the numbers some tools read
+  /// as negative.
+  public static let allowed: ClosedRange<Int64> = 1000...2_147_483_647
 
-  /// A range known to lie within `allowed` (`first` not above `last`).
+  /// The ranges no store range may overlap, and whose they are.
+  ///
+  /// From systemd's UIDS-GIDS document and Debian's policy (9.2.2); a range is refused naming
+  /// the first one it overlaps.
+  public static let reserved: [(numbers: ClosedRange<Int64>, whose: String)] = [
+    (0...999, "the system's own users and groups"),
+    (60001...60513, "systemd-homed's users"),
+    (60514...60577, "the host users systemd-nspawn maps into containers"),
+    (61184...65519, "systemd's dynamic users (DynamicUser=)"),
+    (65534...65534, "nobody"),
+    (65535...65535, "the 16-bit -1, which some programs take for no user"),
+    (60000...65535, "the numbers Debian allocates itself or reserves"),
+    (524288...1_879_048_191, "systemd's container ranges"),
+    (2_147_352_576...2_147_418_111, "systemd's foreign ranges (mapped users of other systems)"),
+    (2_147_483_648...4_294_967_294, "the numbers many tools read as negative (signed 32-bit)"),
+    (4_294_967_295...4_294_967_295, "-1, which means no user to the kernel"),
+  ]
+
+  /// A range known to lie within `allowed` and overlap nothing `reserved` (`first` not above
+  /// `last`).
   public init(uncheckedFirst first: Int64, last: Int64) {
     self.first = first
     self.last = last
   }
 
-  /// The range `FIRST-LAST` names (decimal numbers within `allowed`, FIRST not above LAST);
-  /// nil otherwise.
+  /// The range `FIRST-LAST` names (decimal numbers, FIRST not above LAST, within `allowed`
+  /// and overlapping nothing `reserved`); nil otherwise.
   public init?(parsing text: String) {
+    guard case .success(let range) = Self.parse(text) else { return nil }
+    self = range
+  }
+
+  /// Why `text` names no usable range (one sentence), nil when it names one.
+  public static func refusal(_ text: String) -> String? {
+    guard case .failure(let refusal) = parse(text) else { return nil }
+    return refusal.sentence
+  }
+
+  /// Why a `--uids` text is refused.
+  struct Refusal: Error {
+    let sentence: String
+  }
+
+  static func parse(_ text: String) -> Result<PosixIDRange, Refusal> {
     let parts = text.split(separator: "-", omittingEmptySubsequences: false)
     guard parts.count == 2,
       parts.allSatisfy({
-        !$0.isEmpty && $0.count <= 5 && $0.allSatisfy { $0.isASCII && $0.isNumber }
+        !$0.isEmpty && $0.count <= 10 && $0.allSatisfy { $0.isASCII && $0.isNumber }
       }),
-      let first = Int64(parts[0]), let last = Int64(parts[1]),
-      Self.allowed.contains(first), Self.allowed.contains(last), first <= last
-    else { return nil }
-    self.init(uncheckedFirst: first, last: last)
+      let first = Int64(parts[0]), let last = Int64(parts[1]), first <= last,
+      last <= 4_294_967_295
+    else { return .failure(Refusal(sentence: Messages.invalidPosixIDRange(text))) }
+    if let overlapped = reserved.first(where: { $0.numbers.overlaps(first...last) }) {
+      return .failure(
+        Refusal(
+          sentence: Messages.reservedPosixIDRange(
+            text, reserved: "\(overlapped.numbers.lowerBound)-\(overlapped.numbers.upperBound)",
+            whose: overlapped.whose)))
+    }
+    return .success(PosixIDRange(uncheckedFirst: first, last: last))
   }
 
   /// True when `number` lies in the range.
@@ -48,6 +92,21 @@ public enum PosixIDKind: String, Sendable, Equatable {
   case user
   /// A group of accounts (its gid).
   case group
+}
+
+/// Some accounts and groups, by id: those changed after some value of the store's change
+/// counter, or those without a number yet.
+public struct UserdbEntities: Equatable, Sendable {
+  /// Account ids.
+  public var users: [Int64]
+  /// Group ids.
+  public var groups: [Int64]
+
+  /// Creates a set of changes.
+  public init(users: [Int64] = [], groups: [Int64] = []) {
+    self.users = users
+    self.groups = groups
+  }
 }
 
 /// A store's user record settings, the same for every host: its identity and its range.

@@ -8,15 +8,22 @@ public struct UserRecordFile: Equatable, Sendable {
   public var content: [UInt8]?
   /// The name a link points to (in the same folder); nil for a record.
   public var linkTarget: String?
+  /// Whose file it is: `u` and an account's id, `g` and a group's (a folder's manifest keeps
+  /// each one's files together, so that a change reads and writes only the changed ones').
+  public var owner: String
 
-  /// A record file.
-  public static func record(_ name: String, _ content: [UInt8]) -> UserRecordFile {
-    UserRecordFile(name: name, content: content, linkTarget: nil)
+  /// A record file of `owner`.
+  public static func record(_ name: String, _ content: [UInt8], owner: String = "")
+    -> UserRecordFile
+  {
+    UserRecordFile(name: name, content: content, linkTarget: nil, owner: owner)
   }
 
-  /// A link to `target`.
-  public static func link(_ name: String, to target: String) -> UserRecordFile {
-    UserRecordFile(name: name, content: nil, linkTarget: target)
+  /// A link to `target`, of `owner`.
+  public static func link(_ name: String, to target: String, owner: String = "")
+    -> UserRecordFile
+  {
+    UserRecordFile(name: name, content: nil, linkTarget: target, owner: owner)
   }
 }
 
@@ -55,9 +62,21 @@ public struct UserRecordRemoval: Equatable, Sendable {
 /// A records folder opened by one process: it holds the folder's lock (no other `accounts`
 /// changes it meanwhile) until `close`.
 public protocol UserRecordFolderSession: AnyObject {
+  /// The store's change counter as the folder last applied it; nil when unknown (nothing
+  /// written yet, a manifest of an earlier release, or a folder changed since by another hand
+  /// or another store): then only a whole comparison tells what is behind.
+  var generation: Int64? { get }
+  /// How many user and group records the manifest lists.
+  var recordCounts: (users: Int, groups: Int) { get }
+  /// Told how many files of how many are written, while many are.
+  var progress: ((_ done: Int, _ total: Int) -> Void)? { get set }
   /// Makes the folder hold exactly `files` of this store (the store's own files not among them
-  /// are removed; files not written by it are never touched); with `dryRun`, only tells.
-  func apply(_ files: [UserRecordFile], dryRun: Bool) throws(AccountsError) -> UserRecordChanges
+  /// are removed; files not written by it are never touched), and notes that it applied the
+  /// counter's value `generation`; with `owners`, only the files of those owners are looked at
+  /// (the others are left as they are); with `dryRun`, only tells.
+  func apply(
+    _ files: [UserRecordFile], owners: Set<String>?, generation: Int64, dryRun: Bool
+  ) throws(AccountsError) -> UserRecordChanges
   /// Removes every file of this store, its manifest, and the folder if enabling created it and
   /// it is empty; returns how many files went, and whether the folder did.
   func removeAll() throws(AccountsError) -> UserRecordRemoval
@@ -71,8 +90,10 @@ public protocol UserRecordFolderSession: AnyObject {
 /// memory.
 public protocol UserRecordFolders {
   /// Opens `folder` (absolute) for the store `storeID`, creating it (mode 0755) when `create`
-  /// and it is missing; nil when it is missing and not `create`.
-  func open(_ folder: String, storeID: String, create: Bool) throws(AccountsError)
+  /// and it is missing; nil when it is missing and not `create`. With `repair`, a damaged
+  /// manifest is dropped (the next whole comparison lists again the files that hold what the
+  /// store would write) instead of refused.
+  func open(_ folder: String, storeID: String, create: Bool, repair: Bool) throws(AccountsError)
     -> (any UserRecordFolderSession)?
 }
 

@@ -86,7 +86,8 @@ public enum UserdbFlow {
     }
     guard let host else { throw .userdbNotEnabled(host: env.hostName) }
     // The folder's lock before the store's, as every sync takes them.
-    let session = try folders.open(host.folder, storeID: settings.storeID, create: false)
+    let session = try folders.open(
+      host.folder, storeID: settings.storeID, create: false, repair: false)
     defer { session?.close() }
     // The host is forgotten first and the files removed inside that same transaction, before
     // its commit: a store that may not be changed (a read-only file, a role without the host
@@ -104,11 +105,20 @@ public enum UserdbFlow {
     return (host.folder, removal)
   }
 
-  /// Rebuilds this host's records from the store.
-  public static func sync(_ env: AccountsEnvironment) throws(AccountsError) -> Outcome {
-    guard let outcome = try run(env, dryRun: false) else {
-      throw .userdbNotEnabled(host: env.hostName)
+  /// Rebuilds this host's records from the store: what changed since the folder was last
+  /// written, or with `full` the whole folder (a damaged manifest is then made again).
+  public static func sync(_ env: AccountsEnvironment, full: Bool = false) throws(AccountsError)
+    -> Outcome
+  {
+    var found: Outcome?
+    do {
+      found = try run(env, dryRun: false, full: full)
+    } catch .userdbFolder(_, let reason) where reason == damagedManifest && !full {
+      // Made again from the whole comparison: each file that holds what the store would
+      // write is listed again as its own.
+      found = try run(env, dryRun: false, full: true)
     }
+    guard let outcome = found else { throw .userdbNotEnabled(host: env.hostName) }
     // A sync that found the folder as the store says changed nothing worth a line in the log.
     if !outcome.changes.written.isEmpty || !outcome.changes.removed.isEmpty {
       try log(
@@ -149,6 +159,10 @@ public enum UserdbFlow {
     }
   }
 
+  /// The reason a folder gives for a manifest it cannot read.
+  public static let damagedManifest =
+    "its manifest is damaged (accounts userdb sync --full makes it again)"
+
   /// Logs `change` (the files it wrote or removed are no part of the store's transactions, so
   /// it is logged once they are done), except in a store that holds nothing yet.
   private static func log(
@@ -179,8 +193,13 @@ public enum UserdbFlow {
   }
 
   /// Syncs (or, with `dryRun`, compares) this host's folder; nil when the host keeps none.
-  private static func run(_ env: AccountsEnvironment, dryRun: Bool) throws(AccountsError)
-    -> Outcome?
+  ///
+  /// A folder that knows the store's change counter as it last applied it gets only the files
+  /// of the accounts and groups changed since (nothing at all when none did); one that does
+  /// not (first written, changed by another hand, an earlier release's manifest), a `full`
+  /// sync, and a comparison (`dryRun`) compare the whole folder.
+  static func run(_ env: AccountsEnvironment, dryRun: Bool, full: Bool = false)
+    throws(AccountsError) -> Outcome?
   {
     guard let folders = env.userRecords,
       let store = try dryRun ? env.readableStore() : env.storeForChange()
@@ -195,15 +214,29 @@ public enum UserdbFlow {
     var outcome = Outcome(host: host, range: settings.range)
     // The folder's lock is taken before the store is read: of two commands, the later writer
     // reads the later state.
-    let session = try folders.open(host.folder, storeID: settings.storeID, create: !dryRun)
+    let session = try folders.open(
+      host.folder, storeID: settings.storeID, create: !dryRun, repair: full)
     defer { session?.close() }
     if !dryRun && mayNumber {
       let given = try giveNumbers(env, store: store, range: settings.range)
       outcome.homesMoved = given.homesMoved
       outcome.skipped += given.homesMoved + given.usedUp
     }
-    let built = try store.read { reader throws(AccountsError) in
-      try build(reader, names: env.nameService)
+    let since = dryRun || full ? nil : session?.generation
+    let (generation, built) = try store.read {
+      reader throws(AccountsError) -> (Int64, Built?) in
+      let generation = try reader.userdbGeneration()
+      guard let since, since <= generation else {
+        return (generation, try build(reader, names: env.nameService))
+      }
+      guard since < generation else { return (generation, nil) }
+      let changes = try reader.userdbChanges(after: since)
+      return (generation, try build(reader, names: env.nameService, only: changes))
+    }
+    guard let built else {
+      outcome.users = session?.recordCounts.users ?? 0
+      outcome.groups = session?.recordCounts.groups ?? 0
+      return outcome
     }
     outcome.users = built.users
     outcome.groups = built.groups
@@ -213,10 +246,21 @@ public enum UserdbFlow {
       outcome.mayNumber = false
       outcome.skipped.append(Messages.posixIDsForAdministrator(built.unnumbered))
     }
-    if let session {
-      outcome.changes = try session.apply(built.files, dryRun: dryRun)
-    } else {
+    guard let session else {
       outcome.changes.written = built.files.map(\.name)
+      return outcome
+    }
+    var shown = false
+    session.progress = { done, total in
+      shown = true
+      env.console.progress(Messages.userdbProgress(done, of: total))
+    }
+    defer { if shown { env.console.progress(nil) } }
+    outcome.changes = try session.apply(
+      built.files, owners: built.owners, generation: generation, dryRun: dryRun)
+    if built.owners != nil {
+      outcome.users = session.recordCounts.users
+      outcome.groups = session.recordCounts.groups
     }
     return outcome
   }
@@ -229,26 +273,19 @@ public enum UserdbFlow {
   )
     throws(AccountsError) -> (homesMoved: [String], usedUp: [String])
   {
-    let wanting = try store.read { reader throws(AccountsError) -> Bool in
-      var wanting = false
-      try reader.forEachAccount { listing throws(AccountsError) in
-        if listing.account.uid == nil { wanting = true }
-      }
-      try reader.forEachGroup { listing throws(AccountsError) in
-        if listing.group.gid == nil { wanting = true }
-      }
-      return wanting
-    }
+    let wanting = try store.read { reader throws(AccountsError) in try reader.hasUnnumbered() }
     guard wanting else { return ([], []) }
     return try env.writableStore().write {
       writer throws(AccountsError) -> (homesMoved: [String], usedUp: [String]) in
+      // Only those without a number are read (in the order they were made), not the store.
+      let unnumbered = try writer.unnumbered()
       var accounts: [Account] = []
-      try writer.forEachAccount { listing throws(AccountsError) in
-        if listing.account.uid == nil { accounts.append(listing.account) }
+      for id in unnumbered.users {
+        if let account = try writer.account(id: id) { accounts.append(account) }
       }
       var groups: [AccountGroup] = []
-      try writer.forEachGroup { listing throws(AccountsError) in
-        if listing.group.gid == nil { groups.append(listing.group) }
+      for id in unnumbered.groups {
+        if let group = try writer.group(id: id) { groups.append(group) }
       }
       var allocator = PosixIDAllocator(
         range: range, next: (try writer.lastPosixID(in: range) ?? range.first - 1) + 1,
@@ -283,79 +320,6 @@ public enum UserdbFlow {
       let usedUp = left == 0 ? [] : [Messages.posixIDsUsedUp(range: range.description, left: left)]
       return (said, usedUp)
     }
-  }
-
-  /// The record files the store's accounts and groups make, how many of each, and why some
-  /// make none.
-  static func build(_ reader: any AccountReader, names: (any NameService)?) throws(AccountsError)
-    -> (files: [UserRecordFile], users: Int, groups: Int, skipped: [String], unnumbered: Int)
-  {
-    var skipped: [String] = []
-    var unnumbered = 0
-    var accounts: [(account: Account, uid: Int64, groups: [String])] = []
-    try reader.forEachAccount { listing throws(AccountsError) in
-      let account = listing.account
-      guard let uid = account.uid else {
-        unnumbered += 1
-        return skipped.append(Messages.noRecordNoUID(account.username))
-      }
-      guard LinuxNameRules.isValid(account.username) else {
-        return skipped.append(Messages.noRecordNotLinuxName(account.username))
-      }
-      if let names,
-        names.uid(ofUser: account.username).map({ $0 != uid }) ?? false
-          || names.gid(ofGroup: account.username).map({ $0 != uid }) ?? false
-      {
-        return skipped.append(Messages.noRecordNameKnown(account.username))
-      }
-      accounts.append((account, uid, listing.groups))
-    }
-    let userNames = Set(accounts.map(\.account.username))
-    var files: [UserRecordFile] = []
-    var groupCount = 0
-    var recordedGroups = Set<String>()
-    var listings: [GroupListing] = []
-    try reader.forEachGroup { listings.append($0) }
-    for listing in listings {
-      let group = listing.group
-      guard let gid = group.gid else {
-        unnumbered += 1
-        skipped.append(Messages.noGroupRecordNoGID(group.name))
-        continue
-      }
-      if userNames.contains(group.name)
-        || (names?.gid(ofGroup: group.name).map { $0 != gid } ?? false)
-      {
-        skipped.append(Messages.noGroupRecordNameKnown(group.name))
-        continue
-      }
-      let members = try reader.members(groupID: group.id).filter(userNames.contains)
-      files.append(
-        .record("\(group.name).group", UserRecordJSON.group(group.name, gid: gid, members: members))
-      )
-      files.append(.link("\(gid).group", to: "\(group.name).group"))
-      for member in members {
-        files.append(
-          .record(
-            "\(member):\(group.name).membership",
-            UserRecordJSON.membership(user: member, group: group.name)))
-      }
-      recordedGroups.insert(group.name)
-      groupCount += 1
-    }
-    for (account, uid, groups) in accounts {
-      let keys = try reader.sshKeys(accountID: account.id).map(\.key.line)
-      let name = account.username
-      files.append(
-        .record(
-          "\(name).user",
-          UserRecordJSON.user(
-            account, uid: uid, groups: groups.filter(recordedGroups.contains), keys: keys)))
-      files.append(.link("\(uid).user", to: "\(name).user"))
-      files.append(.record("\(name).group", UserRecordJSON.group(name, gid: uid, members: [])))
-      files.append(.link("\(uid).group", to: "\(name).group"))
-    }
-    return (files, accounts.count, groupCount + accounts.count, skipped, unnumbered)
   }
 
   /// A records folder as given: absolute, normalized, no ':' or control characters.

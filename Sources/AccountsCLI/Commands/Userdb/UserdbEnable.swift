@@ -10,7 +10,8 @@ extension AccountsCommand {
       discussion: """
         --folder (default /etc/userdb; libnss-systemd also reads /run/userdb) is created mode \
         0755 when missing, and removed again by disable. --uids sets the store's range for \
-        every host (default 20000-29999, within 1000-59999; the administrator's role only): \
+        every host (default 20000-29999; any range from 1000 to 2147483647 outside the ones \
+        systemd and Debian reserve, such as 200000-399999; the administrator's role only): \
         once any host keeps records, accounts and groups get the next free number of it when \
         they are made, wherever that runs (those made before, at this enable or a sync), \
         never one the system making them knows nor one given before (not even to a removed \
@@ -30,9 +31,7 @@ extension AccountsCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-      if let uids, PosixIDRange(parsing: uids) == nil {
-        throw ValidationError(Messages.invalidPosixIDRange(uids))
-      }
+      if let uids, let refusal = PosixIDRange.refusal(uids) { throw ValidationError(refusal) }
     }
 
     func run(_ context: CommandContext) throws {

@@ -10,13 +10,18 @@ extension AccountsCommand {
       discussion: """
         Writes what differs, removes what the store no longer has, gives numbers to accounts \
         and groups without one (made before the store gave numbers; a fleet host's role may \
-        not: it says so). Run as root, at boot and on a timer where hosts share a store.
+        not: it says so): the files of what changed since the folder was last written, or \
+        with --full (and where the folder was changed by another hand) the whole folder. \
+        Run as root, at boot and on a timer where hosts share a store.
         """)
+
+    @Flag(name: .customLong("full"), help: "Compare the whole folder with the store.")
+    var full = false
 
     @OptionGroup var global: GlobalOptions
 
     func run(_ context: CommandContext) throws {
-      UserdbOutput.show(try UserdbFlow.sync(context.environment), context)
+      UserdbOutput.show(try UserdbFlow.sync(context.environment, full: full), context)
     }
   }
 }
