@@ -102,6 +102,9 @@ public struct UserdbEntities: Equatable, Sendable {
   /// Group ids.
   public var groups: [Int64]
 
+  /// How many accounts and groups.
+  public var total: Int { users.count + groups.count }
+
   /// Creates a set of changes.
   public init(users: [Int64] = [], groups: [Int64] = []) {
     self.users = users

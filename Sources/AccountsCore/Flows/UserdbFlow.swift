@@ -223,29 +223,30 @@ public enum UserdbFlow {
       outcome.skipped += given.homesMoved + given.usedUp
     }
     let since = dryRun || full ? nil : session?.generation
-    let (generation, built) = try store.read {
-      reader throws(AccountsError) -> (Int64, Built?) in
-      let generation = try reader.userdbGeneration()
-      guard let since, since <= generation else {
-        return (generation, try build(reader, names: env.nameService))
-      }
-      guard since < generation else { return (generation, nil) }
-      let changes = try reader.userdbChanges(after: since)
-      return (generation, try build(reader, names: env.nameService, only: changes))
+    let (generation, built, waiting) = try store.read {
+      reader throws(AccountsError) -> (Int64, Built?, Int) in
+      // What a role that may not number leaves unnumbered is said at every sync, a changed
+      // account or not: the ids alone, read where a number is missing.
+      let waiting = mayNumber ? 0 : try reader.unnumbered().total
+      let (generation, built) = try changedRecords(reader, env: env, since: since)
+      return (generation, built, waiting)
     }
+    if waiting > 0 {
+      outcome.mayNumber = false
+      outcome.unnumbered = waiting
+    }
+    let waitingSaid = waiting > 0 ? [Messages.posixIDsForAdministrator(waiting)] : []
     guard let built else {
       outcome.users = session?.recordCounts.users ?? 0
       outcome.groups = session?.recordCounts.groups ?? 0
+      outcome.skipped += waitingSaid
       return outcome
     }
     outcome.users = built.users
     outcome.groups = built.groups
-    outcome.skipped += built.skipped
-    outcome.unnumbered = built.unnumbered
-    if !mayNumber && built.unnumbered > 0 {
-      outcome.mayNumber = false
-      outcome.skipped.append(Messages.posixIDsForAdministrator(built.unnumbered))
-    }
+    // The records' own reasons first, then what the role may not do about them.
+    outcome.skipped += built.skipped + waitingSaid
+    if mayNumber { outcome.unnumbered = built.unnumbered }
     guard let session else {
       outcome.changes.written = built.files.map(\.name)
       return outcome
@@ -263,6 +264,21 @@ public enum UserdbFlow {
       outcome.groups = session.recordCounts.groups
     }
     return outcome
+  }
+
+  /// The store's change counter, and the records to write: those of the accounts and groups
+  /// changed since `since` (nil when nothing changed), or every one when the folder does not
+  /// know its count (`since` nil) or knows a later one.
+  private static func changedRecords(
+    _ reader: any AccountReader, env: AccountsEnvironment, since: Int64?
+  ) throws(AccountsError) -> (Int64, Built?) {
+    let generation = try reader.userdbGeneration()
+    guard let since, since <= generation else {
+      return (generation, try build(reader, names: env.nameService))
+    }
+    guard since < generation else { return (generation, nil) }
+    let changes = try reader.userdbChanges(after: since)
+    return (generation, try build(reader, names: env.nameService, only: changes))
   }
 
   /// Gives a uid (and its home) to every account and a gid to every group without one, in one
