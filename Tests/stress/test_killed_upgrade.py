@@ -1,4 +1,4 @@
-"""The v1 -> latest (v10) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
+"""The v1 -> latest (v12) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
 events, 25,000 login_throttle rows, on the v1 schema) so that the upgrade takes long enough:
 
 - `login` and `user list` (twice each) upgrade it to the latest schema, every row copied;
@@ -29,7 +29,7 @@ import pytest
 from kills import kill_after, kill_moment
 from runner import PASSWORD, Gate, Sandbox, Started, login, wait_until
 from sqlite_store import (MIGRATIONS, V3_TABLES, V5_TABLES, V6_TABLES, V8_TABLES, V10_TABLES,
-                          events_since, v3_problems)
+                          V12_TABLES, events_since, v3_problems)
 
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -224,7 +224,8 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
         # Killed between v3 and v4, v4 and v5, v5 and v6, v6 and v7, v7 and v8, v8 and v9, or v9
         # and v10 (each migration commits on its own): a whole v3, v4, v5, v6, v7, v8 or v9 file
         # (v9 adds kinds of events only: a v9 file has v8's tables).
-        has_v8 = latest or migrations in (MIGRATIONS[:8], MIGRATIONS[:9])
+        has_v10 = latest or migrations == MIGRATIONS[:10]  # killed between v10 and v12
+        has_v8 = has_v10 or migrations in (MIGRATIONS[:8], MIGRATIONS[:9])
         has_v7 = has_v8 or migrations == MIGRATIONS[:7]
         has_v6 = has_v7 or migrations == MIGRATIONS[:6]
         has_v5 = has_v6 or migrations == MIGRATIONS[:5]
@@ -232,16 +233,19 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
         has_v3 = has_v4 or migrations == MIGRATIONS[:3]
         later_tables = ((V3_TABLES if has_v3 else set()) | (V5_TABLES if has_v5 else set())
                         | (V6_TABLES if has_v6 else set()) | (V8_TABLES if has_v8 else set())
-                        | (V10_TABLES if latest else set()))
+                        | (V10_TABLES if has_v10 else set()) | (V12_TABLES if latest else set()))
         added = added_objects(con, later_tables)
         if has_v6:
             added |= {("index", "account_by_uid")}  # v6's index on the v2 table `account`
         if has_v7:
             added |= {("index", "audit_event_by_host")}  # v7's, on the v2 table `audit_event`
+        if latest:  # v12's change counter's triggers on the v2 table `account`
+            added |= {("trigger", f"userdb_account_{change}")
+                      for change in ("added", "changed", "removed")}
         missing_v3 = {("table", t) for t in later_tables} - added
         if (migrations not in (["v1", "v2"], MIGRATIONS[:3], MIGRATIONS[:4], MIGRATIONS[:5],
                                MIGRATIONS[:6], MIGRATIONS[:7], MIGRATIONS[:8], MIGRATIONS[:9],
-                               MIGRATIONS)
+                               MIGRATIONS[:10], MIGRATIONS)
                 or objects - added != V2_SCHEMA or missing_v3):
             problems.append(f"migrations {migrations}; schema: extra "
                             f"{sorted(objects - added - V2_SCHEMA)}, missing "
