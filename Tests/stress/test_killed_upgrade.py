@@ -2,10 +2,10 @@
 events, 25,000 login_throttle rows, on the v1 schema) so that the upgrade takes long enough:
 
 - `login` and `user list` (twice each) upgrade it to the latest schema, every row copied;
-- 6 `user list` opening the v1 file at once all list the account, and leave a whole v10 file;
+- 6 `user list` opening the v1 file at once all list the account, and leave a whole v12 file;
 - `login` or `user list` killed at random moments of their first open: the file is a whole v1
-  file with every row (and the next login upgrades it), a whole v2, v3, v4, v5, v6, v7, v8 or
-  v9 file (killed between two migrations, which commit one at a time) or a whole v10 file with
+  file with every row (and the next login upgrades it), a whole v2, v3, v4, v5, v6, v7, v8, v9
+  or v10 file (killed between two migrations, which commit one at a time) or a whole v12 file with
   every row copied, never in between. The first kill of each command comes as soon as it has
   written 64 KiB of the upgrade to the WAL (a point it reaches well before the first migration
   commits), so that at least one kill lands before the upgrade committed whatever the machine's
