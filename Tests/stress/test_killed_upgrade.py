@@ -264,7 +264,7 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
         if activation != expected["activation"]:
             problems.append(f"activation {activation}, was {expected['activation']}")
         kinds = {r[0] for r in con.execute("SELECT name FROM main.audit_kind")}
-        has_v9 = latest or migrations == MIGRATIONS[:9]
+        has_v9 = has_v10 or migrations == MIGRATIONS[:9]
         if kinds != (LATEST_AUDIT_KINDS if has_v9 else V6_AUDIT_KINDS if has_v6
                      else V5_AUDIT_KINDS if has_v5
                      else V4_AUDIT_KINDS if has_v4
