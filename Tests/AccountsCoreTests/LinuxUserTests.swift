@@ -166,8 +166,26 @@ final class MemoryFolders: UserRecordFolders, UserRecordFolderSession, @unchecke
   }
 }
 
+/// A suite about user records: its world, name service and folders, and the environment of a
+/// host (`h1`) that keeps records in those folders.
+protocol UserRecordsWorld {
+  var world: World { get }
+  var names: FakeNameService { get }
+  var folders: MemoryFolders { get }
+}
+
+extension UserRecordsWorld {
+  func env(_ console: ScriptedConsole = ScriptedConsole([])) -> AccountsEnvironment {
+    var env = world.environment(console)
+    env.nameService = names
+    env.userRecords = folders
+    env.hostName = "h1"
+    return env
+  }
+}
+
 @Suite("User records")
-struct UserRecordTests {
+struct UserRecordTests: UserRecordsWorld {
   let world: World
   let names = FakeNameService()
   let folders = MemoryFolders()
@@ -175,14 +193,6 @@ struct UserRecordTests {
   init() throws {
     world = try World()
     try world.activateAlice()
-  }
-
-  func env(_ console: ScriptedConsole = ScriptedConsole([])) -> AccountsEnvironment {
-    var env = world.environment(console)
-    env.nameService = names
-    env.userRecords = folders
-    env.hostName = "h1"
-    return env
   }
 
   func add(_ name: String, fullName: String, home: String? = nil, shell: String? = nil) throws {

@@ -6,7 +6,7 @@ import Testing
 /// A change writes only the files of what it changed: the store's change counter and its notes
 /// of which accounts and groups changed, against the counter the folder last applied.
 @Suite("User record changes")
-struct UserRecordChangeTests {
+struct UserRecordChangeTests: UserRecordsWorld {
   let world: World
   let names = FakeNameService()
   let folders = MemoryFolders()
@@ -14,14 +14,6 @@ struct UserRecordChangeTests {
   init() throws {
     world = try World()
     try world.activateAlice()
-  }
-
-  func env(_ console: ScriptedConsole = ScriptedConsole([])) -> AccountsEnvironment {
-    var env = world.environment(console)
-    env.nameService = names
-    env.userRecords = folders
-    env.hostName = "h1"
-    return env
   }
 
   func add(_ name: String) throws {

@@ -38,16 +38,9 @@ enum LinuxUser {
     throw .linuxNameTaken(name, systemName: clash.name)
   }
 
-  /// Gives `account` its home folder with its uid `uid`: the one it names (or `/home/NAME`)
-  /// unless another account was given that before, then that path with `-UID` (and a count, if
-  /// that is taken too); recorded, so that it is never given again.
-  static func giveHome(to account: Account, uid: Int64, writer: any AccountWriter, at date: Date)
-    throws(AccountsError) -> String
-  {
-    try giveHome(account.homeDirectory, uid: uid, writer: writer, at: date)
-  }
-
-  /// `giveHome(to:…)` for an account that wants the home folder `wanted`.
+  /// Gives the account of uid `uid` its home folder: `wanted` (the one it names, or
+  /// `/home/NAME`) unless another account was given that before, then that path with `-UID`
+  /// (and a count, if that is taken too); recorded, so that it is never given again.
   static func giveHome(_ wanted: String, uid: Int64, writer: any AccountWriter, at date: Date)
     throws(AccountsError) -> String
   {

@@ -11,7 +11,8 @@ import FoundationEssentials
 struct PosixIDGiver {
   private var allocator: PosixIDAllocator?
   private let now: Date
-  private var homesMoved: [String] = []
+  /// A sentence for each account given another home than the one it wanted.
+  private(set) var homesMoved: [String] = []
   private var left = 0
 
   /// The giver for one transaction of `writer`; it gives nothing in a store that gives no
@@ -46,6 +47,8 @@ struct PosixIDGiver {
       left += 1
       return
     }
+    // The home is given with the uid and kept: a rename does not move it, and no later
+    // account is given it (its files are this account's).
     let wanted = home ?? LinuxUserDefaults.home(for: username)
     let given = try LinuxUser.giveHome(wanted, uid: uid, writer: writer, at: now)
     try writer.setUID(uid, home: given, accountID: id)

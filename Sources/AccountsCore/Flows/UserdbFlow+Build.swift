@@ -35,7 +35,8 @@ extension UserdbFlow {
     for listing in listings {
       let group = listing.group
       guard
-        let gid = recordableGroup(group, names: names, userNamed: userNames.contains, into: &built)
+        let gid = try recordableGroup(
+          group, names: names, userNamed: userNames.contains, into: &built)
       else { continue }
       built.files += groupFiles(group, gid: gid)
       recordedGroups.insert(group.name)
@@ -67,13 +68,13 @@ extension UserdbFlow {
       // A group of the same name makes no record while this account does.
       if let namesake = try reader.group(named: account.username) { groupIDs.insert(namesake.id) }
     }
-    let isRecordedUser = { (name: String) -> Bool in
-      isRecordedAccount(named: name, reader: reader, names: names)
+    let isRecordedUser = { (name: String) throws(AccountsError) -> Bool in
+      try isRecordedAccount(named: name, reader: reader, names: names)
     }
     for id in groupIDs {
       built.owners?.insert(owner(group: id))
       guard let group = try reader.group(id: id),
-        let gid = recordableGroup(group, names: names, userNamed: isRecordedUser, into: &built)
+        let gid = try recordableGroup(group, names: names, userNamed: isRecordedUser, into: &built)
       else { continue }
       built.files += groupFiles(group, gid: gid)
     }
@@ -82,7 +83,7 @@ extension UserdbFlow {
       for name in try reader.groups(accountID: account.id) {
         var ignored = Built()
         guard let group = try reader.group(named: name),
-          recordableGroup(group, names: names, userNamed: isRecordedUser, into: &ignored) != nil
+          try recordableGroup(group, names: names, userNamed: isRecordedUser, into: &ignored) != nil
         else { continue }
         groups.append(name)
       }
@@ -95,14 +96,10 @@ extension UserdbFlow {
   /// True when an account named exactly `name` makes a record.
   static func isRecordedAccount(
     named name: String, reader: any AccountReader, names: (any NameService)?
-  ) -> Bool {
-    let account: Account?
-    do {
-      account = try reader.account(key: DetailRules.username(.text(name)).1)
-    } catch {
-      return false
-    }
-    guard let account, account.username == name else { return false }
+  ) throws(AccountsError) -> Bool {
+    guard let key = try UsernameRules.key(for: name),
+      let account = try reader.account(key: key), account.username == name
+    else { return false }
     var ignored = Built()
     return recordableAccount(account, names: names, into: &ignored) != nil
   }
@@ -135,15 +132,15 @@ extension UserdbFlow {
   /// The group's gid when it makes a record (no account's own group and no group of the
   /// system has its name); otherwise nil, and why among `built.skipped`.
   static func recordableGroup(
-    _ group: AccountGroup, names: (any NameService)?, userNamed: (String) -> Bool,
-    into built: inout Built
-  ) -> Int64? {
+    _ group: AccountGroup, names: (any NameService)?,
+    userNamed: (String) throws(AccountsError) -> Bool, into built: inout Built
+  ) throws(AccountsError) -> Int64? {
     guard let gid = group.gid else {
       built.unnumbered += 1
       built.skipped.append(Messages.noGroupRecordNoGID(group.name))
       return nil
     }
-    if userNamed(group.name) || (names?.gid(ofGroup: group.name).map { $0 != gid } ?? false) {
+    if try userNamed(group.name) || (names?.gid(ofGroup: group.name).map { $0 != gid } ?? false) {
       built.skipped.append(Messages.noGroupRecordNameKnown(group.name))
       return nil
     }
@@ -159,7 +156,7 @@ extension UserdbFlow {
     let owner = owner(group: group.id)
     return [
       .record(
-        "\(group.name).group", UserRecordJSON.group(group.name, gid: gid, members: []),
+        "\(group.name).group", UserRecordJSON.group(group.name, gid: gid),
         owner: owner),
       .link("\(gid).group", to: "\(group.name).group", owner: owner),
     ]
@@ -176,7 +173,7 @@ extension UserdbFlow {
         "\(name).user", UserRecordJSON.user(account, uid: uid, groups: groups, keys: keys),
         owner: owner),
       .link("\(uid).user", to: "\(name).user", owner: owner),
-      .record("\(name).group", UserRecordJSON.group(name, gid: uid, members: []), owner: owner),
+      .record("\(name).group", UserRecordJSON.group(name, gid: uid), owner: owner),
       .link("\(uid).group", to: "\(name).group", owner: owner),
     ]
     for group in groups {

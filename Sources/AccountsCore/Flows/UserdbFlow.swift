@@ -5,9 +5,10 @@ import FoundationEssentials
 ///
 /// The store's accounts and groups become Linux users and groups through systemd's JSON user
 /// records in a drop-in folder that `libnss-systemd` reads. The same work runs after every
-/// command that changes what the records say (`reconcile`): each time the whole folder is
-/// compared with the store and only what differs is written, so a change whose records were
-/// never written (a crash between the commit and the files) is repaired by the next one.
+/// command that changes what the records say (`reconcile`): the folder's manifest keeps the
+/// store's change counter as the folder last applied it, and only the files of the accounts
+/// and groups changed since are compared and written, so a change whose records were never
+/// written (a crash between the commit and the files) is repaired by the next one.
 public enum UserdbFlow {
   /// What a sync found and did.
   public struct Outcome: Equatable, Sendable {
@@ -91,11 +92,12 @@ public enum UserdbFlow {
     defer { session?.close() }
     // The host is forgotten first and the files removed inside that same transaction, before
     // its commit: a store that may not be changed (a read-only file, a role without the host
-    // step) refuses the delete before any file goes, and nothing is left half done. Should the commit itself fail
-    // after the files went (or the process die there), the host is still enabled with its
-    // records missing: the next sync writes them again, and disabling again finishes. The
-    // other order (commit, then files) could leave the records of a host the store has
-    // forgotten, which no later command would remove. Its event is written in it too.
+    // step) refuses the delete before any file goes, and nothing is left half done. Should the
+    // commit itself fail after the files went (or the process die there), the host is still
+    // enabled with its records missing: the next sync writes them again, and disabling again
+    // finishes. The other order (commit, then files) could leave the records of a host the
+    // store has forgotten, which no later command would remove. Its event is written in it
+    // too.
     let removal = try env.writableStore().forgetUserdbHost(named: env.hostName, at: env.now()) {
       () throws(AccountsError) -> (UserRecordRemoval, detail: String?) in
       let removal = try session?.removeAll() ?? UserRecordRemoval()
@@ -218,9 +220,9 @@ public enum UserdbFlow {
       host.folder, storeID: settings.storeID, create: !dryRun, repair: full)
     defer { session?.close() }
     if !dryRun && mayNumber {
-      let given = try giveNumbers(env, store: store, range: settings.range)
+      let given = try giveNumbers(env, store: store)
       outcome.homesMoved = given.homesMoved
-      outcome.skipped += given.homesMoved + given.usedUp
+      outcome.skipped += given.said
     }
     let since = dryRun || full ? nil : session?.generation
     let (generation, built, waiting) = try store.read {
@@ -282,59 +284,26 @@ public enum UserdbFlow {
   }
 
   /// Gives a uid (and its home) to every account and a gid to every group without one, in one
-  /// transaction; returns a sentence for each account whose home had to differ from the one it
-  /// named, and one for those left without a number (the range is used up).
-  static func giveNumbers(
-    _ env: AccountsEnvironment, store: any AccountRepository, range: PosixIDRange
-  )
-    throws(AccountsError) -> (homesMoved: [String], usedUp: [String])
+  /// transaction, as the command that makes one gives it (`PosixIDGiver`); returns the
+  /// sentences for each account whose home had to differ from the one it named, and what
+  /// `PosixIDGiver.said` says (those, then those left without a number).
+  static func giveNumbers(_ env: AccountsEnvironment, store: any AccountRepository)
+    throws(AccountsError) -> (homesMoved: [String], said: [String])
   {
     let wanting = try store.read { reader throws(AccountsError) in try reader.hasUnnumbered() }
     guard wanting else { return ([], []) }
     return try env.writableStore().write {
-      writer throws(AccountsError) -> (homesMoved: [String], usedUp: [String]) in
+      writer throws(AccountsError) -> (homesMoved: [String], said: [String]) in
       // Only those without a number are read (in the order they were made), not the store.
       let unnumbered = try writer.unnumbered()
-      var accounts: [Account] = []
+      var numbers = try PosixIDGiver(env, writer: writer, at: env.now())
       for id in unnumbered.users {
-        if let account = try writer.account(id: id) { accounts.append(account) }
+        if let account = try writer.account(id: id) { try numbers.number(account, writer: writer) }
       }
-      var groups: [AccountGroup] = []
       for id in unnumbered.groups {
-        if let group = try writer.group(id: id) { groups.append(group) }
+        if let group = try writer.group(id: id) { try numbers.number(group, writer: writer) }
       }
-      var allocator = PosixIDAllocator(
-        range: range, next: (try writer.lastPosixID(in: range) ?? range.first - 1) + 1,
-        names: env.nameService)
-      var left = 0
-      var said: [String] = []
-      let now = env.now()
-      for account in accounts {
-        guard
-          let uid = try allocator.give(.user, name: account.username, writer: writer, at: now)
-        else {
-          left += 1
-          continue
-        }
-        // The home is given with the uid and kept: a rename does not move it, and no later
-        // account is given it (its files are this account's).
-        let home = try LinuxUser.giveHome(to: account, uid: uid, writer: writer, at: now)
-        if home != account.homeDirectory {
-          said.append(
-            Messages.homeMoved(account.username, wanted: account.homeDirectory, given: home))
-        }
-        try writer.setUID(uid, home: home, accountID: account.id)
-      }
-      for group in groups {
-        guard let gid = try allocator.give(.group, name: group.name, writer: writer, at: now)
-        else {
-          left += 1
-          continue
-        }
-        try writer.setGID(gid, groupID: group.id)
-      }
-      let usedUp = left == 0 ? [] : [Messages.posixIDsUsedUp(range: range.description, left: left)]
-      return (said, usedUp)
+      return (numbers.homesMoved, numbers.said)
     }
   }
 

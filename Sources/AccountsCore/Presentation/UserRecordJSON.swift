@@ -45,17 +45,15 @@ public enum UserRecordJSON {
     return bytes
   }
 
-  /// The group record of `name` with gid `gid` and `members`.
-  public static func group(_ name: String, gid: Int64, members: [String]) -> [UInt8] {
+  /// The group record of `name` with gid `gid`.
+  ///
+  /// Its members are not in it: each membership is a file of its own (`membership`).
+  public static func group(_ name: String, gid: Int64) -> [UInt8] {
     var bytes: [UInt8] = []
     JSON.key("groupName", first: true, to: &bytes)
     JSON.append(name, to: &bytes)
     JSON.key("gid", to: &bytes)
     bytes += Array(String(gid).utf8)
-    if !members.isEmpty {
-      JSON.key("members", to: &bytes)
-      JSON.append(members, to: &bytes)
-    }
     JSON.key("disposition", to: &bytes)
     JSON.append("regular", to: &bytes)
     bytes += Array("}\n".utf8)
