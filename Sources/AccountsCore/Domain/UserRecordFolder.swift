@@ -98,7 +98,7 @@ public protocol UserRecordFolders {
 }
 
 /// What this system's name service (NSS: /etc/passwd, /etc/group and the user records) knows.
-public protocol NameService {
+public protocol NameService: Sendable {
   /// The uid of the user named `name`, if any.
   func uid(ofUser name: String) -> Int64?
   /// The gid of the group named `name`, if any.

@@ -35,6 +35,17 @@ struct PosixIDGiver {
     return homesMoved + [Messages.posixIDsUsedUp(range: allocator.range.description, left: left)]
   }
 
+  /// Asks the system at once about the numbers the next `count` accounts and groups would be
+  /// given (and a few more, for those it knows), rather than one by one as each is numbered.
+  mutating func lookAhead(_ count: Int) {
+    guard var allocator, let names = allocator.names, count > 1,
+      allocator.next <= allocator.range.last
+    else { return }
+    let last = min(allocator.range.last, allocator.next + Int64(count + count / 8 + 64) - 1)
+    allocator.names = PrefetchedNames(names, numbers: allocator.next...last)
+    self.allocator = allocator
+  }
+
   /// Gives the account `id` its uid and home.
   ///
   /// `username` names it; `home` is the home it wants (nil: `/home/NAME`).

@@ -23,15 +23,27 @@ extension UserdbFlow {
     -> Built
   {
     var built = Built()
+    var listed: [AccountListing] = []
+    try reader.forEachAccount { listed.append($0) }
+    var listings: [GroupListing] = []
+    try reader.forEachGroup { listings.append($0) }
+    // Every name the records would take, asked of the system at once.
+    let names = names.map {
+      PrefetchedNames(
+        $0,
+        userNames: listed.filter { $0.account.uid != nil }.map(\.account.username)
+          .filter(LinuxNameRules.isValid),
+        groupNames: listings.filter { $0.group.gid != nil }.map(\.group.name))
+    }
     var accounts: [(account: Account, uid: Int64, groups: [String])] = []
-    try reader.forEachAccount { listing throws(AccountsError) in
-      guard let uid = recordableAccount(listing.account, names: names, into: &built) else { return }
+    for listing in listed {
+      guard let uid = recordableAccount(listing.account, names: names, into: &built) else {
+        continue
+      }
       accounts.append((listing.account, uid, listing.groups))
     }
     let userNames = Set(accounts.map(\.account.username))
     var recordedGroups = Set<String>()
-    var listings: [GroupListing] = []
-    try reader.forEachGroup { listings.append($0) }
     for listing in listings {
       let group = listing.group
       guard

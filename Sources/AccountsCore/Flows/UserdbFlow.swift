@@ -297,6 +297,7 @@ public enum UserdbFlow {
       // Only those without a number are read (in the order they were made), not the store.
       let unnumbered = try writer.unnumbered()
       var numbers = try PosixIDGiver(env, writer: writer, at: env.now())
+      numbers.lookAhead(unnumbered.users.count + unnumbered.groups.count)
       for id in unnumbered.users {
         if let account = try writer.account(id: id) { try numbers.number(account, writer: writer) }
       }
@@ -320,7 +321,7 @@ public enum UserdbFlow {
 struct PosixIDAllocator {
   let range: PosixIDRange
   var next: Int64
-  let names: (any NameService)?
+  var names: (any NameService)?
 
   /// The next free number, recorded as given to `name`; nil when the range is used up.
   mutating func give(_ kind: PosixIDKind, name: String, writer: any AccountWriter, at date: Date)
