@@ -179,9 +179,14 @@ extension Messages {
   /// `userdb disable` done.
   public static func userdbDisabled(_ folder: String, _ removal: UserRecordRemoval) -> String {
     let files = "\(removal.files) " + (removal.files == 1 ? "file" : "files")
-    return removal.folderRemoved
-      ? "User records turned off: \(files) and the folder \(folder) removed."
-      : "User records turned off: \(files) removed from \(folder)."
+    switch (removal.manifestRemoved, removal.folderRemoved) {
+    case (true, true):
+      return "User records turned off: \(files), the manifest and the folder \(folder) removed."
+    case (false, true): return "User records turned off: \(files) and the folder \(folder) removed."
+    case (true, false):
+      return "User records turned off: \(files) and the manifest removed from \(folder)."
+    case (false, false): return "User records turned off: \(files) removed from \(folder)."
+    }
   }
 }
 

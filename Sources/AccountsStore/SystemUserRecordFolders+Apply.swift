@@ -220,7 +220,7 @@ extension SystemUserRecordFolders.Session {
       guard try remove(name, in: descriptor) else { continue }
       removal.files += 1
     }
-    if unlinkat(descriptor, legacyTemporaryName, 0) == 0 { removal.files += 1 }
+    _ = unlinkat(descriptor, legacyTemporaryName, 0)
     var manifestGone = try remove(legacyManifestName, in: descriptor)
     if manifestDescriptor >= 0 {
       for name in manifestFolderEntries() { _ = try remove(name, in: manifestDescriptor) }
@@ -231,7 +231,7 @@ extension SystemUserRecordFolders.Session {
       }
       manifestGone = true
     }
-    if manifestGone { removal.files += 1 }
+    removal.manifestRemoved = manifestGone
     _ = fsync(descriptor)
     entries = [:]
     manifestOnDisk = false

@@ -154,7 +154,7 @@ final class MemoryFolders: UserRecordFolders, UserRecordFolderSession, @unchecke
   }
   func removeAll() -> UserRecordRemoval {
     defer { files = [:] }
-    return UserRecordRemoval(files: files.count)
+    return UserRecordRemoval(files: files.count, manifestRemoved: true)
   }
   func manifestCount() -> Int { files.count }
   func close() {}

@@ -26,7 +26,7 @@ def test_enable_sync_and_disable_are_logged(activated, tmp_path):
     assert userdb_events(activated)[1:] == [
         ("userdb_synced", None, f"{folder}: 1 written, 0 removed"),
         # Eight records and links, and the manifest.
-        ("userdb_disabled", None, f"{folder}: 9 removed, folder removed"),
+        ("userdb_disabled", None, f"{folder}: 8 removed, folder removed"),
     ]
     shown = ok(activated.run("log", "--event", "userdb_synced"))
     assert len(shown.out_lines) == 1 and "  userdb_synced  " in shown.stdout, shown

@@ -35,30 +35,35 @@ def test_disable_leaves_the_folder_as_it_was(activated, tmp_path):
     status = json.loads(ok(userdb(activated, "status", "--json")).stdout)
     assert (status["enabled"], status["behind"], status["foreign"]) == (True, 0, ["alice.user"])
     result = ok(userdb(activated, "disable"))
-    # alice.group, bob.user, bob.group, their uids' two links each, and the manifest.
-    assert result.stdout == f"User records turned off: 8 files removed from {folder}.\n"
+    # alice.group, bob.user, bob.group and their uids' two links each: what enable and add
+    # wrote.
+    assert result.stdout == (
+        f"User records turned off: 7 files and the manifest removed from {folder}.\n")
     assert snapshot(folder) == before
 
     fresh = tmp_path / "fresh"
-    enable(activated, fresh, "24400-24409")
+    # The same count of the same records when they are written and when they are removed.
+    assert enable(activated, fresh, "24400-24409").stdout.endswith("; 8 files written, 0 removed.\n")
     assert {p.name for p in fresh.iterdir() if not p.name.startswith(".")} == {
         "alice.user", "alice.group", "24400.user", "24400.group", "bob.user", "bob.group",
         "24401.user", "24401.group"}
     result = ok(userdb(activated, "disable"))
-    assert result.stdout == f"User records turned off: 9 files and the folder {fresh} removed.\n"
+    assert result.stdout == (
+        f"User records turned off: 8 files, the manifest and the folder {fresh} removed.\n")
     assert not fresh.exists()
 
 
 def test_disable_after_reset_counts_what_it_removes(activated, tmp_path):
     """After reset only the manifest is left in the folder enable made: disable says it removed
-    that one file and the folder."""
+    no record, the manifest and the folder."""
     folder = tmp_path / "rec"
     enable(activated, folder, "24970-24979")
     ok(activated.run("reset", "--yes"))
     assert [p.name for p in folder.iterdir()] == [
         p.name for p in folder.glob(".accounts-*.manifest.d")]
     result = ok(userdb(activated, "disable"))
-    assert result.stdout == f"User records turned off: 1 file and the folder {folder} removed.\n"
+    assert result.stdout == (
+        f"User records turned off: 0 files, the manifest and the folder {folder} removed.\n")
     assert not folder.exists()
 
 

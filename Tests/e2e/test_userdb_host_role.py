@@ -86,7 +86,8 @@ def test_an_account_added_where_no_records_are_kept_reaches_every_host(pg, pgdb,
     # A host turns its records off with the host role: its entry goes, the others' stay.
     disabled = on_host(fleet, "host-3", "userdb", "disable")
     assert lines(disabled) == (
-        0, f"User records turned off: 9 files and the folder {folders['host-3']} removed.\n",
+        0, f"User records turned off: 8 files, the manifest and the folder {folders['host-3']} "
+        "removed.\n",
         []), disabled
     assert pg.psql("SELECT host FROM accounts.userdb_host ORDER BY 1", pgdb).split() == list(
         HOSTS[:2])
@@ -96,7 +97,7 @@ def test_an_account_added_where_no_records_are_kept_reaches_every_host(pg, pgdb,
         *(f"userdb_synced|{name}|{folders[name]}: 4 written, 0 removed" for name in HOSTS),
         f"userdb_synced|host-1|{folders['host-1']}: 4 written, 0 removed",
         *(f"userdb_synced|{name}|{folders[name]}: 4 written, 0 removed" for name in HOSTS[1:]),
-        f"userdb_disabled|host-3|{folders['host-3']}: 9 removed, folder removed"]
+        f"userdb_disabled|host-3|{folders['host-3']}: 8 removed, folder removed"]
 
 
 # What the host role's own SQL may not do: another host's entry, the range, a number.

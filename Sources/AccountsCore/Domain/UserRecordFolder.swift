@@ -47,14 +47,18 @@ public struct UserRecordChanges: Equatable, Sendable {
 
 /// What removing a store's files from a folder did.
 public struct UserRecordRemoval: Equatable, Sendable {
-  /// Files removed: records, links, memberships and the store's manifest.
+  /// Files removed: records, links and memberships (what `enable` and `sync` count as written).
   public var files: Int
+  /// True when the store's manifest was removed.
+  public var manifestRemoved: Bool
   /// True when the folder went too (accounts made it and nothing else was left in it).
   public var folderRemoved: Bool
 
-  /// A removal of `files` files, and of the folder if `folderRemoved`.
-  public init(files: Int = 0, folderRemoved: Bool = false) {
+  /// A removal of `files` files, of the manifest if `manifestRemoved`, and of the folder if
+  /// `folderRemoved`.
+  public init(files: Int = 0, manifestRemoved: Bool = false, folderRemoved: Bool = false) {
     self.files = files
+    self.manifestRemoved = manifestRemoved
     self.folderRemoved = folderRemoved
   }
 }
