@@ -236,3 +236,18 @@ def test_two_hosts_share_a_store(activated, tmp_path):
     assert not (tmp_path / "a").exists() and (tmp_path / "b" / "bob.user").exists()
     status = json.loads(on("host-b", "userdb", "status", "--json").stdout)
     assert (status["host"], status["enabled"], status["users"]) == ("host-b", True, 2)
+
+
+def test_status_counts_files_behind(activated, tmp_path):
+    """A record removed by hand is one file behind (said in the singular), two are two; `sync`
+    writes them again."""
+    folder = tmp_path / "rec"
+    enable(activated, folder, "24980-24989")
+    os.unlink(folder / "alice.user")
+    behind = "Behind: 1 file to write or remove (run accounts userdb sync)"
+    assert behind in ok(userdb(activated, "status")).stdout.splitlines()
+    os.unlink(folder / "alice.group")
+    behind = "Behind: 2 files to write or remove (run accounts userdb sync)"
+    assert behind in ok(userdb(activated, "status")).stdout.splitlines()
+    ok(userdb(activated, "sync"))
+    assert "Behind: no" in ok(userdb(activated, "status")).stdout.splitlines()

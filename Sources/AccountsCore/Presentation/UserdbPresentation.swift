@@ -16,7 +16,9 @@ public enum UserdbPresentation {
       "Host: \(host)", "User records: on", "Folder: \(outcome.host.folder)", "UIDs: \(range)",
       "Users: \(outcome.users)", "Groups: \(outcome.groups)",
       "Behind: "
-        + (behind == 0 ? "no" : "\(behind) files to write or remove (run accounts userdb sync)"),
+        + (behind == 0
+          ? "no"
+          : "\(behind) \(behind == 1 ? "file" : "files") to write or remove (run accounts userdb sync)"),
       "Foreign files: "
         + (outcome.changes.foreign.isEmpty ? "-" : outcome.changes.foreign.joined(separator: ", ")),
       "SSH keys command: "
