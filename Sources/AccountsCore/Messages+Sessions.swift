@@ -106,6 +106,9 @@ extension Messages {
   /// Before the QR code.
   public static let scanThis =
     "Scan this QR code with your authenticator app, or type the key below into it."
+  /// Before the key, where no QR code is drawn (`--qr none`).
+  public static let typeThis =
+    "Type the key below into your authenticator app, or open the URI with it."
   /// The URI line.
   public static func uriLine(_ uri: String) -> String { "URI: \(uri)" }
   /// The key line.

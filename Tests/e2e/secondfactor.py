@@ -34,6 +34,7 @@ INVALID_CODE = "Invalid verification code!"
 REPLAY = "That code was already used; wait for the next one."
 EMPTY_CODE = f"{FILL}\nEmpty: Verification code.\n"
 SCAN = "Scan this QR code with your authenticator app, or type the key below into it."
+TYPE = "Type the key below into your authenticator app, or open the URI with it."
 ON = "Two-factor authentication is on for {}."
 RECOVERY_HEADER = ("Recovery codes (each works once in place of a code; they are not shown "
                    "again):")

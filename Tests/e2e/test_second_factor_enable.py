@@ -15,7 +15,7 @@ from totp import STEP, code_for_step
 
 from conftest import BOB, BOB_PASSWORD, INVALID, PASSWORD, USERNAME, WRONG_PASSWORD
 from secondfactor import (EMPTY_CODE, INVALID_CODE, KEY, ON, RECOVERY_HEADER, RECOVERY_LINE, SCAN,
-                          WELCOME, Live, authorized_home, enable, enabled, events, expected_uri,
+                          TYPE, WELCOME, Live, authorized_home, enable, enabled, events, expected_uri,
                           failures, login, oath, qr_modules, steady, wrong_code, zbar)
 
 
@@ -134,11 +134,12 @@ def test_second_enrollment_keeps_the_key_file(activated):
 
 
 def test_enable_qr_none(activated):
-    """`--qr none`: the scan sentence, URI and Key, no QR line, then the usual end."""
+    """`--qr none`: the sentence to type the key (none to scan), URI and Key, no QR line, then
+    the usual end."""
     enrollment = enable(activated, args=("--qr", "none"))
     result = enrollment.result
     assert (result.code, result.stderr) == (0, ""), result
-    assert result.out_lines == ([SCAN, f"URI: {expected_uri(enrollment.key)}",
+    assert result.out_lines == ([TYPE, f"URI: {expected_uri(enrollment.key)}",
                                  f"Key: {enrollment.key}", ON.format(USERNAME), RECOVERY_HEADER]
                                 + [f"  {code}" for code in enrollment.codes])
     assert not any(ch in result.stdout for ch in "▀▄█\x1b")
@@ -164,7 +165,7 @@ def test_enable_reads_the_user_name_line(activated):
     live.send(oath(key))
     result = live.finish()
     assert (result.code, result.stderr) == (0, ""), result
-    assert result.out_lines[:4] == [SCAN, f"URI: {expected_uri(key)}", f"Key: {key}",
+    assert result.out_lines[:4] == [TYPE, f"URI: {expected_uri(key)}", f"Key: {key}",
                                     ON.format(USERNAME)]
 
 

@@ -49,7 +49,7 @@ public enum SecondFactorFlow {
     let secret = try hashing { () throws(CryptoError) in try SecondFactor.newSecret() }
     let uri = SecondFactor.uri(secret: secret, account: "\(account.username)@\(env.hostName)")
     let qrLines = qr == .terminal ? try qrCode(uri).terminalLines() : []
-    env.console.output(Messages.scanThis)
+    env.console.output(qrLines.isEmpty ? Messages.typeThis : Messages.scanThis)
     for line in qrLines { env.console.outputDrawing(line) }
     env.console.output(Messages.uriLine(uri))
     env.console.output(Messages.keyLine(Base32.encode(secret, padded: false)))
