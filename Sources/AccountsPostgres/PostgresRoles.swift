@@ -16,7 +16,10 @@ import AccountsCore
 /// becomes a member of the host role, unless it is a superuser or may signal any backend: a
 /// step ends a host role's session that keeps the write turn (migration "v9"), which takes
 /// that role's privileges. Running the SQL again sets the same rights (it revokes what it
-/// grants first), so it is also how rights are brought up to date after an upgrade.
+/// grants first), so it is also how rights are brought up to date after an upgrade. It also
+/// records both roles (`fleet_role`, migration "v15"): `accounts store hosts add` makes each
+/// host's own role a member of the host role recorded, and the administrator role records
+/// those hosts (`fleet_host`, which it inserts into and deletes from).
 public enum PostgresRoles {
   /// The functions a host role may call, with their arguments' types.
   static let hostFunctions = [

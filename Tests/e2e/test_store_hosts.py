@@ -125,7 +125,8 @@ def test_each_hosts_role_names_its_host(pg, pgdb, tmp_path, roles, office):
 
 def test_user_records_entry_audit_and_pam_agree(pg, pgdb, tmp_path, roles, office):
     """Through a host's role, `userdb enable` (ACCOUNTS_HOST_NAME naming another host) keeps
-    the role's host's entry, its event names that host, and pam-auth's event too."""
+    the role's host's entry, its event and `userdb status` name that host, and pam-auth's event
+    too."""
     name, other = host_name(), host_name()
     role = add(office, name)
     kiosk = as_role(pg, pgdb, tmp_path, role, "kiosk")
@@ -133,7 +134,8 @@ def test_user_records_entry_audit_and_pam_agree(pg, pgdb, tmp_path, roles, offic
                       env=kiosk.env(ACCOUNTS_HOST_NAME=other))
     assert enabled.code == 0, enabled
     status = on_host(kiosk, "node-y", "userdb", "status", env=kiosk.env(ACCOUNTS_HOST_NAME=other))
-    assert status.code == 0 and "User records: on" in status.out_lines, status
+    assert status.code == 0 and status.out_lines[:2] == [f"Host: {name}", "User records: on"], \
+        status
     result = on_host(kiosk, "node-y", "pam-auth", "--database", kiosk.database, input=PASSWORD,
                      env=pam_env())
     assert (result.code, result.stdout, result.stderr) == (0, "", ""), result
