@@ -9,16 +9,13 @@ extension PostgresStore {
   /// Makes the login role `role` for the host `name`, a member of the fleet's host role, and
   /// records it; returns the host role.
   ///
-  /// The role has no password: the server's pg_hba.conf decides how it authenticates. Both names must be usable (`FleetHost.isUsableName`,
-  /// `PostgresRoles.isUsable`).
+  /// The role has no password: the server's pg_hba.conf decides how it authenticates. Both
+  /// names must be usable (`FleetHost.isUsableName`, `PostgresRoles.isUsable`).
   public func addFleetHost(named name: String, role: String, at now: Date)
     throws(AccountsError) -> String
   {
     try fleetTransaction { db, caller throws(AccountsError) -> String in
-      guard
-        let hostRole = try fleetStep(db, "SELECT host_role FROM accounts.fleet_role WHERE id = 1")
-          .text(0, 0)
-      else { throw .fleetRolesUnknown }
+      guard let hostRole = try recordedHostRole(db) else { throw .fleetRolesUnknown }
       let taken = try fleetStep(
         db, "SELECT name = $1 FROM accounts.fleet_host WHERE name = $1 OR role_name = $2",
         [.text(name), .text(role)])
@@ -41,19 +38,23 @@ extension PostgresStore {
 
   /// Every host with a role of its own, by name, with its newest event's time.
   public func fleetHosts() throws(AccountsError) -> [FleetHost] {
-    let (rows, access) = try statement(
-      """
-      SELECT h.name, h.role_name, accounts.stamp(h.made_at),
-        (SELECT accounts.stamp(e.occurred_at) FROM accounts.audit_event AS e
-         WHERE e.host = h.name ORDER BY e.id DESC LIMIT 1)
-      FROM accounts.fleet_host AS h ORDER BY h.name
-      """, [], for: .readOnly)
-    return try access.decoded { () throws(PGUnreadableValue) in
-      try (0..<rows.count).map { (row: Int) throws(PGUnreadableValue) -> FleetHost in
-        FleetHost(
-          name: try rows.decode(String.self, row, 0), role: try rows.decode(String.self, row, 1),
-          madeAt: try rows.decode(Date.self, row, 2),
-          lastEventAt: try rows.decode(Date?.self, row, 3))
+    try read { reader throws(AccountsError) -> [FleetHost] in
+      guard let access = reader as? PostgresAccess else { return [] }
+      let rows = try access.query(
+        """
+        SELECT h.name, h.role_name, accounts.stamp(h.made_at),
+          (SELECT accounts.stamp(e.occurred_at) FROM accounts.audit_event AS e
+           WHERE e.host = h.name ORDER BY e.id DESC LIMIT 1)
+        FROM accounts.fleet_host AS h ORDER BY h.name
+        """)
+      return try access.decoded { () throws(PGUnreadableValue) in
+        try (0..<rows.count).map { (row: Int) throws(PGUnreadableValue) -> FleetHost in
+          FleetHost(
+            name: try rows.decode(String.self, row, 0),
+            role: try rows.decode(String.self, row, 1),
+            madeAt: try rows.decode(Date.self, row, 2),
+            lastEventAt: try rows.decode(Date?.self, row, 3))
+        }
       }
     }
   }
@@ -72,9 +73,7 @@ extension PostgresStore {
       else { throw .noSuchFleetHost(name) }
       let quoted = PostgresRoles.identifier(role)
       try fleetStep(db, "ALTER ROLE \(quoted) NOLOGIN", caller: caller, role: role)
-      if let hostRole = try fleetStep(
-        db, "SELECT host_role FROM accounts.fleet_role WHERE id = 1"
-      ).text(0, 0) {
+      if let hostRole = try recordedHostRole(db) {
         try fleetStep(
           db, "REVOKE \(PostgresRoles.identifier(hostRole)) FROM \(quoted)", caller: caller,
           role: role)
@@ -91,6 +90,14 @@ extension PostgresStore {
       try fleetStep(db, "RELEASE SAVEPOINT drop_host_role")
       return role
     }
+  }
+
+  /// The host role `store roles --apply` recorded; nil before it ran (or when what is recorded
+  /// could not have been given to it).
+  private func recordedHostRole(_ db: PGConnection) throws(AccountsError) -> String? {
+    let role = try fleetStep(db, "SELECT host_role FROM accounts.fleet_role WHERE id = 1")
+      .text(0, 0)
+    return role.flatMap { PostgresRoles.isUsable($0) ? $0 : nil }
   }
 
   /// Runs `body` in one transaction (the schema made or brought up to date first), with the
