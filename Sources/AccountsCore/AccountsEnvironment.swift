@@ -45,10 +45,15 @@ public struct AccountsEnvironment {
   public var keys: any SealingKeyStore
   /// How long sessions last.
   public var sessionPolicy: SessionPolicy
-  /// This device's name, in the label an authenticator app shows (`user@host`).
+  /// This host's name, which its user records' entry and an authenticator app's label use.
+  ///
+  /// The same name as `writingHost` (`WritingHost`), or `localhost` when there is none.
   public var hostName: String
-  /// The host recorded on every audit event and session this process writes (its node name, or
-  /// `ACCOUNTS_HOST_NAME`; nil records none): handed to every store opened, which stamps it.
+  /// The host recorded on every audit event and session this process writes.
+  ///
+  /// Its node name, or `ACCOUNTS_HOST_NAME`; nil records none. It is handed to every store
+  /// opened, which stamps it; a PostgreSQL store records the host of the caller's own role
+  /// instead, when it has one.
   public var writingHost: String?
   /// Where logins come from when not from a person at `accounts` (`pam service=sshd …`): added
   /// to the audit events of logins.

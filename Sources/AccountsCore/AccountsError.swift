@@ -205,6 +205,16 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case userdbFolder(path: String, reason: String)
   /// The store's change is kept, but the records could not be brought up to date.
   case userdbBehind(folder: String, reason: String)
+  /// `store hosts add` on a store whose fleet roles `store roles --apply` has not recorded.
+  case fleetRolesUnknown
+  /// `store hosts add` of a host name already recorded.
+  case fleetHostTaken(String)
+  /// `store hosts add` of a role that already exists.
+  case fleetRoleTaken(String)
+  /// `store hosts remove` of a host that is not recorded.
+  case noSuchFleetHost(String)
+  /// `store hosts add` or `remove` run by a role that may not make or change roles.
+  case cannotManageRoles(role: String)
 
   /// The exit code this error ends the process with.
   public var exitStatus: ExitStatus {
@@ -216,16 +226,18 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       .noPendingSecondFactor, .pendingSecondFactorExpired, .importRefused, .exportFileExists,
       .copyTargetNotEmpty, .invalidGroupName,
       .groupNameTaken, .notInGroup, .linuxNameTaken, .homeTaken, .sshKeyRefused, .noSSHKeys,
-      .userdbNeedsRoot, .userdbNotEnabled, .userdbFolderInUse:
+      .userdbNeedsRoot, .userdbNotEnabled, .userdbFolderInUse, .fleetRolesUnknown,
+      .fleetHostTaken, .fleetRoleTaken:
       return .refused
     case .invalidSetting, .importFormatUnknown, .importNeedsEmailDomain, .copyToItself,
       .importInvalid, .importFileUnreadable, .invalidLinuxPath, .invalidPosixIDRange:
       return .usage
     case .locked: return .locked
-    case .noSuchAccount, .noSuchSession, .noSuchGroup, .noSuchSSHKey: return .noSuchAccount
+    case .noSuchAccount, .noSuchSession, .noSuchGroup, .noSuchSSHKey, .noSuchFleetHost:
+      return .noSuchAccount
     case .passwordCheckerUnavailable, .qrEncoderUnavailable, .unicodeUnavailable,
       .blocklistUnreadable, .storage,
-      .crypto, .clientFile, .userdbFolder, .userdbBehind, .keyFileUnreadable:
+      .crypto, .clientFile, .userdbFolder, .userdbBehind, .keyFileUnreadable, .cannotManageRoles:
       return .storage
     }
   }
@@ -320,6 +332,11 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       return Messages.userdbFolderInUse(host, folder: folder)
     case .userdbFolder(let path, let reason): return Messages.userdbFolder(path, reason: reason)
     case .userdbBehind(let folder, let reason): return Messages.userdbBehind(folder, reason: reason)
+    case .fleetRolesUnknown: return Messages.fleetRolesUnknown
+    case .fleetHostTaken(let name): return Messages.fleetHostTaken(name)
+    case .fleetRoleTaken(let role): return Messages.fleetRoleTaken(role)
+    case .noSuchFleetHost(let name): return Messages.noSuchFleetHost(name)
+    case .cannotManageRoles(let role): return Messages.cannotManageRoles(role)
     }
   }
 }

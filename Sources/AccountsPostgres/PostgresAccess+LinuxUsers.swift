@@ -22,7 +22,7 @@ extension PostgresAccess {
     let rows = try query(
       """
       SELECT host, folder, accounts.stamp(enabled_at) FROM accounts.userdb_host
-      WHERE host = $1
+      WHERE host = accounts.caller_host($1)
       """, [.text(host)])
     guard rows.count == 1 else { return nil }
     return try decoded { () throws(PGUnreadableValue) in

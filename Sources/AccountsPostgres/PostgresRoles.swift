@@ -16,7 +16,10 @@ import AccountsCore
 /// becomes a member of the host role, unless it is a superuser or may signal any backend: a
 /// step ends a host role's session that keeps the write turn (migration "v9"), which takes
 /// that role's privileges. Running the SQL again sets the same rights (it revokes what it
-/// grants first), so it is also how rights are brought up to date after an upgrade.
+/// grants first), so it is also how rights are brought up to date after an upgrade. It also
+/// records both roles (`fleet_role`, migration "v15"): `accounts store hosts add` makes each
+/// host's own role a member of the host role recorded, and the administrator role records
+/// those hosts (`fleet_host`, which it inserts into and deletes from).
 public enum PostgresRoles {
   /// The functions a host role may call, with their arguments' types.
   static let hostFunctions = [
@@ -56,6 +59,7 @@ public enum PostgresRoles {
     """,
     "userdb_host_keep(text, text, timestamptz, integer)",
     "userdb_host_forget(text, integer)",
+    "caller_host(text)",
   ]
 
   /// The tables a host role reads: what a login, a session, PAM and the user records read.
@@ -176,6 +180,7 @@ public enum PostgresRoles {
       GRANT INSERT, UPDATE, DELETE ON \(adminWrites.map { "accounts.\($0)" }.joined(separator: ", "))
         TO \(a);
       GRANT INSERT ON \(appendOnlyTables.map { "accounts.\($0)" }.joined(separator: ", ")) TO \(a);
+      GRANT INSERT, DELETE ON accounts.fleet_host TO \(a);
       GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA accounts TO \(a);
       GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA accounts TO \(a);
 
@@ -189,7 +194,16 @@ public enum PostgresRoles {
     for function in hostFunctions {
       sql += "GRANT EXECUTE ON FUNCTION accounts.\(function) TO \(h);\n"
     }
-    sql += "COMMIT;\n"
+    sql += """
+      -- The fleet's roles, as `accounts store hosts add` makes each host's own role a member of
+      -- the host role.
+      INSERT INTO accounts.fleet_role AS r (id, admin_role, host_role, applied_at)
+      VALUES (1, '\(admin)', '\(host)', pg_catalog.now())
+      ON CONFLICT (id) DO UPDATE SET admin_role = EXCLUDED.admin_role,
+        host_role = EXCLUDED.host_role, applied_at = EXCLUDED.applied_at;
+      COMMIT;
+
+      """
     return sql
   }
 }

@@ -28,8 +28,10 @@ def test_schema_follows_the_contract(pg, pgdb, client):
     timestamptz, every flag a boolean, every blob a bytea; account, account_group, audit_event
     and session ids bigint identities; one activation row, id 1."""
     activate(client)
-    # And the user records' change counter and notes, each store's own (not copied).
-    assert pg.tables(pgdb) == sorted(TABLES + ["userdb_change", "userdb_generation"])
+    # And the user records' change counter and notes, and the fleet's roles and hosts with a
+    # role of their own: each store's own (not copied).
+    assert pg.tables(pgdb) == sorted(TABLES + ["userdb_change", "userdb_generation",
+                                               "fleet_host", "fleet_role"])
     columns = pg.json_rows(
         "SELECT table_name, column_name, data_type, is_identity FROM information_schema.columns "
         "WHERE table_schema = 'accounts'", pgdb)

@@ -55,8 +55,11 @@ struct CommandContext {
     let sessionPolicy = try SessionPolicy(
       lifetimeSetting: variable(SessionPolicy.lifetimeVariable),
       idleSetting: variable(SessionPolicy.idleVariable))
+    // One name for this host: the audit, the sessions, its user records' entry and the
+    // authenticator label all take it (pam-helper's environment holds no setting: the node name).
     let writingHost = try WritingHost.named(
       setting: variable(WritingHost.variable), nodeName: nodeName())
+    let hostName = writingHost ?? "localhost"
     let sessions = SessionFile(
       path: SessionFile.defaultPath(
         stateHome: variable("XDG_STATE_HOME"), home: variable("HOME")))
@@ -73,7 +76,7 @@ struct CommandContext {
         openStore: { access throws(StoreError) in try store.opened(for: access) },
         readStatus: { () throws(StoreError) in try store.status() }, now: now,
         hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
-        sessionPolicy: sessionPolicy, hostName: hostName())
+        sessionPolicy: sessionPolicy, hostName: hostName)
       environment.storeContainer = .sharedDatabase
       environment.readLoginStart = { key throws(StoreError) in try store.loginStart(key: key) }
     } else if let openStore {
@@ -81,7 +84,7 @@ struct CommandContext {
         console: console, storeLocation: path,
         openStore: { access throws(StoreError) in try openStore(path, access) }, now: now,
         hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
-        sessionPolicy: sessionPolicy, hostName: hostName())
+        sessionPolicy: sessionPolicy, hostName: hostName)
     } else {
       // `status` reads with `StatusReader` alone; every other command opens one store
       // connection and reads the state through it.
@@ -93,7 +96,7 @@ struct CommandContext {
           try StatusReader.read(path: path, busyTimeout: busyTimeout)
         }, now: now,
         hasher: hasher, blocklist: blocklist, sessions: sessions, keys: keys,
-        sessionPolicy: sessionPolicy, hostName: hostName())
+        sessionPolicy: sessionPolicy, hostName: hostName)
     }
     environment.writingHost = writingHost
     if openStore == nil {
@@ -120,15 +123,6 @@ struct CommandContext {
   func showHome(_ home: HomeScreen) {
     for line in home.lines(timeZone: environment.timeZone) { console.output(line) }
   }
-}
-
-/// This machine's name (`gethostname`), for the label authenticator apps show.
-private func hostName() -> String {
-  var buffer = [CChar](repeating: 0, count: 256)
-  guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-  let name = String(
-    decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  return name.isEmpty ? "localhost" : name
 }
 
 /// This machine's node name (`uname(2)`), which every event and session it writes records unless

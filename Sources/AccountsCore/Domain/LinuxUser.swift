@@ -128,7 +128,8 @@ public struct UserdbSettings: Equatable, Sendable {
 
 /// One host keeping user records of a store: where, and since when.
 public struct UserdbHost: Equatable, Sendable {
-  /// The host's name (`gethostname`).
+  /// The host's name (`AccountsEnvironment.hostName`; on a PostgreSQL store, the host of the
+  /// caller's own role when it has one).
   public var host: String
   /// The folder of its records (absolute).
   public var folder: String

@@ -28,11 +28,13 @@ extension AccountsCommand {
       let range = try outcome?.range ?? UserdbFlow.range(env)
       // Only where records are kept: their SSH keys reach sshd through this program.
       let sshd = outcome == nil ? nil : SSHDPathRule.refusalOfThisProgram()
+      // The host the store keeps the entry under (a host's own role names its host).
+      let host = outcome?.host.host ?? env.hostName
       if json {
         context.console.output(
-          UserdbPresentation.json(outcome, host: env.hostName, range: range, sshd: sshd))
+          UserdbPresentation.json(outcome, host: host, range: range, sshd: sshd))
       } else {
-        UserdbPresentation.lines(outcome, host: env.hostName, range: range, sshd: sshd)
+        UserdbPresentation.lines(outcome, host: host, range: range, sshd: sshd)
           .forEach(context.console.output)
       }
     }
