@@ -71,6 +71,8 @@ extension Messages {
         + "\(reason). No change was half-written; try again."
     case .permissionDenied(let path, let reason):
       return "Cannot write the database \(path): the role has no permission (\(reason))."
+    case .readDenied(let path, let reason):
+      return "Cannot read the database \(path): the role has no permission (\(reason))."
     case .unsafeFolder(let path, let folder, .writableByOthers(let mode)):
       return "Cannot use the database \(path): other users may write its folder \(folder) "
         + "(mode \(String(mode, radix: 8)), not sticky) and replace the file. Run "

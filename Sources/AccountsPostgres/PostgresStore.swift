@@ -89,7 +89,13 @@ public final class PostgresStore: AccountRepository {
     }
     let db = try storing { () throws(StoreError) in try connected() }
     try execute(db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; \(Self.pinnedPath)")
-    return try finishing(db, body(access(db)), readOnly: true)
+    do {
+      return try finishing(db, body(access(db)), readOnly: true)
+    } catch {
+      // Refused within a read: a read it may not do, never a write.
+      guard case .storage(.permissionDenied(let location, let reason)) = error else { throw error }
+      throw .storage(.readDenied(location: location, reason: reason))
+    }
   }
 
   public func write<T>(_ body: (any AccountWriter) throws(AccountsError) -> T)

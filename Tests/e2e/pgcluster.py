@@ -60,8 +60,9 @@ def lost_prefix(location: str) -> str:
 LOST_SUFFIX = ". No change was half-written; try again."
 
 
-def permission_prefix(location: str) -> str:
-    return f"Cannot write the database {location}: the role has no permission ("
+def permission_prefix(location: str, reading: bool = False) -> str:
+    verb = "read" if reading else "write"
+    return f"Cannot {verb} the database {location}: the role has no permission ("
 
 
 def on_socket(cluster: "Cluster") -> str:

@@ -55,6 +55,8 @@ public enum StoreError: Error, Equatable, Sendable {
   case connectionLost(location: String, reason: String)
   /// The PostgreSQL role may not do what the command needs.
   case permissionDenied(location: String, reason: String)
+  /// The PostgreSQL role may not read what the command reads (a host role's `log`).
+  case readDenied(location: String, reason: String)
 
   /// Why a folder is not safe to keep the database in.
   public enum FolderProblem: Equatable, Sendable {
