@@ -205,6 +205,12 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case userdbFolder(path: String, reason: String)
   /// The store's change is kept, but the records could not be brought up to date.
   case userdbBehind(folder: String, reason: String)
+  /// `store cache` where the store is no PostgreSQL server's.
+  case loginCacheNeedsServer(location: String)
+  /// `store cache` run by another user than root.
+  case loginCacheNeedsRoot
+  /// `store cache status` or `disable` where this host keeps no cache.
+  case loginCacheNotEnabled(path: String)
 
   /// The exit code this error ends the process with.
   public var exitStatus: ExitStatus {
@@ -216,7 +222,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       .noPendingSecondFactor, .pendingSecondFactorExpired, .importRefused, .exportFileExists,
       .copyTargetNotEmpty, .invalidGroupName,
       .groupNameTaken, .notInGroup, .linuxNameTaken, .homeTaken, .sshKeyRefused, .noSSHKeys,
-      .userdbNeedsRoot, .userdbNotEnabled, .userdbFolderInUse:
+      .userdbNeedsRoot, .userdbNotEnabled, .userdbFolderInUse, .loginCacheNeedsServer,
+      .loginCacheNeedsRoot, .loginCacheNotEnabled:
       return .refused
     case .invalidSetting, .importFormatUnknown, .importNeedsEmailDomain, .copyToItself,
       .importInvalid, .importFileUnreadable, .invalidLinuxPath, .invalidPosixIDRange:
@@ -320,6 +327,9 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       return Messages.userdbFolderInUse(host, folder: folder)
     case .userdbFolder(let path, let reason): return Messages.userdbFolder(path, reason: reason)
     case .userdbBehind(let folder, let reason): return Messages.userdbBehind(folder, reason: reason)
+    case .loginCacheNeedsServer(let location): return Messages.loginCacheNeedsServer(location)
+    case .loginCacheNeedsRoot: return Messages.loginCacheNeedsRoot
+    case .loginCacheNotEnabled(let path): return Messages.loginCacheNotEnabled(path)
     }
   }
 }

@@ -76,6 +76,8 @@ struct CommandContext {
         sessionPolicy: sessionPolicy, hostName: hostName())
       environment.storeContainer = .sharedDatabase
       environment.readLoginStart = { key throws(StoreError) in try store.loginStart(key: key) }
+      environment.loginCacheFiles = LoginCacheFile.Files(
+        path: DatabaseLocation.loginCachePath(variable: variable))
     } else if let openStore {
       environment = AccountsEnvironment(
         console: console, storeLocation: path,

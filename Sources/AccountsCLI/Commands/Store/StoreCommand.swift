@@ -7,7 +7,8 @@ extension AccountsCommand {
     static let configuration = CommandConfiguration(
       commandName: "store",
       abstract:
-        "Move a whole store between SQLite and PostgreSQL; give a PostgreSQL store's roles their rights.",
-      subcommands: [Copy.self, Roles.self])
+        "Move a whole store between SQLite and PostgreSQL; give a PostgreSQL store's roles their "
+        + "rights; keep logins for when its server is away.",
+      subcommands: [Copy.self, Roles.self, Cache.self])
   }
 }
