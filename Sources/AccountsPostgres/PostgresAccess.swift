@@ -307,6 +307,20 @@ struct PostgresAccess: AccountWriter {
     }
   }
 
+  func unusedRecoveryCodeHashes(accountID: Int64) throws(AccountsError) -> [[UInt8]] {
+    let rows = try query(
+      """
+      SELECT encode(code_hash, 'hex') FROM accounts.recovery_code
+      WHERE account_id = $1 AND used_at IS NULL
+      ORDER BY code_hash
+      """, [PGValue(accountID)])
+    return try decoded { () throws(PGUnreadableValue) in
+      try (0..<rows.count).map { row throws(PGUnreadableValue) in
+        try rows.decode([UInt8].self, row, 0)
+      }
+    }
+  }
+
   func hasRecoveryCode(accountID: Int64, hash: [UInt8]) throws(AccountsError) -> Bool {
     try single(
       Bool.self,

@@ -43,7 +43,8 @@ struct CommandContext {
     database: String?, variable: (String) -> String?, console: any Console,
     bulk: any BulkOutput,
     openStore: ((String, StoreAccess) throws(StoreError) -> (any AccountRepository)?)? = nil,
-    now: @escaping () -> Date = Date.init, busyTimeout: Double = 5, keyFile: String? = nil
+    now: @escaping () -> Date = Date.init, busyTimeout: Double = 5, keyFile: String? = nil,
+    loginCache: String? = nil
   ) throws(AccountsError) -> CommandContext {
     let choice = try DatabaseLocation.choose(flag: database, variable: variable)
     if let note = choice.note { console.message(note) }
@@ -77,7 +78,8 @@ struct CommandContext {
       environment.storeContainer = .sharedDatabase
       environment.readLoginStart = { key throws(StoreError) in try store.loginStart(key: key) }
       environment.loginCacheFiles = LoginCacheFile.Files(
-        path: DatabaseLocation.loginCachePath(variable: variable))
+        path: loginCache.map(DatabaseLocation.absolute)
+          ?? DatabaseLocation.loginCachePath(variable: variable))
     } else if let openStore {
       environment = AccountsEnvironment(
         console: console, storeLocation: path,

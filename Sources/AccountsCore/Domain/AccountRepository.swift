@@ -147,6 +147,8 @@ public protocol AccountReader {
   func secondFactor(accountID: Int64) throws(AccountsError) -> StoredSecondFactor?
   /// True when the account has an unused recovery code with hash `hash`.
   func hasRecoveryCode(accountID: Int64, hash: [UInt8]) throws(AccountsError) -> Bool
+  /// The hashes of the account's unused recovery codes (what a host's login cache keeps).
+  func unusedRecoveryCodeHashes(accountID: Int64) throws(AccountsError) -> [[UInt8]]
   /// How many of the account's recovery codes are unused.
   func recoveryCodesLeft(accountID: Int64) throws(AccountsError) -> Int
   /// The keys (`SealingKey.id`) the stored secrets are sealed under.

@@ -28,6 +28,68 @@ public struct LoginCacheStatus: Equatable, Sendable {
   }
 }
 
+/// One person's entry in a login cache: what the server said at their last login here, and a
+/// verifier of this host's own (never the server's hash, nor anything the server takes as proof).
+public struct CachedLogin: Equatable, Sendable {
+  /// The account's id on the server.
+  public var accountID: Int64
+  /// The user name as stored.
+  public var username: String
+  /// Its comparison key.
+  public var usernameKey: String
+  /// The full name (Home's greeting).
+  public var fullName: String
+  /// The uid, when the records give one.
+  public var uid: Int64?
+  /// The account's groups, sorted.
+  public var groups: [String]
+  /// True when the server had it disabled.
+  public var isDisabled: Bool
+  /// When the account expires, if it does.
+  public var expiresAt: Date?
+  /// True when a new password must be chosen (which needs the server).
+  public var mustChangePassword: Bool
+  /// The PBKDF2 rounds of the verifier.
+  public var iterations: Int
+  /// The verifier's salt, this host's own.
+  public var salt: [UInt8]
+  /// `OfflineCredential.verifier` of the password.
+  public var verifier: [UInt8]
+  /// The TOTP secret sealed under `OfflineCredential.sealingKey`, for an account with one.
+  public var sealedSecret: [UInt8]?
+  /// The last TOTP step accepted (here or by the server).
+  public var lastStep: UInt64?
+  /// The unused recovery codes' hashes this host knows of.
+  public var recoveryCodeHashes: [[UInt8]]
+  /// When this entry was written.
+  public var refreshedAt: Date
+
+  /// Creates an entry.
+  public init(
+    accountID: Int64, username: String, usernameKey: String, fullName: String, uid: Int64?,
+    groups: [String], isDisabled: Bool, expiresAt: Date?, mustChangePassword: Bool,
+    iterations: Int, salt: [UInt8], verifier: [UInt8], sealedSecret: [UInt8]?,
+    lastStep: UInt64?, recoveryCodeHashes: [[UInt8]], refreshedAt: Date
+  ) {
+    self.accountID = accountID
+    self.username = username
+    self.usernameKey = usernameKey
+    self.fullName = fullName
+    self.uid = uid
+    self.groups = groups
+    self.isDisabled = isDisabled
+    self.expiresAt = expiresAt
+    self.mustChangePassword = mustChangePassword
+    self.iterations = iterations
+    self.salt = salt
+    self.verifier = verifier
+    self.sealedSecret = sealedSecret
+    self.lastStep = lastStep
+    self.recoveryCodeHashes = recoveryCodeHashes
+    self.refreshedAt = refreshedAt
+  }
+}
+
 /// This host's login cache, in the flows' words: a file of its own beside the system store,
 /// each change one transaction.
 public protocol LoginCache: AnyObject {
@@ -35,6 +97,13 @@ public protocol LoginCache: AnyObject {
   var path: String { get }
   /// What `store cache status` tells.
   func status() throws(AccountsError) -> LoginCacheStatus
+  /// The entry of the user name key `key`, if any.
+  func entry(key: String) throws(AccountsError) -> CachedLogin?
+  /// Stores `entry` (replacing the one of its key, its local failures cleared) and records the
+  /// server reached at its time.
+  func refresh(_ entry: CachedLogin) throws(AccountsError)
+  /// Forgets the entry of `key`; false when there was none.
+  func forget(key: String) throws(AccountsError) -> Bool
 }
 
 /// Where this host keeps its login cache, and how it is made and removed.

@@ -1,0 +1,70 @@
+"""What the login cache's tests share: a host whose cache is on (`CacheHost`, over a device of
+the postgresql run, its cache file in the test's folder), the entry read back by sqlite3, and the
+verifier and sealing key computed here as the program should (PBKDF2-SHA256, then HKDF-Expand
+under two labels), the oracle the entries are checked against."""
+
+import hashlib
+import hmac
+import pathlib
+import sqlite3
+
+from conftest import PASSWORD, USERNAME
+
+ENTRY_COLUMNS = ["account_id", "username", "username_key", "full_name", "uid", "groups",
+                 "disabled", "expires_at", "must_change", "iterations", "salt", "verifier",
+                 "sealed_secret", "last_step", "refreshed_at"]
+
+
+def derived(password: str, salt: bytes, iterations: int, label: bytes) -> bytes:
+    master = hashlib.pbkdf2_hmac("sha256", password.encode("utf-8"), salt, iterations)
+    return hmac.new(master, label + b"\x01", hashlib.sha256).digest()
+
+
+def verifier(password: str, salt: bytes, iterations: int) -> bytes:
+    return derived(password, salt, iterations, b"accounts offline verifier")
+
+
+def sealing_key(password: str, salt: bytes, iterations: int) -> bytes:
+    return derived(password, salt, iterations, b"accounts offline sealing key")
+
+
+class CacheHost:
+    """A device whose commands name its login cache (ACCOUNTS_LOGIN_CACHE; pam-auth's
+    --login-cache)."""
+
+    def __init__(self, device):
+        self.device = device
+        self.path = pathlib.Path(device.root) / "cache" / "login-cache.sqlite3"
+
+    def env(self, **extra) -> dict:
+        return self.device.env(ACCOUNTS_LOGIN_CACHE=str(self.path), **extra)
+
+    def run(self, *args, **kwargs):
+        kwargs.setdefault("env", self.env())
+        return self.device.run(*args, **kwargs)
+
+    def enable(self, *args):
+        result = self.run("store", "cache", "enable", *args)
+        assert (result.code, result.stderr) == (0, ""), result
+        return result
+
+    def login(self, username=USERNAME, password=PASSWORD, code=None):
+        lines = [username, password] + ([code] if code is not None else [])
+        return self.run("login", input="".join(line + "\n" for line in lines))
+
+    def entry(self, username=USERNAME):
+        """The entry of `username` as a dict, or None."""
+        with sqlite3.connect(self.path) as db:
+            row = db.execute(f"SELECT {', '.join(ENTRY_COLUMNS)} FROM cached_login "
+                             "WHERE username_key = ?", (username.lower(),)).fetchone()
+            if row is None:
+                return None
+            entry = dict(zip(ENTRY_COLUMNS, row))
+            entry["codes"] = [r[0] for r in db.execute(
+                "SELECT hash FROM cached_recovery_code WHERE username_key = ?",
+                (username.lower(),))]
+            return entry
+
+    def file_bytes(self) -> bytes:
+        """The cache file and any companion SQLite left beside it."""
+        return b"".join(p.read_bytes() for p in self.path.parent.iterdir() if p.is_file())
