@@ -211,6 +211,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case loginCacheNeedsRoot
   /// `store cache status` or `disable` where this host keeps no cache.
   case loginCacheNotEnabled(path: String)
+  /// The server cannot be reached and this host's login cache cannot answer for the person.
+  case serverAway(location: String)
 
   /// The exit code this error ends the process with.
   public var exitStatus: ExitStatus {
@@ -231,7 +233,7 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .locked: return .locked
     case .noSuchAccount, .noSuchSession, .noSuchGroup, .noSuchSSHKey: return .noSuchAccount
     case .passwordCheckerUnavailable, .qrEncoderUnavailable, .unicodeUnavailable,
-      .blocklistUnreadable, .storage,
+      .blocklistUnreadable, .storage, .serverAway,
       .crypto, .clientFile, .userdbFolder, .userdbBehind, .keyFileUnreadable:
       return .storage
     }
@@ -330,6 +332,7 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .loginCacheNeedsServer(let location): return Messages.loginCacheNeedsServer(location)
     case .loginCacheNeedsRoot: return Messages.loginCacheNeedsRoot
     case .loginCacheNotEnabled(let path): return Messages.loginCacheNotEnabled(path)
+    case .serverAway(let location): return Messages.serverAway(location)
     }
   }
 }

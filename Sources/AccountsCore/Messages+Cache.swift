@@ -25,4 +25,9 @@ extension Messages {
   public static func loginCacheDisabled(_ path: String) -> String {
     "The login cache \(path) is removed: nobody can log in here while the server is away."
   }
+  /// A login while the server cannot be reached, for a person this host's cache cannot log in.
+  public static func serverAway(_ location: String) -> String {
+    "The server of \(location) cannot be reached, and this host cannot log you in without it; "
+      + "try again when it is back."
+  }
 }

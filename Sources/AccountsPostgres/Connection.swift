@@ -83,7 +83,9 @@ final class PGConnection {
 
   /// Connects with the URI `uri` (libpq's rules: PG* variables, ~/.pgpass, service files);
   /// `location` is how errors name the store.
-  static func open(uri: String, location: String) throws(StoreError) -> PGConnection {
+  static func open(uri: String, location: String, connectTimeout: Int = 10)
+    throws(StoreError) -> PGConnection
+  {
     let library: LibPQ
     do {
       library = try LibPQ.shared()
@@ -105,7 +107,7 @@ final class PGConnection {
     var values = ["accounts", "10", "3", "3", "20000"]
     if getenv("PGCONNECT_TIMEOUT") == nil {
       keywords.append("connect_timeout")
-      values.append("10")
+      values.append(String(connectTimeout))
     }
     keywords.append("dbname")
     values.append(uri)

@@ -12,6 +12,8 @@ import Musl
 public final class LoginCacheFile: LoginCache {
   /// The file, as messages name it.
   public let path: String
+  /// The host the events queued here name.
+  public var writingHost: String?
   let queue: DatabaseQueue
   /// How long a change waits for another process's (a login beside it).
   static let busyTimeout: Double = 5
@@ -117,6 +119,9 @@ public final class LoginCacheFile: LoginCache {
 
     /// The cache at `path` (absolute).
     public init(path: String) { self.path = path }
+
+    /// True when something is at the path (one `lstat`: nothing opened).
+    public var exists: Bool { FileSystem.info(path) != nil }
 
     public func enable(days: Int, at now: Date) throws(AccountsError) -> any LoginCache {
       guard let cache = try LoginCacheFile.open(path: path, create: true) else {

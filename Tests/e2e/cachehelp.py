@@ -43,14 +43,32 @@ class CacheHost:
         kwargs.setdefault("env", self.env())
         return self.device.run(*args, **kwargs)
 
+    def away(self, **extra) -> dict:
+        """The environment of a command whose server is away (the socket folder empty)."""
+        return self.env(ACCOUNTS_DATABASE=self.away_uri, **extra)
+
+    @property
+    def away_uri(self) -> str:
+        return away_uri(pathlib.Path(self.device.root) / "no-server")
+
     def enable(self, *args):
         result = self.run("store", "cache", "enable", *args)
         assert (result.code, result.stderr) == (0, ""), result
         return result
 
-    def login(self, username=USERNAME, password=PASSWORD, code=None):
+    def login(self, username=USERNAME, password=PASSWORD, code=None, env=None):
         lines = [username, password] + ([code] if code is not None else [])
-        return self.run("login", input="".join(line + "\n" for line in lines))
+        return self.run("login", input="".join(line + "\n" for line in lines),
+                        env=env or self.env())
+
+    def offline_login(self, username=USERNAME, password=PASSWORD, code=None):
+        return self.login(username, password, code, env=self.away())
+
+    def queued(self) -> list:
+        """The queued events' (kind, user name, detail), oldest first."""
+        with sqlite3.connect(self.path) as db:
+            return db.execute("SELECT kind, username, detail FROM queued_event "
+                              "ORDER BY at, rowid").fetchall()
 
     def entry(self, username=USERNAME):
         """The entry of `username` as a dict, or None."""
@@ -68,3 +86,14 @@ class CacheHost:
     def file_bytes(self) -> bytes:
         """The cache file and any companion SQLite left beside it."""
         return b"".join(p.read_bytes() for p in self.path.parent.iterdir() if p.is_file())
+
+
+def away_uri(folder: pathlib.Path) -> str:
+    """A store URI whose socket folder has nothing listening: a server that is away."""
+    folder.mkdir(exist_ok=True)
+    return f"postgresql:///accounts?host={folder}"
+
+
+def server_away(location: str) -> str:
+    return (f"The server of {location} cannot be reached, and this host cannot log you in "
+            "without it; try again when it is back.")

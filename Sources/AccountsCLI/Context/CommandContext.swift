@@ -68,7 +68,13 @@ struct CommandContext {
     var environment: AccountsEnvironment
     if openStore == nil && StoreLocation.isPostgres(path) {
       // One connection for the whole command: the state read first, then the reads and writes.
-      let store = PostgresStore(uri: path, busyTimeout: busyTimeout)
+      // A host that keeps a login cache waits less for an absent server: the cache answers.
+      let cacheFiles = LoginCacheFile.Files(
+        path: loginCache.map(DatabaseLocation.absolute)
+          ?? DatabaseLocation.loginCachePath(variable: variable))
+      let store = PostgresStore(
+        uri: path, busyTimeout: busyTimeout,
+        connectTimeout: cacheFiles.exists ? OfflineLogin.connectTimeout : 10)
       environment = AccountsEnvironment(
         console: console, storeLocation: store.location,
         openStore: { access throws(StoreError) in try store.opened(for: access) },
@@ -77,9 +83,7 @@ struct CommandContext {
         sessionPolicy: sessionPolicy, hostName: hostName())
       environment.storeContainer = .sharedDatabase
       environment.readLoginStart = { key throws(StoreError) in try store.loginStart(key: key) }
-      environment.loginCacheFiles = LoginCacheFile.Files(
-        path: loginCache.map(DatabaseLocation.absolute)
-          ?? DatabaseLocation.loginCachePath(variable: variable))
+      environment.loginCacheFiles = cacheFiles
     } else if let openStore {
       environment = AccountsEnvironment(
         console: console, storeLocation: path,

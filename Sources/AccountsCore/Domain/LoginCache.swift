@@ -95,6 +95,8 @@ public struct CachedLogin: Equatable, Sendable {
 public protocol LoginCache: AnyObject {
   /// The cache file, as messages name it.
   var path: String { get }
+  /// The host the events queued here name (set by the flow that opens it).
+  var writingHost: String? { get set }
   /// What `store cache status` tells.
   func status() throws(AccountsError) -> LoginCacheStatus
   /// The entry of the user name key `key`, if any.
@@ -104,6 +106,26 @@ public protocol LoginCache: AnyObject {
   func refresh(_ entry: CachedLogin) throws(AccountsError)
   /// Forgets the entry of `key`; false when there was none.
   func forget(key: String) throws(AccountsError) -> Bool
+
+  // MARK: While the server is away
+
+  /// Until when the server is taken as away without trying it (a failure to connect was
+  /// recorded); nil when it is to be tried.
+  func serverAwayUntil() throws(AccountsError) -> Date?
+  /// Records that the server could not be reached: it is not tried again before `until`.
+  func markServerAway(until: Date) throws(AccountsError)
+  /// The tally of the user name key `key` kept here while the server is away.
+  func tally(key: String) throws(AccountsError) -> ThrottleState
+  /// Counts a failure in one transaction by the record's policy, as the store does, its events
+  /// queued for the server.
+  func recordFailure(_ record: LoginFailureRecord) throws(AccountsError) -> LoginFailureOutcome
+  /// Queues `event` for the server.
+  func queue(_ event: AuditRecord) throws(AccountsError)
+  /// Records a login from the cache in one transaction: `proof` accepted (a later step than
+  /// the entry's, or an unused recovery code marked used), the tally cleared, `events` queued;
+  /// false, with nothing written, when the proof was used before.
+  func recordSuccess(key: String, proof: VerificationProof?, events: [AuditRecord])
+    throws(AccountsError) -> Bool
 }
 
 /// Where this host keeps its login cache, and how it is made and removed.

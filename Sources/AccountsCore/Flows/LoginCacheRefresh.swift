@@ -10,8 +10,11 @@ import FoundationEssentials
 enum LoginCacheRefresh {
   /// The cache, when this host keeps one and this process may open it.
   static func cache(_ env: AccountsEnvironment) -> (any LoginCache)? {
-    guard let files = env.loginCacheFiles else { return nil }
-    return (try? files.open()) ?? nil
+    guard let files = env.loginCacheFiles, let cache = (try? files.open()) ?? nil else {
+      return nil
+    }
+    cache.writingHost = env.writingHost
+    return cache
   }
 
   /// Writes the entry of a login the server just recorded: `password` is the one now valid
