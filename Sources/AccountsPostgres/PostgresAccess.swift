@@ -230,7 +230,8 @@ struct PostgresAccess: AccountWriter {
     try forEach(
       """
       SELECT * FROM (
-        SELECT id, accounts.stamp(occurred_at), kind, username, detail, host
+        SELECT id, accounts.stamp(occurred_at), kind, username, detail, host,
+               offline_id IS NOT NULL
         FROM accounts.audit_event \(filter)
         ORDER BY id DESC LIMIT $\(parameters.count)::bigint) AS latest
       ORDER BY id ASC
@@ -242,7 +243,7 @@ struct PostgresAccess: AccountWriter {
           kind: AuditEventKind(rawValue: try rows.decode(String.self, row, 2)),
           username: try rows.decode(String?.self, row, 3),
           detail: try rows.decode(String?.self, row, 4),
-          host: try rows.decode(String?.self, row, 5))
+          host: try rows.decode(String?.self, row, 5), offline: try rows.decode(Bool.self, row, 6))
       }
       try body(event)
     }

@@ -117,3 +117,35 @@ extension LoginCacheFile {
     }
   }
 }
+
+// MARK: - Queued events
+
+extension LoginCacheFile {
+  public func queuedEvents() throws(AccountsError) -> [QueuedEvent] {
+    try read { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT offline_id, at, kind, username, username_key, detail, host FROM queued_event
+          ORDER BY at, rowid
+          """
+      ).map { row in
+        let at: String = try row[1]
+        guard let date = Timestamp.date(from: at) else {
+          throw UnreadableValue(reason: "a queued event's time is not a time")
+        }
+        return QueuedEvent(
+          offlineID: try row[0],
+          record: AuditRecord(
+            AuditEventKind(rawValue: try row[2]), at: date, username: try row[3],
+            usernameKey: try row[4], detail: try row[5], host: try row[6]))
+      }
+    }
+  }
+
+  public func dequeue(offlineID: String) throws(AccountsError) {
+    try write { db in
+      try db.execute(sql: "DELETE FROM queued_event WHERE offline_id = ?", arguments: [offlineID])
+    }
+  }
+}

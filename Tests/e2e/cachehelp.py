@@ -64,6 +64,12 @@ class CacheHost:
     def offline_login(self, username=USERNAME, password=PASSWORD, code=None):
         return self.login(username, password, code, env=self.away())
 
+    def thirty_seconds_later(self):
+        """Moves the cache's "server away" mark into the past, as 30 seconds passing would: the
+        next login tries the server again."""
+        with sqlite3.connect(self.path) as db:
+            db.execute("UPDATE cache_setting SET unreachable_until = '2000-01-01T00:00:00.000Z'")
+
     def queued(self) -> list:
         """The queued events' (kind, user name, detail), oldest first."""
         with sqlite3.connect(self.path) as db:

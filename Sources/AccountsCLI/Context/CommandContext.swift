@@ -108,6 +108,10 @@ struct CommandContext {
       environment.userRecords = SystemUserRecordFolders(
         afterBatch: variable(stopAfterRecordBatchVariable) == "1" ? { _ = raise(SIGSTOP) } : nil)
       environment.nameService = SystemNameService()
+      if variable(stopAfterOfflineDeliveryVariable) == "1" {
+        // A test's hook: an offline event is on the server, still in the cache.
+        environment.afterOfflineDelivery = { _ = raise(SIGSTOP) }
+      }
       if variable(stopBeforeUserRecordsVariable) == "1" {
         // A test's hook: the change is committed, its records not yet written.
         environment.beforeUserRecords = { _ = raise(SIGSTOP) }
@@ -119,6 +123,10 @@ struct CommandContext {
   /// The variable that stops the program (SIGSTOP) after a change is committed and before its
   /// user records are written: what a test kills it at.
   static let stopBeforeUserRecordsVariable = "ACCOUNTS_TEST_STOP_BEFORE_USER_RECORDS"
+
+  /// The variable that stops the program (SIGSTOP) after an offline event is written on the
+  /// server and before the login cache forgets it: what a test kills it at.
+  static let stopAfterOfflineDeliveryVariable = "ACCOUNTS_TEST_STOP_AFTER_OFFLINE_DELIVERY"
 
   /// The variable that stops the program (SIGSTOP) after each batch of user record files is
   /// renamed into place, when there are several: what a test kills a large write at.

@@ -90,6 +90,20 @@ public struct CachedLogin: Equatable, Sendable {
   }
 }
 
+/// An event of a login the cache answered, waiting to be delivered to the server.
+public struct QueuedEvent: Equatable, Sendable {
+  /// The random id the cache gave it: the server writes an id once.
+  public var offlineID: String
+  /// The event, with its own time and this host.
+  public var record: AuditRecord
+
+  /// Creates a queued event.
+  public init(offlineID: String, record: AuditRecord) {
+    self.offlineID = offlineID
+    self.record = record
+  }
+}
+
 /// This host's login cache, in the flows' words: a file of its own beside the system store,
 /// each change one transaction.
 public protocol LoginCache: AnyObject {
@@ -126,6 +140,10 @@ public protocol LoginCache: AnyObject {
   /// false, with nothing written, when the proof was used before.
   func recordSuccess(key: String, proof: VerificationProof?, events: [AuditRecord])
     throws(AccountsError) -> Bool
+  /// The queued events, oldest first.
+  func queuedEvents() throws(AccountsError) -> [QueuedEvent]
+  /// Forgets the queued event `offlineID` (once the server has it).
+  func dequeue(offlineID: String) throws(AccountsError)
 }
 
 /// Where this host keeps its login cache, and how it is made and removed.

@@ -45,13 +45,19 @@ public struct OfflineLogin {
     if let until = try? cache.serverAwayUntil(), until > env.now() {
       return try offline(login)
     }
+    let result: T
     do {
-      return try online()
+      result = try online()
     } catch {
-      guard case .storage(.cannotConnect) = error else { throw error }
+      guard case .storage(.cannotConnect) = error else {
+        OfflineEventDelivery.deliver(env)
+        throw error
+      }
       try? cache.markServerAway(until: env.now().addingTimeInterval(retryAfter))
       return try offline(login)
     }
+    OfflineEventDelivery.deliver(env)
+    return result
   }
 
   /// Reads the user name (refusing a locked one at once) and the password, as `Credentials.ask`
