@@ -221,6 +221,10 @@ public final class PostgresStore: AccountRepository {
   /// The store error a failed statement means.
   func translate(_ failure: PGFailure?) -> StoreError {
     guard let failure else { return .failure(location: location, reason: "no reason given") }
+    if failure.unanswered {
+      return .cannotConnect(
+        location: location, server: connection?.server ?? "", reason: failure.message)
+    }
     if failure.connectionLost {
       return .connectionLost(location: location, reason: failure.message)
     }
