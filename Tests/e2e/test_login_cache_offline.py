@@ -141,3 +141,19 @@ def test_a_server_that_never_answers_is_given_up_after_3_seconds(host):
     finally:
         listener.close()
 
+
+
+def test_a_password_that_must_change_needs_the_server_to_log_in(host):
+    """An entry written by a `verify` of an account that must choose a new password: `verify`
+    still passes offline, `login` (which would ask for the new one) is told the server is away."""
+    host.device.add_user()
+    new = "a password bob must change soon"
+    assert host.run("user", "passwd", BOB, "--must-change", "--password-stdin",
+                    input=new + "\n").code == 0
+    assert host.run("verify", "--username", BOB, "--password-stdin", input=new).code == 0
+    assert host.entry(BOB)["must_change"] == 1
+    refused = host.offline_login(BOB, new)
+    assert (refused.code, refused.err_lines) == (3, [server_away(host.away_uri)]), refused
+    verified = host.run("verify", "--username", BOB, "--password-stdin", input=new,
+                        env=host.away())
+    assert (verified.code, verified.stderr) == (0, ""), verified

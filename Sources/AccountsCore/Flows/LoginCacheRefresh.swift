@@ -58,7 +58,8 @@ enum LoginCacheRefresh {
           accountID: account.id, username: account.username, usernameKey: account.usernameKey,
           fullName: account.fullName, uid: account.uid, groups: groups,
           isDisabled: account.isDisabled, expiresAt: account.expiresAt,
-          mustChangePassword: false, iterations: iterations, salt: salt,
+          mustChangePassword: account.mustChangePassword && password == verified.password,
+          iterations: iterations, salt: salt,
           verifier: credential.verifier, sealedSecret: sealed, lastStep: lastStep,
           recoveryCodeHashes: codes, refreshedAt: env.now()))
     } catch {
