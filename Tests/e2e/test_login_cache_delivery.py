@@ -45,7 +45,7 @@ def test_the_next_login_delivers_the_offline_events_marked(host):
     events = offline_events(host)
     assert [(e["event"], e["user"], e["detail"]) for e in events] == [
         ("login_failure", USERNAME, "invalid user name or password"),
-        ("login_success", USERNAME, None)], events
+        ("login_success", USERNAME, "password")], events
     hosts = {e["host"] for e in events}
     assert len(hosts) == 1 and None not in hosts, hosts
     lines = [line for line in host.device.run("log").out_lines if line.endswith("  offline")]

@@ -39,7 +39,7 @@ def test_a_cached_person_logs_in_while_the_server_is_away(host):
     result = host.offline_login()
     assert (result.code, result.stderr) == (0, ""), result
     assert result.out_lines[0] == WELCOME, result
-    assert host.queued() == [("login_success", USERNAME, None)]
+    assert host.queued() == [("login_success", USERNAME, "password")]
 
 
 def test_verify_and_pam_auth_log_in_from_the_cache(host):

@@ -187,7 +187,8 @@ public struct OfflineLogin {
     var events = [
       AuditRecord(
         .loginSuccess, at: now, username: checked.typedName, usernameKey: entry.usernameKey,
-        detail: env.origin, host: env.writingHost)
+        detail: Messages.detail(Messages.detailFactors(proof), origin: env.origin),
+        host: env.writingHost)
     ]
     if case .recovery = proof {
       events.append(
