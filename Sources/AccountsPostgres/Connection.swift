@@ -286,6 +286,9 @@ final class PGConnection {
     return parameters.isEmpty ? library.exec(handle, sql) : execute(sql, parameters, name: nil)
   }
 
+  /// Runs `sql` with `parameters` (the prepared statement `name`, when given) and returns its
+  /// result; with `sending`, only sends it (`PQsendQueryParams`) and returns the connection's
+  /// handle when it went out, nil when it did not.
   func execute(
     _ sql: String, _ parameters: [PGValue], name: String?, sending: Bool = false
   ) -> OpaquePointer? {
