@@ -62,6 +62,11 @@ public struct AccountsEnvironment {
   public var userRecords: (any UserRecordFolders)?
   /// What this system's name service knows (nil: nothing, as in most tests).
   public var nameService: (any NameService)?
+  /// Where this host keeps its login cache (nil: nowhere, as for an SQLite store).
+  public var loginCacheFiles: (any LoginCacheFiles)?
+  /// Called after an offline event is written on the server and before the login cache
+  /// forgets it (a test's hook: the program stops there).
+  public var afterOfflineDelivery: (() -> Void)?
   /// Called after a change is committed and before its user records are written (a test's
   /// hook: the program stops there).
   public var beforeUserRecords: (() -> Void)?

@@ -215,6 +215,14 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
   case noSuchFleetHost(String)
   /// `store hosts add` or `remove` run by a role that may not make or change roles.
   case cannotManageRoles(role: String)
+  /// `store cache` where the store is no PostgreSQL server's.
+  case loginCacheNeedsServer(location: String)
+  /// `store cache` run by another user than root.
+  case loginCacheNeedsRoot
+  /// `store cache status` or `disable` where this host keeps no cache.
+  case loginCacheNotEnabled(path: String)
+  /// The server cannot be reached and this host's login cache cannot answer for the person.
+  case serverAway(location: String)
 
   /// The exit code this error ends the process with.
   public var exitStatus: ExitStatus {
@@ -227,7 +235,8 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
       .copyTargetNotEmpty, .invalidGroupName,
       .groupNameTaken, .notInGroup, .linuxNameTaken, .homeTaken, .sshKeyRefused, .noSSHKeys,
       .userdbNeedsRoot, .userdbNotEnabled, .userdbFolderInUse, .fleetRolesUnknown,
-      .fleetHostTaken, .fleetRoleTaken:
+      .fleetHostTaken, .fleetRoleTaken, .loginCacheNeedsServer, .loginCacheNeedsRoot,
+      .loginCacheNotEnabled:
       return .refused
     case .invalidSetting, .importFormatUnknown, .importNeedsEmailDomain, .copyToItself,
       .importInvalid, .importFileUnreadable, .invalidLinuxPath, .invalidPosixIDRange:
@@ -236,7 +245,7 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .noSuchAccount, .noSuchSession, .noSuchGroup, .noSuchSSHKey, .noSuchFleetHost:
       return .noSuchAccount
     case .passwordCheckerUnavailable, .qrEncoderUnavailable, .unicodeUnavailable,
-      .blocklistUnreadable, .storage,
+      .blocklistUnreadable, .storage, .serverAway,
       .crypto, .clientFile, .userdbFolder, .userdbBehind, .keyFileUnreadable, .cannotManageRoles:
       return .storage
     }
@@ -337,6 +346,10 @@ public enum AccountsError: Error, Equatable, CustomStringConvertible {
     case .fleetRoleTaken(let role): return Messages.fleetRoleTaken(role)
     case .noSuchFleetHost(let name): return Messages.noSuchFleetHost(name)
     case .cannotManageRoles(let role): return Messages.cannotManageRoles(role)
+    case .loginCacheNeedsServer(let location): return Messages.loginCacheNeedsServer(location)
+    case .loginCacheNeedsRoot: return Messages.loginCacheNeedsRoot
+    case .loginCacheNotEnabled(let path): return Messages.loginCacheNotEnabled(path)
+    case .serverAway(let location): return Messages.serverAway(location)
     }
   }
 }

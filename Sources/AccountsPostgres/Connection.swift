@@ -42,6 +42,9 @@ struct PGFailure: Error {
   var message: String
   /// True when the connection is gone (server stopped, connection killed).
   var connectionLost: Bool
+  /// True when the connection's first statement got no answer in time (a pooler whose server
+  /// is away holds it): the server is as unreachable as one that refuses connections.
+  var unanswered = false
 }
 
 /// One connection to a PostgreSQL server through libpq: statements in, rows out.
@@ -50,8 +53,12 @@ struct PGFailure: Error {
 /// own TLS stack (postgres-nio: 9 minutes to build, and a client that retried a wrong password
 /// for 70 s): the wrapper is the few calls below, typed and safe, with no pointer leaving it.
 final class PGConnection {
-  private let library: LibPQ
-  private let handle: OpaquePointer
+  let library: LibPQ
+  let handle: OpaquePointer
+  /// The seconds the first statement may wait for its answer (`awaitFirstAnswer`).
+  var firstAnswerTimeout = 10
+  /// True once the server answered a statement on this connection.
+  var answered = false
   /// Where the server is, in words: `at HOST:PORT` or `on the socket FOLDER (port PORT)`.
   let server: String
   private var cursors = 0
@@ -83,7 +90,9 @@ final class PGConnection {
 
   /// Connects with the URI `uri` (libpq's rules: PG* variables, ~/.pgpass, service files);
   /// `location` is how errors name the store.
-  static func open(uri: String, location: String) throws(StoreError) -> PGConnection {
+  static func open(uri: String, location: String, connectTimeout: Int = 10)
+    throws(StoreError) -> PGConnection
+  {
     let library: LibPQ
     do {
       library = try LibPQ.shared()
@@ -105,7 +114,7 @@ final class PGConnection {
     var values = ["accounts", "10", "3", "3", "20000"]
     if getenv("PGCONNECT_TIMEOUT") == nil {
       keywords.append("connect_timeout")
-      values.append("10")
+      values.append(String(connectTimeout))
     }
     keywords.append("dbname")
     values.append(uri)
@@ -146,7 +155,9 @@ final class PGConnection {
     }
     // Notices (such as "schema already exists") are not for the person at the terminal.
     _ = library.setNoticeProcessor(connection, { _, _ in }, nil)
-    return PGConnection(library: library, handle: connection, server: server)
+    let opened = PGConnection(library: library, handle: connection, server: server)
+    opened.firstAnswerTimeout = effectiveConnectTimeout(uri: uri, default: connectTimeout)
+    return opened
   }
 
   /// Pins the session's search path, sent with the first statement (no round trip of its own).
@@ -178,7 +189,7 @@ final class PGConnection {
       if parameters.isEmpty && !(prepared && inTransaction) {
         sql = Self.pinPath + " " + sql
       } else {
-        try check(library.exec(handle, Self.pinPath))
+        try check(perform(Self.pinPath, []))
       }
       pathPinned = true
     }
@@ -204,10 +215,8 @@ final class PGConnection {
         self.prepared[sql] = name
       }
       result = execute(sql, parameters, name: name)
-    } else if parameters.isEmpty {
-      result = library.exec(handle, sql)
     } else {
-      result = execute(sql, parameters, name: nil)
+      result = try perform(sql, parameters)
     }
     return try check(result)
   }
@@ -218,7 +227,8 @@ final class PGConnection {
     // A failure with no SQLSTATE is libpq's own: the connection broke (the server closed it,
     // crashed or was stopped at once), not a statement the server refused.
     guard let result else {
-      throw PGFailure(sqlState: nil, message: lastError(), connectionLost: true)
+      throw PGFailure(
+        sqlState: nil, message: lastError(), connectionLost: true, unanswered: !answered)
     }
     let status = library.resultStatus(result)
     guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
@@ -230,7 +240,11 @@ final class PGConnection {
         ?? lastError()
       library.clear(result)
       let lost = !isAlive || state.map { $0.hasPrefix("08") || $0.hasPrefix("57P") } ?? true
-      throw PGFailure(sqlState: state, message: firstLine(message), connectionLost: lost)
+      // Lost before the server ever answered (a pooler's own refusal of a server it cannot
+      // reach): the server is unreachable.
+      throw PGFailure(
+        sqlState: state, message: firstLine(message), connectionLost: lost,
+        unanswered: lost && !answered)
     }
     return PGRows(library: library, handle: result)
   }
@@ -255,11 +269,29 @@ final class PGConnection {
     return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
   }
 
-  private func lastError() -> String {
+  func lastError() -> String {
     firstLine(library.errorMessage(handle).map { String(cString: $0) } ?? "no reason given")
   }
 
-  private func execute(_ sql: String, _ parameters: [PGValue], name: String?) -> OpaquePointer? {
+  /// Runs an unprepared statement: the connection's first within `firstAnswerTimeout`.
+  private func perform(_ sql: String, _ parameters: [PGValue]) throws(PGFailure) -> OpaquePointer? {
+    guard answered else {
+      let result = try awaitFirstAnswer(sql, parameters)
+      if let result {
+        let status = library.resultStatus(result)
+        answered = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK
+      }
+      return result
+    }
+    return parameters.isEmpty ? library.exec(handle, sql) : execute(sql, parameters, name: nil)
+  }
+
+  /// Runs `sql` with `parameters` (the prepared statement `name`, when given) and returns its
+  /// result; with `sending`, only sends it (`PQsendQueryParams`) and returns the connection's
+  /// handle when it went out, nil when it did not.
+  func execute(
+    _ sql: String, _ parameters: [PGValue], name: String?, sending: Bool = false
+  ) -> OpaquePointer? {
     var buffers: [UnsafeMutablePointer<CChar>?] = []
     var lengths: [Int32] = []
     var formats: [Int32] = []
@@ -290,6 +322,12 @@ final class PGConnection {
     return values.withUnsafeBufferPointer { valuePointers in
       lengths.withUnsafeBufferPointer { lengthPointers in
         formats.withUnsafeBufferPointer { formatPointers in
+          if sending {
+            let sent = library.sendQueryParams(
+              handle, sql, Int32(parameters.count), nil, valuePointers.baseAddress,
+              lengthPointers.baseAddress, formatPointers.baseAddress, 0)
+            return sent == 1 ? handle : nil
+          }
           if let name {
             return library.execPrepared(
               handle, name, Int32(parameters.count), valuePointers.baseAddress,

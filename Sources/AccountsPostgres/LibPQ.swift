@@ -32,6 +32,12 @@ struct LibPQ: Sendable {
   let transactionStatus: accounts_PQtransactionStatus_fn
   let prepare: accounts_PQprepare_fn
   let execPrepared: accounts_PQexecPrepared_fn
+  let sendQuery: accounts_PQsendQuery_fn
+  let sendQueryParams: accounts_PQsendQueryParams_fn
+  let consumeInput: accounts_PQconsumeInput_fn
+  let isBusy: accounts_PQisBusy_fn
+  let getResult: accounts_PQgetResult_fn
+  let socket: accounts_PQsocket_fn
 
   private static let library = LazyLibrary(sonames: [soname]) {
     library throws(DynamicLibrary.Failure) in try LibPQ(library)
@@ -66,5 +72,12 @@ struct LibPQ: Sendable {
       "PQtransactionStatus", as: accounts_PQtransactionStatus_fn.self)
     prepare = try library.function("PQprepare", as: accounts_PQprepare_fn.self)
     execPrepared = try library.function("PQexecPrepared", as: accounts_PQexecPrepared_fn.self)
+    sendQuery = try library.function("PQsendQuery", as: accounts_PQsendQuery_fn.self)
+    sendQueryParams = try library.function(
+      "PQsendQueryParams", as: accounts_PQsendQueryParams_fn.self)
+    consumeInput = try library.function("PQconsumeInput", as: accounts_PQconsumeInput_fn.self)
+    isBusy = try library.function("PQisBusy", as: accounts_PQisBusy_fn.self)
+    getResult = try library.function("PQgetResult", as: accounts_PQgetResult_fn.self)
+    socket = try library.function("PQsocket", as: accounts_PQsocket_fn.self)
   }
 }

@@ -230,7 +230,8 @@ struct PostgresAccess: AccountWriter {
     try forEach(
       """
       SELECT * FROM (
-        SELECT id, accounts.stamp(occurred_at), kind, username, detail, host
+        SELECT id, accounts.stamp(occurred_at), kind, username, detail, host,
+               offline_id IS NOT NULL
         FROM accounts.audit_event \(filter)
         ORDER BY id DESC LIMIT $\(parameters.count)::bigint) AS latest
       ORDER BY id ASC
@@ -242,7 +243,7 @@ struct PostgresAccess: AccountWriter {
           kind: AuditEventKind(rawValue: try rows.decode(String.self, row, 2)),
           username: try rows.decode(String?.self, row, 3),
           detail: try rows.decode(String?.self, row, 4),
-          host: try rows.decode(String?.self, row, 5))
+          host: try rows.decode(String?.self, row, 5), offline: try rows.decode(Bool.self, row, 6))
       }
       try body(event)
     }
@@ -304,6 +305,20 @@ struct PostgresAccess: AccountWriter {
         keyID: try rows.decode(String.self, 0, 1),
         lastStep: UInt64(max(try rows.decode(Int64.self, 0, 2), 0)),
         enabledAt: try rows.decode(Date.self, 0, 3))
+    }
+  }
+
+  func unusedRecoveryCodeHashes(accountID: Int64) throws(AccountsError) -> [[UInt8]] {
+    let rows = try query(
+      """
+      SELECT encode(code_hash, 'hex') FROM accounts.recovery_code
+      WHERE account_id = $1 AND used_at IS NULL
+      ORDER BY code_hash
+      """, [PGValue(accountID)])
+    return try decoded { () throws(PGUnreadableValue) in
+      try (0..<rows.count).map { row throws(PGUnreadableValue) in
+        try rows.decode([UInt8].self, row, 0)
+      }
     }
   }
 

@@ -60,6 +60,7 @@ public enum PostgresRoles {
     "userdb_host_keep(text, text, timestamptz, integer)",
     "userdb_host_forget(text, integer)",
     "caller_host(text)",
+    "audit_offline_event(text, timestamptz, text, text, text, text, text, integer)",
   ]
 
   /// The tables a host role reads: what a login, a session, PAM and the user records read.

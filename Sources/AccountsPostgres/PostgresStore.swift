@@ -23,10 +23,15 @@ public final class PostgresStore: AccountRepository {
   private var connection: PGConnection?
   var migrated = false
 
+  /// How long connecting may take, in seconds, when neither the URI nor PGCONNECT_TIMEOUT
+  /// says.
+  private let connectTimeout: Int
+
   /// A store at the libpq connection URI `uri`; nothing is connected yet.
-  public init(uri: String, busyTimeout: Double = 5) {
+  public init(uri: String, busyTimeout: Double = 5, connectTimeout: Int = 10) {
     self.uri = uri
     self.busyTimeout = busyTimeout
+    self.connectTimeout = connectTimeout
     location = StoreLocation.shown(uri)
   }
 
@@ -174,7 +179,8 @@ public final class PostgresStore: AccountRepository {
 
   func connected() throws(StoreError) -> PGConnection {
     if let connection, connection.isAlive { return connection }
-    let opened = try PGConnection.open(uri: uri, location: location)
+    let opened = try PGConnection.open(
+      uri: uri, location: location, connectTimeout: connectTimeout)
     connection = opened
     return opened
   }
@@ -221,6 +227,10 @@ public final class PostgresStore: AccountRepository {
   /// The store error a failed statement means.
   func translate(_ failure: PGFailure?) -> StoreError {
     guard let failure else { return .failure(location: location, reason: "no reason given") }
+    if failure.unanswered {
+      return .cannotConnect(
+        location: location, server: connection?.server ?? "", reason: failure.message)
+    }
     if failure.connectionLost {
       return .connectionLost(location: location, reason: failure.message)
     }

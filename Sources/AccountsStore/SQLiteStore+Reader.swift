@@ -23,6 +23,7 @@ struct EmptyAccountReader: AccountReader {
   func secondFactor(accountID: Int64) -> StoredSecondFactor? { nil }
   func recoveryCodesLeft(accountID: Int64) -> Int { 0 }
   func hasRecoveryCode(accountID: Int64, hash: [UInt8]) -> Bool { false }
+  func unusedRecoveryCodeHashes(accountID: Int64) -> [[UInt8]] { [] }
   func secondFactorKeyIDs() -> Set<String> { [] }
   func pendingSecondFactor(accountID: Int64) -> PendingSecondFactor? { nil }
   func rowCount(_ table: StoreRecordKind) -> Int { 0 }
@@ -240,6 +241,17 @@ extension SQLiteReading {
       try SecondFactorRecord.fetchOne(
         db, sql: "SELECT \(SecondFactorRecord.selection) FROM second_factor WHERE account_id = ?",
         arguments: [accountID])?.factor
+    }
+  }
+
+  func unusedRecoveryCodeHashes(accountID: Int64) throws(AccountsError) -> [[UInt8]] {
+    try statement(path) {
+      try [UInt8].fetchAll(
+        db,
+        sql: """
+          SELECT code_hash FROM recovery_code WHERE account_id = ? AND used_at IS NULL
+          ORDER BY code_hash
+          """, arguments: [accountID])
     }
   }
 

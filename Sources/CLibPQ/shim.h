@@ -30,5 +30,11 @@ typedef __typeof__(&PQsetNoticeProcessor) accounts_PQsetNoticeProcessor_fn;
 typedef __typeof__(&PQtransactionStatus) accounts_PQtransactionStatus_fn;
 typedef __typeof__(&PQprepare) accounts_PQprepare_fn;
 typedef __typeof__(&PQexecPrepared) accounts_PQexecPrepared_fn;
+typedef __typeof__(&PQsendQuery) accounts_PQsendQuery_fn;
+typedef __typeof__(&PQsendQueryParams) accounts_PQsendQueryParams_fn;
+typedef __typeof__(&PQconsumeInput) accounts_PQconsumeInput_fn;
+typedef __typeof__(&PQisBusy) accounts_PQisBusy_fn;
+typedef __typeof__(&PQgetResult) accounts_PQgetResult_fn;
+typedef __typeof__(&PQsocket) accounts_PQsocket_fn;
 
 #endif

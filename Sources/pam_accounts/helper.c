@@ -255,7 +255,7 @@ int pa_run_helper(pam_handle_t *pamh, const struct pa_options *options,
                   const struct pa_stage *stage) {
   char limit[8];
   snprintf(limit, sizeof limit, "%u", options->timeout);
-  const char *argv[18];
+  const char *argv[20];
   size_t argc = 0;
   argv[argc++] = "accounts";
   argv[argc++] = "pam-helper";
@@ -265,6 +265,10 @@ int pa_run_helper(pam_handle_t *pamh, const struct pa_options *options,
   if (options->key_file != NULL) {
     argv[argc++] = "--key-file";
     argv[argc++] = options->key_file;
+  }
+  if (options->login_cache != NULL) {
+    argv[argc++] = "--login-cache";
+    argv[argc++] = options->login_cache;
   }
   argv[argc++] = "--time-limit";
   argv[argc++] = limit;

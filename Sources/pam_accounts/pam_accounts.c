@@ -64,6 +64,12 @@ static int parse_options(pam_handle_t *pamh, int flags, int argc, const char **a
         return PAM_SERVICE_ERR;
       }
       options->key_file = value;
+    } else if ((value = option_value(argv[i], "login_cache")) != NULL) {
+      if (value[0] != '/') {
+        pam_syslog(pamh, LOG_ERR, "login_cache= must be an absolute path");
+        return PAM_SERVICE_ERR;
+      }
+      options->login_cache = value;
     } else if ((value = option_value(argv[i], "allow_groups")) != NULL) {
       if (value[0] == '\0') {
         pam_syslog(pamh, LOG_ERR, "allow_groups= needs at least one group");

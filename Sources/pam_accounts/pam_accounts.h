@@ -21,6 +21,7 @@
 struct pa_options {
   const char *database;     ///< database=PATH|URI (required)
   const char *key_file;     ///< key_file=PATH, or NULL
+  const char *login_cache;  ///< login_cache=PATH, or NULL (the helper's default)
   const char *allow_groups; ///< allow_groups=G1,G2, or NULL
   unsigned int timeout;     ///< timeout=SECONDS, 1 to 300 (default 10)
   int use_first_pass;       ///< AUTHTOK/OLDAUTHTOK only from the stack

@@ -38,7 +38,8 @@ struct AuditLogTests {
     #expect(AuditPresentation.line(event).hasSuffix("evil\\u{1b}[2J\\u{202e}"))
     // JSON escapes invisible format characters too, so the line is safe at a terminal as it is.
     #expect(AuditPresentation.json(event).contains("\"user\":\"evil\\u001b[2J\\u202e\""))
-    #expect(AuditPresentation.json(event).hasSuffix("\"detail\":null,\"host\":null}"))
+    #expect(
+      AuditPresentation.json(event).hasSuffix("\"detail\":null,\"host\":null,\"offline\":false}"))
   }
 
   /// Every event a flow writes carries the environment's host, the session it starts too,
@@ -73,8 +74,8 @@ struct AuditLogTests {
     #expect(found == [.loginSuccess])
   }
 
-  /// The host ends a log line as `on <host>` and is the last key of the JSON (null when the
-  /// event has none).
+  /// The host ends a log line as `on <host>` and is the JSON's key before `offline` (null when
+  /// the event has none).
   @Test func hostShown() {
     let event = AuditEvent(
       id: 1, occurredAt: start, kind: .loginSuccess, username: "alice", detail: "pam",
@@ -85,7 +86,7 @@ struct AuditLogTests {
     #expect(
       AuditPresentation.json(event)
         == #"{"time":"2027-01-15T08:00:00.000Z","event":"login_success","user":"alice","#
-        + #""detail":"pam","host":"host-1"}"#)
+        + #""detail":"pam","host":"host-1","offline":false}"#)
   }
 
   /// `ACCOUNTS_HOST_NAME` wins over the node name when set; empty counts as unset; a name of

@@ -110,7 +110,7 @@ def test_log_order_and_fields(device):
     assert times == sorted(times)
     for event in events:
         assert {"time", "event", "user"} <= set(event) <= {
-            "time", "event", "user", "detail", "host"}
+            "time", "event", "user", "detail", "host", "offline"}
         assert event["user"] == "alice"
     assert events[2]["detail"] == "invalid user name or password"
     assert events[7]["detail"].startswith("locked until ")
@@ -187,5 +187,5 @@ def test_reset_leaves_no_trace_of_the_hash(activated):
 
 def test_log_json_always_has_every_key(activated):
     for event in activated.events():
-        assert list(event) == ["time", "event", "user", "detail", "host"]
+        assert list(event) == ["time", "event", "user", "detail", "host", "offline"]
     assert activated.events()[0]["detail"] is None

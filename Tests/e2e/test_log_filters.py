@@ -232,7 +232,7 @@ def test_json_lines_have_every_key(device):
     assert result.code == 0
     for line in result.out_lines:
         event = json.loads(line)
-        assert list(event) == ["time", "event", "user", "detail", "host"]
+        assert list(event) == ["time", "event", "user", "detail", "host", "offline"]
         assert event["detail"] == "invalid user name or password"
 
 

@@ -35,7 +35,8 @@ def three_hosts(device):
 
 
 def test_log_shows_the_host(device):
-    """`log` ends each line with `on <host>`; `log --json` has `host` last."""
+    """`log` ends each line with `on <host>`; `log --json` has `host`, then `offline` (false: these
+    logins reached the server)."""
     three_hosts(device)
     result = device.run("log")
     assert (result.code, result.stderr) == (0, ""), result
@@ -47,11 +48,11 @@ def test_log_shows_the_host(device):
     assert (result.code, result.stderr) == (0, ""), result
     assert result.out_lines == [
         f'{{"time":"{TIMES[0]}","event":"activation","user":"{USERNAME}","detail":null,'
-        '"host":"box-1"}',
+        '"host":"box-1","offline":false}',
         f'{{"time":"{TIMES[1]}","event":"login_failure","user":"{USERNAME}",'
-        '"detail":"invalid user name or password","host":"box-2"}',
+        '"detail":"invalid user name or password","host":"box-2","offline":false}',
         f'{{"time":"{TIMES[2]}","event":"login_success","user":"{USERNAME}",'
-        '"detail":"password","host":"box-1"}']
+        '"detail":"password","host":"box-1","offline":false}']
 
 
 def test_log_host_filter(device):

@@ -42,6 +42,14 @@ extension AccountsCommand {
     var keyFile: String?
 
     @Option(
+      name: .customLong("login-cache"),
+      help: ArgumentHelp(
+        "This host's login cache, for a PostgreSQL store (default: "
+          + "/var/lib/accounts/login-cache.sqlite3; used only where `store cache enable` made it).",
+        valueName: "path"))
+    var loginCache: String?
+
+    @Option(
       name: .customLong("time-limit"),
       help: ArgumentHelp(
         "The seconds the whole check may take, 1 to 300 (default: 5).", valueName: "seconds"))
@@ -85,7 +93,7 @@ extension AccountsCommand {
       // is the URI and root's own files, the key file root's unless --key-file names one.
       let context = try CommandContext.make(
         database: database, variable: { _ in nil }, console: TerminalConsole(),
-        bulk: StandardOutputBuffer(), busyTimeout: 2, keyFile: keyFile)
+        bulk: StandardOutputBuffer(), busyTimeout: 2, keyFile: keyFile, loginCache: loginCache)
       let request = PamRequest(
         username: user, secret: secret, service: Self.variable("PAM_SERVICE"),
         remoteHost: Self.variable("PAM_RHOST"), tty: Self.variable("PAM_TTY"))

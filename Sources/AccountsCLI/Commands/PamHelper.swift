@@ -35,6 +35,11 @@ extension AccountsCommand {
     var keyFile: String?
 
     @Option(
+      name: .customLong(Invocation.loginCacheOption),
+      help: ArgumentHelp("This host's login cache (as for pam-auth).", valueName: "path"))
+    var loginCache: String?
+
+    @Option(
       name: .customLong(Invocation.timeLimitOption),
       help: ArgumentHelp(
         "The seconds of work the stage may take, 1 to 300 (default: 5).", valueName: "seconds"))
@@ -71,7 +76,8 @@ extension AccountsCommand {
 
     mutating func run() throws {
       try Invocation(
-        stage: stage, database: global.database, keyFile: keyFile, timeLimit: timeLimit,
+        stage: stage, database: global.database, keyFile: keyFile, loginCache: loginCache,
+        timeLimit: timeLimit,
         allowGroups: allowGroups, expiredOnly: expiredOnly, authenticated: authenticated,
         sessionLogin: sessionLogin
       ).run()
@@ -93,6 +99,7 @@ extension AccountsCommand.PamHelper {
   /// lines the module writes) read from the command line.
   struct Invocation: Equatable {
     static let keyFileOption = PamHelperArguments.keyFileOption
+    static let loginCacheOption = PamHelperArguments.loginCacheOption
     static let timeLimitOption = PamHelperArguments.timeLimitOption
     static let allowGroupsOption = PamHelperArguments.allowGroupsOption
     static let expiredOnlyOption = PamHelperArguments.expiredOnlyOption
@@ -102,6 +109,7 @@ extension AccountsCommand.PamHelper {
     var stage: String
     var database: String?
     var keyFile: String?
+    var loginCache: String?
     var timeLimit: UInt32 = PamAuthFlow.defaultTimeLimit
     var allowGroups: String?
     var expiredOnly = false
@@ -114,19 +122,22 @@ extension AccountsCommand.PamHelper {
       guard let read = PamHelperArguments(arguments) else { return nil }
       self.init(
         stage: read.stage, database: read.database, keyFile: read.keyFile,
-        timeLimit: read.timeLimit ?? PamAuthFlow.defaultTimeLimit, allowGroups: read.allowGroups,
+        loginCache: read.loginCache, timeLimit: read.timeLimit ?? PamAuthFlow.defaultTimeLimit,
+        allowGroups: read.allowGroups,
         expiredOnly: read.expiredOnly, authenticated: read.authenticated,
         sessionLogin: read.sessionLogin)
     }
 
     init(
-      stage: String, database: String?, keyFile: String?, timeLimit: UInt32,
+      stage: String, database: String?, keyFile: String?, loginCache: String? = nil,
+      timeLimit: UInt32,
       allowGroups: String?, expiredOnly: Bool, authenticated: Bool = false,
       sessionLogin: String? = nil
     ) {
       self.stage = stage
       self.database = database
       self.keyFile = keyFile
+      self.loginCache = loginCache
       self.timeLimit = timeLimit
       self.allowGroups = allowGroups
       self.expiredOnly = expiredOnly
@@ -144,7 +155,7 @@ extension AccountsCommand.PamHelper {
       }
       let context = try CommandContext.make(
         database: database, variable: { _ in nil }, console: TerminalConsole(),
-        bulk: StandardOutputBuffer(), busyTimeout: 2, keyFile: keyFile)
+        bulk: StandardOutputBuffer(), busyTimeout: 2, keyFile: keyFile, loginCache: loginCache)
       let verdict = PamModuleFlow.run(
         context.environment, stage: stage, request: request, conversation: channel)
       channel.finish(verdict)

@@ -11,6 +11,7 @@
 struct PamHelperArguments: Equatable {
   static let databaseOption = "database"
   static let keyFileOption = "key-file"
+  static let loginCacheOption = "login-cache"
   static let timeLimitOption = "time-limit"
   static let allowGroupsOption = "allow-groups"
   static let expiredOnlyOption = "expired-only"
@@ -18,12 +19,14 @@ struct PamHelperArguments: Equatable {
   static let sessionLoginOption = "session-login"
   /// The options that take a value.
   static let valueOptions = [
-    databaseOption, keyFileOption, timeLimitOption, allowGroupsOption, sessionLoginOption,
+    databaseOption, keyFileOption, loginCacheOption, timeLimitOption, allowGroupsOption,
+    sessionLoginOption,
   ]
 
   var stage: String
   var database: String?
   var keyFile: String?
+  var loginCache: String?
   /// Nil when the line gives none.
   var timeLimit: UInt32?
   var allowGroups: String?
@@ -91,6 +94,7 @@ struct PamHelperArguments: Equatable {
     self.stage = stage
     database = values[Self.databaseOption]
     keyFile = values[Self.keyFileOption]
+    loginCache = values[Self.loginCacheOption]
     allowGroups = values[Self.allowGroupsOption]
     sessionLogin = values[Self.sessionLoginOption]
     self.expiredOnly = expiredOnly

@@ -43,7 +43,8 @@ struct CommandContext {
     database: String?, variable: (String) -> String?, console: any Console,
     bulk: any BulkOutput,
     openStore: ((String, StoreAccess) throws(StoreError) -> (any AccountRepository)?)? = nil,
-    now: @escaping () -> Date = Date.init, busyTimeout: Double = 5, keyFile: String? = nil
+    now: @escaping () -> Date = Date.init, busyTimeout: Double = 5, keyFile: String? = nil,
+    loginCache: String? = nil
   ) throws(AccountsError) -> CommandContext {
     let choice = try DatabaseLocation.choose(flag: database, variable: variable)
     if let note = choice.note { console.message(note) }
@@ -70,7 +71,13 @@ struct CommandContext {
     var environment: AccountsEnvironment
     if openStore == nil && StoreLocation.isPostgres(path) {
       // One connection for the whole command: the state read first, then the reads and writes.
-      let store = PostgresStore(uri: path, busyTimeout: busyTimeout)
+      // A host that keeps a login cache waits less for an absent server: the cache answers.
+      let cacheFiles = LoginCacheFile.Files(
+        path: loginCache.map(DatabaseLocation.absolute)
+          ?? DatabaseLocation.loginCachePath(variable: variable))
+      let store = PostgresStore(
+        uri: path, busyTimeout: busyTimeout,
+        connectTimeout: cacheFiles.exists ? OfflineLogin.connectTimeout : 10)
       environment = AccountsEnvironment(
         console: console, storeLocation: store.location,
         openStore: { access throws(StoreError) in try store.opened(for: access) },
@@ -79,6 +86,7 @@ struct CommandContext {
         sessionPolicy: sessionPolicy, hostName: hostName)
       environment.storeContainer = .sharedDatabase
       environment.readLoginStart = { key throws(StoreError) in try store.loginStart(key: key) }
+      environment.loginCacheFiles = cacheFiles
     } else if let openStore {
       environment = AccountsEnvironment(
         console: console, storeLocation: path,
@@ -103,6 +111,10 @@ struct CommandContext {
       environment.userRecords = SystemUserRecordFolders(
         afterBatch: variable(stopAfterRecordBatchVariable) == "1" ? { _ = raise(SIGSTOP) } : nil)
       environment.nameService = SystemNameService()
+      if variable(stopAfterOfflineDeliveryVariable) == "1" {
+        // A test's hook: an offline event is on the server, still in the cache.
+        environment.afterOfflineDelivery = { _ = raise(SIGSTOP) }
+      }
       if variable(stopBeforeUserRecordsVariable) == "1" {
         // A test's hook: the change is committed, its records not yet written.
         environment.beforeUserRecords = { _ = raise(SIGSTOP) }
@@ -114,6 +126,10 @@ struct CommandContext {
   /// The variable that stops the program (SIGSTOP) after a change is committed and before its
   /// user records are written: what a test kills it at.
   static let stopBeforeUserRecordsVariable = "ACCOUNTS_TEST_STOP_BEFORE_USER_RECORDS"
+
+  /// The variable that stops the program (SIGSTOP) after an offline event is written on the
+  /// server and before the login cache forgets it: what a test kills it at.
+  static let stopAfterOfflineDeliveryVariable = "ACCOUNTS_TEST_STOP_AFTER_OFFLINE_DELIVERY"
 
   /// The variable that stops the program (SIGSTOP) after each batch of user record files is
   /// renamed into place, when there are several: what a test kills a large write at.

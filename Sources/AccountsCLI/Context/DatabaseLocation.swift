@@ -14,6 +14,18 @@ enum DatabaseLocation {
   /// examples name.
   static let systemPath = "/var/lib/accounts/accounts.sqlite3"
 
+  /// This host's login cache (`store cache`) when `ACCOUNTS_LOGIN_CACHE` does not name
+  /// another: beside the system store, root's.
+  static let loginCacheSystemPath = "/var/lib/accounts/login-cache.sqlite3"
+
+  /// `$ACCOUNTS_LOGIN_CACHE` (made absolute), else `loginCacheSystemPath`.
+  static func loginCachePath(variable: (String) -> String?) -> String {
+    guard let path = variable("ACCOUNTS_LOGIN_CACHE"), !path.isEmpty else {
+      return loginCacheSystemPath
+    }
+    return absolute(path)
+  }
+
   /// The store a command uses, and what to say of root's store at its former default place.
   struct Choice: Equatable {
     /// The database path or URI.

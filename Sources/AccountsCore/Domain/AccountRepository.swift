@@ -99,6 +99,10 @@ public protocol AccountRepository: AnyObject {
   /// one transaction, unless the host keeps them in another folder already; returns the folder
   /// its entry names (another one: nothing changed). The defaults are in UserdbSteps.swift.
   func keepUserdbHost(_ host: UserdbHost) throws(AccountsError) -> String
+  /// Appends an event a host's login cache queued while the server was away, marked offline,
+  /// in one transaction; false when an event of its id is in the log already (delivered
+  /// before). The default, for a store no cache serves, appends it as it is.
+  func appendOfflineEvent(_ event: QueuedEvent) throws(AccountsError) -> Bool
   /// Forgets the host named `host` and runs `body` (the removal of its files) in the same
   /// transaction, before it commits, logging `userdb_disabled` with the detail `body` gives
   /// (nil: nothing logged); nil, with `body` not run, when the host kept no records.
@@ -147,6 +151,8 @@ public protocol AccountReader {
   func secondFactor(accountID: Int64) throws(AccountsError) -> StoredSecondFactor?
   /// True when the account has an unused recovery code with hash `hash`.
   func hasRecoveryCode(accountID: Int64, hash: [UInt8]) throws(AccountsError) -> Bool
+  /// The hashes of the account's unused recovery codes (what a host's login cache keeps).
+  func unusedRecoveryCodeHashes(accountID: Int64) throws(AccountsError) -> [[UInt8]]
   /// How many of the account's recovery codes are unused.
   func recoveryCodesLeft(accountID: Int64) throws(AccountsError) -> Int
   /// The keys (`SealingKey.id`) the stored secrets are sealed under.
@@ -352,5 +358,12 @@ extension AccountRepository {
       if case .storage(let error) = error { throw error }
       throw .failure(location: location, reason: error.description)
     }
+  }
+}
+
+extension AccountRepository {
+  public func appendOfflineEvent(_ event: QueuedEvent) throws(AccountsError) -> Bool {
+    try write { writer throws(AccountsError) in try writer.append(event.record) }
+    return true
   }
 }

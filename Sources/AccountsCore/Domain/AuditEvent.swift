@@ -145,11 +145,14 @@ public struct AuditEvent: Equatable, Sendable {
   public var detail: String?
   /// The host that wrote it; nil for an event a version before hosts wrote.
   public var host: String?
+  /// True for an event of a login a host's login cache answered while the server was away,
+  /// delivered later.
+  public var offline: Bool
 
   /// Creates an event.
   public init(
     id: Int64, occurredAt: Date, kind: AuditEventKind, username: String?, detail: String?,
-    host: String? = nil
+    host: String? = nil, offline: Bool = false
   ) {
     self.id = id
     self.occurredAt = occurredAt
@@ -157,6 +160,7 @@ public struct AuditEvent: Equatable, Sendable {
     self.username = username
     self.detail = detail
     self.host = host
+    self.offline = offline
   }
 }
 

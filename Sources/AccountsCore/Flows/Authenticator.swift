@@ -113,6 +113,7 @@ struct Authenticator {
     }
     guard verification.isValid, var account else {
       let damaged = account != nil && stored == nil && imported == nil
+      LoginCacheRefresh.afterFailure(env, key: key, password: password)
       try fail(
         username: username, key: key,
         detail: damaged ? ImportedHash.damageDetail(readable) : Messages.detailInvalidCredentials)
@@ -131,10 +132,12 @@ struct Authenticator {
       }
     }
     if account.isDisabled {
+      LoginCacheRefresh.afterFailure(env, key: key, password: nil)
       try fail(username: username, key: key, detail: Messages.detailDisabled)
     }
     // An expired account is refused as a disabled one is: same answer, same cost, counted.
     if account.isExpired(at: env.now()) {
+      LoginCacheRefresh.afterFailure(env, key: key, password: nil)
       try fail(username: username, key: key, detail: Messages.detailExpired)
     }
     return Verified(
@@ -172,7 +175,11 @@ struct Authenticator {
         at: env.now(), expected: verified.account, completion: completion)
     }
     switch outcome {
-    case .loggedIn(let home): return home
+    case .loggedIn(let home):
+      LoginCacheRefresh.afterLogin(
+        env, store: store, verified: verified, password: newPassword ?? verified.password,
+        proof: completion.proof)
+      return home
     case .locked(let until): throw env.lockedError(until: until)
     case .gone: throw .invalidCredentials
     case .codeAlreadyUsed:

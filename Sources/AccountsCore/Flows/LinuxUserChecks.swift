@@ -102,11 +102,15 @@ public enum SystemIdentity: Equatable, Sendable {
 
   /// True when a login of the name may reach `account`: NSS gives it no user, or the uid of the
   /// account's own record.
-  public func allows(_ account: Account) -> Bool {
+  public func allows(_ account: Account) -> Bool { allows(uid: account.uid) }
+
+  /// True when a login of the name may reach an account whose record gives `uid` (nil: none
+  /// yet).
+  public func allows(uid accountUID: Int64?) -> Bool {
     switch self {
     case .notAsked, .unknown: return true
     case .localUser, .otherUser: return false
-    case .user(let uid): return account.uid == uid
+    case .user(let uid): return accountUID == uid
     }
   }
 }

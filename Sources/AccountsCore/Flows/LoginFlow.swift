@@ -16,6 +16,25 @@ public enum LoginFlow {
   static func run(_ env: AccountsEnvironment, options: LoginOptions, stage: InputStage)
     throws(AccountsError) -> HomeScreen
   {
+    try OfflineLogin.orFromCache(
+      env,
+      online: { () throws(AccountsError) -> HomeScreen in
+        try online(env, options: options, stage: stage)
+      },
+      offline: { login throws(AccountsError) -> HomeScreen in
+        // No session: it would live in the server's store.
+        let checked = try login.ask(
+          FieldReader(console: env.console, stage: stage), username: options.username)
+        let proof = try login.askCode(checked, stage: stage)
+        let home = try login.logIn(checked, proof: proof)
+        if let proof { login.acknowledge(proof, checked) }
+        return home
+      })
+  }
+
+  private static func online(_ env: AccountsEnvironment, options: LoginOptions, stage: InputStage)
+    throws(AccountsError) -> HomeScreen
+  {
     let (store, prefetched) = try env.activatedStore(forLoginOf: Credentials.key(options.username))
     let authenticator = Authenticator(env: env, store: store)
     let reader = FieldReader(console: env.console, stage: stage)

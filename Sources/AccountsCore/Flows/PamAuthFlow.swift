@@ -94,6 +94,20 @@ public enum PamAuthFlow {
     // gives that name no user or the account's own uid (never `root` through an account
     // named so).
     let systemName = SystemIdentity.of(username, names: env.nameService)
+    try OfflineLogin.orFromCache(
+      env,
+      online: { () throws(AccountsError) in
+        try online(env, request: request, key: key, systemName: systemName)
+      },
+      offline: { login throws(AccountsError) in
+        try offline(login, request: request, systemName: systemName)
+      })
+  }
+
+  private static func online(
+    _ env: AccountsEnvironment, request: PamRequest, key: String?, systemName: SystemIdentity
+  ) throws(AccountsError) {
+    let username = request.username
     let (store, prefetched) = try env.activatedStore(forLoginOf: key)
     let authenticator = Authenticator(env: env, store: store)
     // Bytes no password can hold (not UTF-8, control characters such as a second NUL) are
@@ -132,5 +146,39 @@ public enum PamAuthFlow {
     }
     _ = try authenticator.logIn(
       verified, completion: LoginCompletion(proof: proof, origin: env.origin))
+  }
+
+  /// The same check against this host's login cache, while the server is away.
+  private static func offline(
+    _ login: OfflineLogin, request: PamRequest, systemName: SystemIdentity
+  ) throws(AccountsError) {
+    let username = request.username
+    guard let text = String(validating: request.secret, as: UTF8.self),
+      TextRules.problem(.text(text), field: Messages.passwordPrompt, allowFormat: true) == nil
+    else { throw .invalidCredentials }
+    let entry = try UsernameRules.key(for: username).flatMap { key throws(AccountsError) in
+      try login.cache.entry(key: key)
+    }
+    var (password, code) = (text, String?.none)
+    if entry?.sealedSecret != nil, text.count > SecondFactor.digits,
+      text.suffix(SecondFactor.digits).allSatisfy({ $0.isASCII && $0.isNumber })
+    {
+      password = String(text.dropLast(SecondFactor.digits))
+      code = String(text.suffix(SecondFactor.digits))
+    }
+    if password.isEmpty || username.isEmpty { throw .invalidCredentials }
+    let checked = try login.check(
+      username: username, password: try PasswordRules.normalized(password), exactName: true,
+      systemName: systemName)
+    var proof: VerificationProof?
+    if checked.entry.sealedSecret != nil {
+      guard let code else {
+        try login.fail(
+          username: username, key: checked.entry.usernameKey, detail: Messages.detailNoCode,
+          error: .invalidVerificationCode)
+      }
+      proof = try login.checkCode(code, checked)
+    }
+    _ = try login.logIn(checked, proof: proof, asksNewPassword: false)
   }
 }

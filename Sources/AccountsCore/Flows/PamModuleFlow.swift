@@ -108,12 +108,35 @@ public enum PamModuleFlow {
     }
     do {
       switch stage {
-      case .auth: return try authenticate(env, request: request, conversation: conversation)
-      case .account: return try checkAccount(env, request: request, conversation: conversation)
+      case .auth:
+        return try OfflineLogin.orFromCache(
+          env,
+          online: { () throws(AccountsError) in
+            try authenticate(env, request: request, conversation: conversation)
+          },
+          offline: { login throws(AccountsError) in
+            try authenticateOffline(login, request: request, conversation: conversation)
+          })
+      case .account:
+        return try OfflineLogin.orFromCache(
+          env,
+          online: { () throws(AccountsError) in
+            try checkAccount(env, request: request, conversation: conversation)
+          },
+          offline: { login throws(AccountsError) in
+            try checkAccountOffline(login, request: request, conversation: conversation)
+          })
       case .password:
         return try changePassword(env, request: request, conversation: conversation)
       case .openSession, .closeSession:
-        return try recordSession(env, request: request, opened: stage == .openSession)
+        return try OfflineLogin.orFromCache(
+          env,
+          online: { () throws(AccountsError) in
+            try recordSession(env, request: request, opened: stage == .openSession)
+          },
+          offline: { login throws(AccountsError) in
+            try recordSessionOffline(login, request: request)
+          })
       }
     } catch {
       return verdict(for: error, stage: stage, conversation: conversation)

@@ -10,6 +10,19 @@ public enum VerifyFlow {
   public static func run(_ env: AccountsEnvironment, username: String) throws(AccountsError) {
     var env = env
     env.console = QuietConsole(env.console)
+    try OfflineLogin.orFromCache(
+      env, online: { () throws(AccountsError) in try online(env, username: username) },
+      offline: { login throws(AccountsError) in
+        let checked = try login.ask(
+          FieldReader(console: env.console, stage: .login), username: username)
+        _ = try login.logIn(
+          checked, proof: try login.askCode(checked, stage: .login), asksNewPassword: false)
+      })
+  }
+
+  private static func online(_ env: AccountsEnvironment, username: String)
+    throws(AccountsError)
+  {
     let (store, prefetched) = try env.activatedStore(forLoginOf: Credentials.key(username))
     let authenticator = Authenticator(env: env, store: store)
     let reader = FieldReader(console: env.console, stage: .login)

@@ -118,8 +118,9 @@ public enum AccountPresentation {
 
 /// How `accounts log` prints an event.
 public enum AuditPresentation {
-  /// One line of text: time, event, user name, detail, and `on <host>` when the event names
-  /// the host that wrote it (escaped unambiguously).
+  /// One line of text: time, event, user name, detail, `on <host>` when the event names
+  /// the host that wrote it (escaped unambiguously), and `offline` for a login a host's login
+  /// cache answered.
   public static func line(_ event: AuditEvent) -> String {
     var line = "\(Timestamp.string(from: event.occurredAt))  "
     // Padded, never cut: a longer kind pushes the rest right.
@@ -128,6 +129,7 @@ public enum AuditPresentation {
     line += "  \(event.username.map(Escaping.unambiguous) ?? "-")"
     if let detail = event.detail { line += "  (\(Escaping.unambiguous(detail)))" }
     if let host = event.host { line += "  on \(Escaping.unambiguous(host))" }
+    if event.offline { line += "  offline" }
     return line
   }
 
@@ -138,7 +140,7 @@ public enum AuditPresentation {
       "event": JSON.string(event.kind.rawValue),
       "user": JSON.string(event.username),
       "detail": JSON.string(event.detail),
-      "host": JSON.string(event.host),
+      "host": JSON.string(event.host), "offline": JSON.bool(event.offline),
     ])
   }
 }

@@ -7,7 +7,8 @@ extension AccountsCommand {
     static let configuration = CommandConfiguration(
       commandName: "store",
       abstract:
-        "Move a whole store between SQLite and PostgreSQL; give a PostgreSQL store's roles their rights.",
-      subcommands: [Copy.self, Roles.self, Hosts.self])
+        "Move a whole store between SQLite and PostgreSQL; give a PostgreSQL store's roles their "
+        + "rights and each host its own; keep logins for when its server is away.",
+      subcommands: [Copy.self, Roles.self, Hosts.self, Cache.self])
   }
 }

@@ -22,6 +22,8 @@ extension AccountsCommand {
 
     func run(_ context: CommandContext) throws {
       UserdbOutput.show(try UserdbFlow.sync(context.environment, full: full), context)
+      // The server was reached: the login cache's offline events go to its log.
+      OfflineEventDelivery.deliver(context.environment)
     }
   }
 }

@@ -1,0 +1,89 @@
+import AccountsCrypto
+import FoundationEssentials
+
+/// Keeps this host's login cache in step with what the server answers: each successful online
+/// login writes the person's entry, and a failure the server gives a password the entry
+/// still takes (a password changed there) or an account it no longer lets in removes it.
+///
+/// Best effort: the server decided, and a cache that cannot be written (missing, not root's,
+/// not private, damaged) never turns a login into a failure or a failure into anything else.
+enum LoginCacheRefresh {
+  /// The cache, when this host keeps one and this process may open it.
+  static func cache(_ env: AccountsEnvironment) -> (any LoginCache)? {
+    guard let files = env.loginCacheFiles, let cache = (try? files.open()) ?? nil else {
+      return nil
+    }
+    cache.writingHost = env.writingHost
+    return cache
+  }
+
+  /// Writes the entry of a login the server just recorded: `password` is the one now valid
+  /// (the new one when a change was required), `proof` the second factor it accepted.
+  static func afterLogin(
+    _ env: AccountsEnvironment, store: any AccountRepository, verified: Authenticator.Verified,
+    password: String, proof: VerificationProof?
+  ) {
+    guard let cache = cache(env) else { return }
+    let account = verified.account
+    do {
+      let iterations = Authenticator.workTarget(
+        referenceHash: account.passwordHash, setting: env.hasher.iterations)
+      let salt = try hashing { () throws(CryptoError) in try OfflineCredential.makeSalt() }
+      let credential = try hashing { () throws(CryptoError) in
+        try OfflineCredential(password: password, salt: salt, iterations: iterations)
+      }
+      var sealed: [UInt8]?
+      var lastStep: UInt64?
+      var codes: [[UInt8]] = []
+      if let factor = verified.secondFactor {
+        let secret = try SecondFactorGate.unseal(factor, keys: env.keys)
+        sealed = try hashing { () throws(CryptoError) in
+          try AESGCM.seal(
+            secret, key: credential.sealingKey,
+            associatedData: associatedData(account.usernameKey))
+        }
+        lastStep = factor.lastStep
+        if case .totp(let step) = proof { lastStep = max(step, factor.lastStep) }
+        codes =
+          (try? store.read { reader throws(AccountsError) in
+            try reader.unusedRecoveryCodeHashes(accountID: account.id)
+          }) ?? []
+      }
+      let groups =
+        (try? store.read { reader throws(AccountsError) in
+          try reader.groups(accountID: account.id)
+        }) ?? []
+      try cache.refresh(
+        CachedLogin(
+          accountID: account.id, username: account.username, usernameKey: account.usernameKey,
+          fullName: account.fullName, uid: account.uid, groups: groups,
+          isDisabled: account.isDisabled, expiresAt: account.expiresAt,
+          mustChangePassword: account.mustChangePassword && password == verified.password,
+          iterations: iterations, salt: salt,
+          verifier: credential.verifier, sealedSecret: sealed, lastStep: lastStep,
+          recoveryCodeHashes: codes, refreshedAt: env.now()))
+    } catch {
+      // The login stands; the entry stays as it was.
+    }
+  }
+
+  /// After the server refused `password` for `key`: the entry goes when the password is the
+  /// one it keeps (changed on the server since), or at once when `always` (the account is
+  /// disabled or expired there).
+  static func afterFailure(_ env: AccountsEnvironment, key: String, password: String?) {
+    guard let cache = cache(env), let entry = try? cache.entry(key: key) else { return }
+    if let password {
+      guard
+        let credential = try? OfflineCredential(
+          password: password, salt: entry.salt, iterations: entry.iterations),
+        (try? ConstantTime.equals(credential.verifier, entry.verifier)) == true
+      else { return }
+    }
+    _ = try? cache.forget(key: key)
+  }
+
+  /// What a sealed secret is bound to: the person it belongs to.
+  static func associatedData(_ usernameKey: String) -> [UInt8] {
+    Array("accounts offline totp \(usernameKey)".utf8)
+  }
+}
