@@ -1,4 +1,8 @@
 /// HKDF with HMAC-SHA256 (RFC 5869): keys for separate uses drawn from one secret.
+///
+/// Written over libcrypto's HMAC rather than through OpenSSL's own HKDF, which is reached only
+/// through `EVP_PKEY_CTX` controls: nine more functions to open by name (libcrypto is opened at
+/// first use) against these few lines, checked with RFC 5869's vectors.
 public enum HKDF {
   /// The pseudorandom key of `inputKey` under `salt` (HKDF-Extract).
   public static func extract(salt: [UInt8], inputKey: [UInt8]) throws(CryptoError) -> [UInt8] {
