@@ -12,7 +12,7 @@ extension LoginCacheFile {
           sql: """
             SELECT account_id, username, username_key, full_name, uid, groups, disabled,
                    expires_at, must_change, iterations, salt, verifier, sealed_secret,
-                   last_step, refreshed_at
+                   last_step, refreshed_at, mark
             FROM cached_login WHERE username_key = ?
             """, arguments: [key])
       else { return nil }
@@ -32,7 +32,7 @@ extension LoginCacheFile {
         groups: groups.isEmpty ? [] : groups.split(separator: "\n").map(String.init),
         isDisabled: try row[6], expiresAt: expires.flatMap(Timestamp.date(from:)),
         mustChangePassword: try row[8], iterations: try row[9], salt: try row[10],
-        verifier: try row[11], sealedSecret: try row[12],
+        verifier: try row[11], mark: try row[15], sealedSecret: try row[12],
         lastStep: step.map { UInt64(max($0, 0)) }, recoveryCodeHashes: codes,
         refreshedAt: refreshedAt)
     }
@@ -47,15 +47,15 @@ extension LoginCacheFile {
         sql: """
           INSERT INTO cached_login (account_id, username, username_key, full_name, uid, groups,
             disabled, expires_at, must_change, iterations, salt, verifier, sealed_secret,
-            last_step, refreshed_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            last_step, refreshed_at, mark)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """,
         arguments: [
           entry.accountID, entry.username, entry.usernameKey, entry.fullName, entry.uid,
           entry.groups.joined(separator: "\n"), entry.isDisabled,
           entry.expiresAt.map(Timestamp.string(from:)), entry.mustChangePassword,
           entry.iterations, entry.salt, entry.verifier, entry.sealedSecret,
-          entry.lastStep.map { Int64(clamping: $0) }, at,
+          entry.lastStep.map { Int64(clamping: $0) }, at, entry.mark,
         ])
       for hash in entry.recoveryCodeHashes {
         try db.execute(

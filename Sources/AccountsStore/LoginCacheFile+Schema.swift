@@ -27,6 +27,7 @@ extension LoginCacheFile {
             iterations INTEGER NOT NULL CHECK (iterations >= 1),
             salt BLOB NOT NULL CHECK (length(salt) = 16),
             verifier BLOB NOT NULL CHECK (length(verifier) = 32),
+            mark BLOB NOT NULL CHECK (length(mark) = 32),
             sealed_secret BLOB,
             last_step INTEGER,
             refreshed_at TEXT NOT NULL

@@ -62,14 +62,23 @@ def test_the_cache_holds_neither_the_servers_hash_nor_its_digest(host):
     assert entry["salt"] != salt.encode()
 
 
-def test_each_login_draws_a_new_salt(host):
+def test_a_verifier_is_made_again_only_for_a_new_server_hash(host):
+    """While the server's hash stays, a login keeps the entry's salt and verifier (no second
+    PBKDF2 of the same password); a password changed on the server gets a new salt and the new
+    password's verifier at the next login."""
     assert host.login().code == 0
     first = host.entry()
     assert host.run("verify", "--username", USERNAME, "--password-stdin",
                     input=PASSWORD).code == 0
     second = host.entry()
-    assert first["salt"] != second["salt"] and first["verifier"] != second["verifier"]
+    assert (first["salt"], first["verifier"]) == (second["salt"], second["verifier"])
     assert second["refreshed_at"] >= first["refreshed_at"]
+    changed = host.run("user", "passwd", USERNAME, "--password-stdin", input=NEW_PASSWORD + "\n")
+    assert changed.code == 0, changed
+    assert host.login(USERNAME, NEW_PASSWORD).code == 0
+    third = host.entry()
+    assert third["salt"] != second["salt"]
+    assert third["verifier"] == verifier(NEW_PASSWORD, third["salt"], third["iterations"])
 
 
 def test_pam_auth_refreshes_the_cache_it_is_given(host):

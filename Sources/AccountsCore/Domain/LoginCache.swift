@@ -55,6 +55,10 @@ public struct CachedLogin: Equatable, Sendable {
   public var salt: [UInt8]
   /// `OfflineCredential.verifier` of the password.
   public var verifier: [UInt8]
+  /// What the server's password hash and second factor were when the verifier was made, under
+  /// `salt` (`LoginCacheRefresh.mark`): while they stay the same, a login refreshes the entry
+  /// without a second PBKDF2.
+  public var mark: [UInt8]
   /// The TOTP secret sealed under `OfflineCredential.sealingKey`, for an account with one.
   public var sealedSecret: [UInt8]?
   /// The last TOTP step accepted (here or by the server).
@@ -68,7 +72,7 @@ public struct CachedLogin: Equatable, Sendable {
   public init(
     accountID: Int64, username: String, usernameKey: String, fullName: String, uid: Int64?,
     groups: [String], isDisabled: Bool, expiresAt: Date?, mustChangePassword: Bool,
-    iterations: Int, salt: [UInt8], verifier: [UInt8], sealedSecret: [UInt8]?,
+    iterations: Int, salt: [UInt8], verifier: [UInt8], mark: [UInt8], sealedSecret: [UInt8]?,
     lastStep: UInt64?, recoveryCodeHashes: [[UInt8]], refreshedAt: Date
   ) {
     self.accountID = accountID
@@ -83,6 +87,7 @@ public struct CachedLogin: Equatable, Sendable {
     self.iterations = iterations
     self.salt = salt
     self.verifier = verifier
+    self.mark = mark
     self.sealedSecret = sealedSecret
     self.lastStep = lastStep
     self.recoveryCodeHashes = recoveryCodeHashes

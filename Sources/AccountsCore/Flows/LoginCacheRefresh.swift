@@ -28,20 +28,39 @@ enum LoginCacheRefresh {
     do {
       let iterations = Authenticator.workTarget(
         referenceHash: account.passwordHash, setting: env.hasher.iterations)
-      let salt = try hashing { () throws(CryptoError) in try OfflineCredential.makeSalt() }
-      let credential = try hashing { () throws(CryptoError) in
-        try OfflineCredential(password: password, salt: salt, iterations: iterations)
+      // The entry's verifier and sealed secret still hold while the server's hash, the second
+      // factor and the cost are those they were made from (the password is the one the server
+      // just took): kept, without a second PBKDF2 of the same password.
+      let factor = verified.secondFactor
+      let still = ((try? cache.entry(key: account.usernameKey)) ?? nil).flatMap { entry in
+        let same = try? ConstantTime.equals(
+          entry.mark, mark(account, factor: factor, iterations: iterations, salt: entry.salt))
+        return same == true && entry.iterations == iterations
+          && (entry.sealedSecret != nil) == (factor != nil) ? entry : nil
       }
-      var sealed: [UInt8]?
+      // A new verifier gets a new salt.
+      let salt =
+        try still?.salt ?? hashing { () throws(CryptoError) in try OfflineCredential.makeSalt() }
+      let entryMark = try mark(account, factor: factor, iterations: iterations, salt: salt)
+      var verifier = still?.verifier ?? []
+      var sealed = still?.sealedSecret
       var lastStep: UInt64?
       var codes: [[UInt8]] = []
-      if let factor = verified.secondFactor {
-        let secret = try SecondFactorGate.unseal(factor, keys: env.keys)
-        sealed = try hashing { () throws(CryptoError) in
-          try AESGCM.seal(
-            secret, key: credential.sealingKey,
-            associatedData: associatedData(account.usernameKey))
+      if still == nil {
+        let credential = try hashing { () throws(CryptoError) in
+          try OfflineCredential(password: password, salt: salt, iterations: iterations)
         }
+        verifier = credential.verifier
+        if let factor = verified.secondFactor {
+          let secret = try SecondFactorGate.unseal(factor, keys: env.keys)
+          sealed = try hashing { () throws(CryptoError) in
+            try AESGCM.seal(
+              secret, key: credential.sealingKey,
+              associatedData: associatedData(account.usernameKey))
+          }
+        }
+      }
+      if let factor = verified.secondFactor {
         lastStep = factor.lastStep
         if case .totp(let step) = proof { lastStep = max(step, factor.lastStep) }
         codes =
@@ -60,7 +79,7 @@ enum LoginCacheRefresh {
           isDisabled: account.isDisabled, expiresAt: account.expiresAt,
           mustChangePassword: account.mustChangePassword && password == verified.password,
           iterations: iterations, salt: salt,
-          verifier: credential.verifier, sealedSecret: sealed, lastStep: lastStep,
+          verifier: verifier, mark: entryMark, sealedSecret: sealed, lastStep: lastStep,
           recoveryCodeHashes: codes, refreshedAt: env.now()))
     } catch {
       // The login stands; the entry stays as it was.
@@ -80,6 +99,19 @@ enum LoginCacheRefresh {
       else { return }
     }
     _ = try? cache.forget(key: key)
+  }
+
+  /// The entry's mark: HMAC-SHA256 under the entry's salt of the server's password hash (as this
+  /// host reads it), when the second factor was turned on, and the verifier's cost. Neither
+  /// the hash nor its digest: without the hash itself the mark checks nothing.
+  static func mark(
+    _ account: Account, factor: StoredSecondFactor?, iterations: Int, salt: [UInt8]
+  ) throws(AccountsError) -> [UInt8] {
+    let factorTime = factor.map { Timestamp.string(from: $0.enabledAt) } ?? "-"
+    let text = "accounts offline mark\n\(account.passwordHash)\n\(factorTime)\n\(iterations)"
+    return try hashing { () throws(CryptoError) in
+      try HMAC.sha256(key: salt, message: Array(text.utf8))
+    }
   }
 
   /// What a sealed secret is bound to: the person it belongs to.
