@@ -239,7 +239,8 @@ extension PostgresAccess {
       VALUES ($1, $2, $3, $4, $5::timestamptz)
       ON CONFLICT (account_id) DO UPDATE
       SET sealed_secret = EXCLUDED.sealed_secret, key_id = EXCLUDED.key_id,
-        last_step = EXCLUDED.last_step, enabled_at = EXCLUDED.enabled_at
+        server_secret = EXCLUDED.server_secret, last_step = EXCLUDED.last_step,
+        enabled_at = EXCLUDED.enabled_at
       """,
       [
         PGValue(factor.accountID), .bytes(factor.sealedSecret), .text(factor.keyID),
@@ -262,7 +263,7 @@ extension PostgresAccess {
       VALUES ($1, $2, $3, $4::timestamptz)
       ON CONFLICT (account_id) DO UPDATE
       SET sealed_secret = EXCLUDED.sealed_secret, key_id = EXCLUDED.key_id,
-        expires_at = EXCLUDED.expires_at
+        server_secret = EXCLUDED.server_secret, expires_at = EXCLUDED.expires_at
       """,
       [
         PGValue(pending.accountID), .bytes(pending.sealedSecret), .text(pending.keyID),

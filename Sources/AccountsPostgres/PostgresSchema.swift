@@ -10,7 +10,7 @@ let postgresMigrations: [(identifier: String, sql: String)] = [
   ("v7", postgresSchemaV7), ("v8", postgresSchemaV8),
   ("v9", postgresSchemaV9), ("v10", postgresSchemaV10), ("v11", postgresSchemaV11),
   ("v12", postgresSchemaV12), ("v13", postgresSchemaV13), ("v14", postgresSchemaV14),
-  ("v15", postgresSchemaV15),
+  ("v15", postgresSchemaV15), ("v17", postgresSchemaV17),
 ]
 
 /// The SQL of PostgreSQL migration "v1": the whole of SQLite's schema after its "v4", in

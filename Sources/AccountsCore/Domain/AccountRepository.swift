@@ -25,6 +25,10 @@ public protocol AccountRepository: AnyObject {
   /// Where the store is, as messages name it (a file's path, a URI without its password).
   var location: String { get }
 
+  /// Whether the store's server keeps the second factors' secrets and checks codes itself (a
+  /// PostgreSQL store): a host then holds no key file and reads no secret.
+  var keepsSecondFactorsOnServer: Bool { get }
+
   /// The host this process writes as (its node name, or `ACCOUNTS_HOST_NAME`).
   ///
   /// Every audit event appended and every session started without a host of its own is stamped
@@ -353,4 +357,9 @@ extension AccountRepository {
       throw .failure(location: location, reason: error.description)
     }
   }
+}
+
+extension AccountRepository {
+  /// False: the secrets are sealed under a key file the process holds (an SQLite store).
+  public var keepsSecondFactorsOnServer: Bool { false }
 }

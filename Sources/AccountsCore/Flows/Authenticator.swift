@@ -179,6 +179,10 @@ struct Authenticator {
       try fail(
         username: verified.typedName, key: verified.account.usernameKey,
         detail: Messages.detailReplayedCode, error: .replayedVerificationCode)
+    case .codeWrong:
+      try fail(
+        username: verified.typedName, key: verified.account.usernameKey,
+        detail: Messages.detailWrongCode, error: .invalidVerificationCode)
     }
   }
 
@@ -203,6 +207,10 @@ struct Authenticator {
       try fail(
         username: verified.typedName, key: verified.account.usernameKey,
         detail: Messages.detailReplayedCode, error: .replayedVerificationCode)
+    case .codeWrong:
+      try fail(
+        username: verified.typedName, key: verified.account.usernameKey,
+        detail: Messages.detailWrongCode, error: .invalidVerificationCode)
     case .gone: throw .invalidCredentials
     }
   }
