@@ -1783,6 +1783,25 @@ BEGIN
   RETURN QUERY SELECT 'changed'::text, NULL::bigint;
 END $$;
 
+-- Every second factor as `store copy` carries it to another store: a secret the server
+-- encrypted in the clear, under the key id 'server-encrypted' (the target encrypts or seals
+-- it again), one sealed under a key file as it is. For a caller that administers only.
+CREATE FUNCTION accounts.second_factor_copy()
+RETURNS TABLE (account_id bigint, sealed_secret bytea, key_id text, last_step bigint,
+               enabled_at timestamptz)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  IF NOT accounts.caller_administers() THEN
+    RAISE EXCEPTION 'permission denied for the second factors'' secrets'
+      USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  RETURN QUERY
+  SELECT f.account_id, coalesce(f.sealed_secret, accounts.server_open(f.server_secret)),
+    coalesce(f.key_id, 'server-encrypted'), f.last_step, f.enabled_at
+  FROM accounts.second_factor AS f ORDER BY f.account_id;
+END $$;
+
+REVOKE ALL ON FUNCTION accounts.second_factor_copy() FROM PUBLIC;
 REVOKE ALL ON FUNCTION accounts.second_factor_confirm_code(text, bigint, text, timestamptz,
   integer, text, bytea[], bytea, text, text) FROM PUBLIC;
 DO $regrant$

@@ -361,8 +361,11 @@ struct PostgresAccess: AccountWriter {
       case .integer, .text: return name
       }
     }.joined(separator: ", ")
+    // A secret the server encrypted leaves it in the clear for the target to keep (v17).
+    let source =
+      table == .secondFactor ? "accounts.second_factor_copy()" : "accounts.\(table.table)"
     try forEach(
-      "SELECT \(selection) FROM accounts.\(table.table) ORDER BY \(table.orderedBy)"
+      "SELECT \(selection) FROM \(source) AS \(table.table) ORDER BY \(table.orderedBy)"
     ) { rows, row throws(AccountsError) in
       let values = try decoded { () throws(PGUnreadableValue) in
         try columns.enumerated().map { index, type throws(PGUnreadableValue) -> StoreValue in
