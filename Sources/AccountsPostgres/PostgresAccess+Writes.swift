@@ -249,6 +249,18 @@ extension PostgresAccess {
     try replaceRecoveryCodes(accountID: factor.accountID, hashes: recoveryCodeHashes)
   }
 
+  func replaceSecondFactorSecret(accountID: Int64, sealedSecret: [UInt8], keyID: String)
+    throws(AccountsError) -> Bool
+  {
+    // A secret under `StoredSecondFactor.serverKeyID` is encrypted by the server's trigger.
+    try query(
+      """
+      UPDATE accounts.second_factor SET sealed_secret = $2, key_id = $3, server_secret = NULL
+      WHERE account_id = $1
+      """, [PGValue(accountID), .bytes(sealedSecret), .text(keyID)]
+    ).changed == 1
+  }
+
   func removeSecondFactor(accountID: Int64) throws(AccountsError) -> Bool {
     // Its recovery codes go with it (ON DELETE CASCADE).
     try query(

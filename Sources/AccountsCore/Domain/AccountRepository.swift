@@ -257,6 +257,10 @@ public protocol AccountWriter: AccountReader {
   func endSessions(accountID: Int64, keeping: Int64?) throws(AccountsError) -> [Int64]
   /// Deletes every session no longer live at `now`.
   func endSessions(deadAt now: Date) throws(AccountsError)
+  /// Replaces the account's second factor's secret (its last step, time and recovery codes
+  /// kept); false when it has none.
+  func replaceSecondFactorSecret(accountID: Int64, sealedSecret: [UInt8], keyID: String)
+    throws(AccountsError) -> Bool
   /// Stores the account's second factor and its recovery codes' hashes (replacing any).
   func storeSecondFactor(_ factor: StoredSecondFactor, recoveryCodeHashes: [[UInt8]])
     throws(AccountsError)

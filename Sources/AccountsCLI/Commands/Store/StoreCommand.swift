@@ -8,6 +8,6 @@ extension AccountsCommand {
       commandName: "store",
       abstract:
         "Move a whole store between SQLite and PostgreSQL; give a PostgreSQL store's roles their rights.",
-      subcommands: [Copy.self, Roles.self, Hosts.self])
+      subcommands: [Copy.self, Roles.self, Hosts.self, SecondFactors.self])
   }
 }
