@@ -26,7 +26,8 @@ COMMANDS = ["activate", "help", "log", "login", "logout", "passwd", "reset", "st
             "user.export", "verify", "whoami", "pam-auth", "pam-helper",
             "2fa", "2fa.enable", "2fa.disable", "2fa.status", "2fa.recovery-codes", "session",
             "session.list", "session.revoke", "store", "store.copy", "store.roles", "store.hosts",
-            "store.hosts.add", "store.hosts.list", "store.hosts.remove", "group", "group.add",
+            "store.hosts.add", "store.hosts.list", "store.hosts.remove", "store.second-factors",
+            "store.second-factors.import-key", "group", "group.add",
             "group.list", "group.show", "group.remove", "user.ssh-key", "user.ssh-key.add",
             "user.ssh-key.list", "user.ssh-key.remove", "userdb", "userdb.enable",
             "userdb.disable", "userdb.sync", "userdb.status", "userdb.ssh-authorized-keys"]
