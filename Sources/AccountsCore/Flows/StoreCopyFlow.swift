@@ -59,7 +59,9 @@ public enum StoreCopyFlow {
             batch.append(
               table == .secondFactor
                 ? try carried(
-                  values, source: source, target: target, toServer: to.keepsSecondFactorsOnServer)
+                  values, source: source, target: target,
+                  fromServer: from.keepsSecondFactorsOnServer,
+                  toServer: to.keepsSecondFactorsOnServer)
                 : values)
             rows += 1
             if batch.count == batchSize {
