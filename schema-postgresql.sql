@@ -1631,14 +1631,20 @@ BEGIN
   IF NOT administers AND NOT accounts.password_proven(p_key, p_wait_ms, p_proof) THEN
     RETURN 'gone';
   END IF;
-  IF p_code IS NOT NULL OR p_recovery_hash IS NOT NULL OR NOT administers THEN
+  -- A host names no step itself. A code is checked when one is given: PAM's forced change
+  -- right after a login that passed the code asks none (it was used), and a new password
+  -- lets no one in without the code.
+  IF NOT administers THEN
+    p_step := NULL;
+  END IF;
+  IF p_code IS NOT NULL OR p_recovery_hash IS NOT NULL THEN
     SELECT c.r_ok, c.r_step INTO checked, matched
     FROM accounts.second_step_check(p_key, p_code, p_recovery_hash,
-      accounts.step_time(p_now), NOT administers) AS c;
+      accounts.step_time(p_now), false) AS c;
     IF NOT checked THEN
       RETURN 'code_wrong';
     END IF;
-    IF p_code IS NOT NULL OR NOT administers THEN
+    IF p_code IS NOT NULL THEN
       p_step := matched;
     END IF;
   END IF;

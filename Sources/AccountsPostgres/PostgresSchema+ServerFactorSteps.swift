@@ -2,8 +2,10 @@
 /// `second_factor_change` with one argument more, `p_code`, checked by the server.
 ///
 /// A caller that does not administer (a host role) has its code (or recovery code) checked by
-/// `accounts.second_step_check` at the server's clock and cannot name a step itself: an account
-/// with a second factor is refused ('code_wrong') without a right one. The step it matched is
+/// `accounts.second_step_check` at the server's clock and cannot name a step itself: a login,
+/// or turning a second factor off or making new recovery codes, of an account with a second
+/// factor is refused ('code_wrong') without a right one; a password change checks the code it is
+/// given (PAM's forced change after a login that passed the code is given none). The step it matched is
 /// accepted once by the step the function calls (`…_step`), in the same transaction
 /// ('code_used' for a step or recovery code already used). A login whose code was accepted
 /// returns the plain secret and that step to its caller, for the host's offline-login cache.
@@ -107,14 +109,20 @@ let postgresSchemaV17Steps = """
     IF NOT administers AND NOT accounts.password_proven(p_key, p_wait_ms, p_proof) THEN
       RETURN 'gone';
     END IF;
-    IF p_code IS NOT NULL OR p_recovery_hash IS NOT NULL OR NOT administers THEN
+    -- A host names no step itself. A code is checked when one is given: PAM's forced change
+    -- right after a login that passed the code asks none (it was used), and a new password
+    -- lets no one in without the code.
+    IF NOT administers THEN
+      p_step := NULL;
+    END IF;
+    IF p_code IS NOT NULL OR p_recovery_hash IS NOT NULL THEN
       SELECT c.r_ok, c.r_step INTO checked, matched
       FROM accounts.second_step_check(p_key, p_code, p_recovery_hash,
-        accounts.step_time(p_now), NOT administers) AS c;
+        accounts.step_time(p_now), false) AS c;
       IF NOT checked THEN
         RETURN 'code_wrong';
       END IF;
-      IF p_code IS NOT NULL OR NOT administers THEN
+      IF p_code IS NOT NULL THEN
         p_step := matched;
       END IF;
     END IF;
