@@ -136,7 +136,7 @@ let package = Package(
     .testTarget(
       name: "AccountsStoreTests",
       dependencies: [
-        "AccountsCore", "AccountsPostgres", "AccountsSchema", "AccountsStore",
+        "AccountsCore", "AccountsCrypto", "AccountsPostgres", "AccountsSchema", "AccountsStore",
         "AccountsTestSupport", "CSQLite",
       ]
     ),

@@ -1423,3 +1423,486 @@ BEGIN
 END $$;
 REVOKE ALL ON FUNCTION accounts.audit_offline_event(text, timestamptz, text, text, text, text,
   text, integer) FROM PUBLIC;
+
+-- Migration v17: the server keeps and checks the second factors. A secret a host hands over
+-- (key id 'server-encrypted') is encrypted under the server's key (pgcrypto, AES-256), which
+-- only the schema's owner reads; the steps check codes themselves; the host role reads no
+-- secret column nor recovery code hash.
+DO $crypto$
+BEGIN
+  IF EXISTS (SELECT FROM pg_catalog.pg_extension AS e
+             WHERE e.extname = 'pgcrypto' AND e.extnamespace <> 'accounts'::regnamespace) THEN
+    RAISE EXCEPTION 'pgcrypto is installed in another schema of this database: the accounts '
+      'store needs it in its schema "accounts"' USING ERRCODE = 'object_not_in_prerequisite_state';
+  END IF;
+END $crypto$;
+CREATE EXTENSION IF NOT EXISTS pgcrypto WITH SCHEMA accounts;
+
+-- The key the server encrypts second factors' secrets under: 256 random bits, one row, read
+-- by the schema's owner alone (its steps run as the owner).
+CREATE TABLE accounts.second_factor_key (
+  id integer PRIMARY KEY CHECK (id = 1),
+  key bytea NOT NULL CHECK (length(key) = 32),
+  made_at timestamptz NOT NULL
+);
+
+INSERT INTO accounts.second_factor_key (id, key, made_at)
+VALUES (1, accounts.gen_random_bytes(32), date_trunc('milliseconds', now()));
+
+REVOKE ALL ON accounts.second_factor_key FROM PUBLIC;
+
+-- A secret is sealed under a key file (sealed_secret, key_id: from before, until moved) or
+-- encrypted by the server (server_secret), never both.
+ALTER TABLE accounts.second_factor
+  ALTER COLUMN sealed_secret DROP NOT NULL, ALTER COLUMN key_id DROP NOT NULL,
+  ADD COLUMN server_secret bytea,
+  ADD CONSTRAINT second_factor_one_keeper CHECK (
+    (sealed_secret IS NULL) = (key_id IS NULL)
+    AND (sealed_secret IS NULL) <> (server_secret IS NULL));
+ALTER TABLE accounts.pending_second_factor
+  ALTER COLUMN sealed_secret DROP NOT NULL, ALTER COLUMN key_id DROP NOT NULL,
+  ADD COLUMN server_secret bytea,
+  ADD CONSTRAINT pending_second_factor_one_keeper CHECK (
+    (sealed_secret IS NULL) = (key_id IS NULL)
+    AND (sealed_secret IS NULL) <> (server_secret IS NULL));
+
+-- p_secret encrypted under the server's key.
+CREATE FUNCTION accounts.server_seal(p_secret bytea) RETURNS bytea
+LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+RETURN accounts.pgp_sym_encrypt_bytea(p_secret,
+  (SELECT encode(k.key, 'hex') FROM accounts.second_factor_key AS k WHERE k.id = 1),
+  'cipher-algo=aes256, s2k-mode=1');
+
+-- A secret server_seal encrypted, decrypted.
+CREATE FUNCTION accounts.server_open(p_sealed bytea) RETURNS bytea
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+RETURN accounts.pgp_sym_decrypt_bytea(p_sealed,
+  (SELECT encode(k.key, 'hex') FROM accounts.second_factor_key AS k WHERE k.id = 1));
+
+-- A secret written with the key id 'server-encrypted' is the plain secret a host hands over:
+-- encrypted here, before any check or write, and nothing of it kept in the other columns.
+CREATE FUNCTION accounts.second_factor_to_server() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  IF NEW.key_id = 'server-encrypted' THEN
+    NEW.server_secret := accounts.server_seal(NEW.sealed_secret);
+    NEW.sealed_secret := NULL;
+    NEW.key_id := NULL;
+  END IF;
+  RETURN NEW;
+END $$;
+
+CREATE TRIGGER second_factor_to_server
+BEFORE INSERT OR UPDATE ON accounts.second_factor
+FOR EACH ROW EXECUTE FUNCTION accounts.second_factor_to_server();
+CREATE TRIGGER pending_second_factor_to_server
+BEFORE INSERT OR UPDATE ON accounts.pending_second_factor
+FOR EACH ROW EXECUTE FUNCTION accounts.second_factor_to_server();
+
+-- The time step p_code (6 digits, spaces ignored) is the TOTP code of under p_secret
+-- (RFC 6238: HMAC-SHA1, 30-second steps), within p_reach steps of p_now, the closest
+-- winning; NULL when it is none. Every step of the window is computed, whatever matched.
+CREATE FUNCTION accounts.totp_step(
+  p_secret bytea, p_code text, p_now timestamptz, p_reach bigint)
+RETURNS bigint
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  code text := replace(p_code, ' ', '');
+  current_step bigint := floor(extract(epoch FROM p_now) / 30)::bigint;
+  candidate bigint;
+  mac bytea;
+  o integer;
+  value bigint;
+  matched bigint;
+BEGIN
+  IF p_secret IS NULL OR code !~ '^[0-9]{6}$' THEN
+    RETURN NULL;
+  END IF;
+  FOR candidate IN greatest(current_step - p_reach, 0) .. current_step + p_reach LOOP
+    mac := accounts.hmac(int8send(candidate), p_secret, 'sha1');
+    o := get_byte(mac, 19) & 15;
+    value := (((get_byte(mac, o) & 127)::bigint << 24) | (get_byte(mac, o + 1)::bigint << 16)
+              | (get_byte(mac, o + 2)::bigint << 8) | get_byte(mac, o + 3)::bigint) % 1000000;
+    IF lpad(value::text, 6, '0') = code
+       AND (matched IS NULL OR abs(candidate - current_step) < abs(matched - current_step)) THEN
+      matched := candidate;
+    END IF;
+  END LOOP;
+  RETURN matched;
+END $$;
+
+-- The second step a step of p_key is asked to accept, checked here: r_ok when p_code is a
+-- code of its server-encrypted secret at p_now (r_step its time step, r_secret the secret),
+-- or p_recovery_hash one of its unused recovery codes, or, with neither, when it has no
+-- second factor or p_required is false. The step is accepted (or the code used) by the
+-- step that calls this, in its transaction.
+CREATE FUNCTION accounts.second_step_check(
+  p_key text, p_code text, p_recovery_hash bytea, p_now timestamptz, p_required boolean)
+RETURNS TABLE (r_ok boolean, r_step bigint, r_secret bytea)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  factor accounts.second_factor%ROWTYPE;
+  secret bytea;
+  matched bigint;
+BEGIN
+  SELECT f.* INTO factor FROM accounts.second_factor AS f
+  JOIN accounts.account AS a ON a.id = f.account_id WHERE a.username_key = p_key;
+  IF factor.account_id IS NULL THEN
+    RETURN QUERY SELECT p_code IS NULL AND p_recovery_hash IS NULL, NULL::bigint, NULL::bytea;
+  ELSIF p_code IS NOT NULL THEN
+    IF factor.server_secret IS NOT NULL THEN
+      secret := accounts.server_open(factor.server_secret);
+    END IF;
+    matched := accounts.totp_step(secret, p_code, p_now, 1);
+    RETURN QUERY SELECT matched IS NOT NULL, matched, CASE WHEN matched IS NOT NULL
+                                                           THEN secret END;
+  ELSIF p_recovery_hash IS NOT NULL THEN
+    RETURN QUERY SELECT EXISTS (
+      SELECT 1 FROM accounts.recovery_code AS c
+      WHERE c.account_id = factor.account_id AND c.code_hash = p_recovery_hash
+        AND c.used_at IS NULL), NULL::bigint, NULL::bytea;
+  ELSE
+    RETURN QUERY SELECT NOT p_required, NULL::bigint, NULL::bytea;
+  END IF;
+END $$;
+-- What a login is decided on, as before, but no secret: a second factor reads as
+-- 'server-encrypted', with its last step and when it was turned on.
+CREATE OR REPLACE FUNCTION accounts.login_facts(p_key text)
+RETURNS TABLE (
+  id bigint, username text, username_key text, full_name text, email text,
+  password_hash text, must_change_password boolean, disabled_at text, created_at text,
+  updated_at text, password_changed_at text, last_login_at text, is_owner boolean,
+  expires_at text, uid bigint, home text, shell text, failures bigint, lockouts bigint,
+  locked_until text, reference_hash text, sealed_secret text, key_id text, last_step bigint,
+  enabled_at text, state text, changed_at text)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT a.id, a.username, a.username_key, a.full_name, a.email,
+    accounts.seen_hash(a.password_hash),
+    a.must_change_password, accounts.stamp(a.disabled_at), accounts.stamp(a.created_at),
+    accounts.stamp(a.updated_at), accounts.stamp(a.password_changed_at),
+    accounts.stamp(a.last_login_at), a.id IS NOT DISTINCT FROM v.owner_id,
+    accounts.stamp(a.expires_at), a.uid, a.home, a.shell,
+    t.failures, t.lockouts, accounts.stamp(t.locked_until),
+    accounts.seen_hash(
+      CASE WHEN a.id IS NOT DISTINCT FROM v.owner_id AND a.id IS NOT NULL THEN a.password_hash
+           ELSE (SELECT o.password_hash FROM accounts.account AS o WHERE o.id = v.owner_id)
+      END),
+    NULL::text, CASE WHEN f.account_id IS NOT NULL THEN 'server-encrypted' END, f.last_step,
+    accounts.stamp(f.enabled_at), v.state, accounts.stamp(v.changed_at)
+  FROM accounts.activation AS v
+  LEFT JOIN accounts.account AS a ON a.username_key = p_key
+  LEFT JOIN accounts.login_throttle AS t ON t.username_key = p_key
+  LEFT JOIN accounts.second_factor AS f ON f.account_id = a.id
+  WHERE v.id = 1
+$$;
+
+CREATE FUNCTION accounts.login_success(
+  p_username text, p_key text, p_now timestamptz, p_wait_ms integer,
+  p_expected_id bigint, p_expected_changed text, p_new_hash text, p_required_change boolean,
+  p_step bigint, p_recovery_hash bytea, p_token_hash bytea,
+  p_lifetime double precision, p_idle bigint, p_replacing bytea, p_origin text,
+  p_gone_detail text, p_refusal_detail text, p_required_detail text,
+  p_codes_left_details text[], p_reset_kinds text[], p_host text, p_proof text, p_code text)
+RETURNS TABLE (r_outcome text, r_until text, r_full_name text, r_previous text,
+               r_failures_since bigint, r_secret text, r_step bigint)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  administers boolean := accounts.caller_administers();
+  checked boolean;
+  matched bigint;
+  secret bytea;
+BEGIN
+  IF NOT administers THEN
+    p_lifetime := least(p_lifetime, 86400);
+    p_idle := least(p_idle, 3600);
+    IF NOT accounts.password_proven(p_key, p_wait_ms, p_proof) THEN
+      INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail,
+        host)
+      VALUES (accounts.step_time(p_now), 'login_failure', p_username, p_key, p_gone_detail,
+        p_host);
+      RETURN QUERY SELECT 'gone'::text, NULL::text, NULL::text, NULL::text, NULL::bigint,
+        NULL::text, NULL::bigint;
+      RETURN;
+    END IF;
+  END IF;
+  IF p_code IS NOT NULL OR p_recovery_hash IS NOT NULL OR NOT administers THEN
+    SELECT c.r_ok, c.r_step, c.r_secret INTO checked, matched, secret
+    FROM accounts.second_step_check(p_key, p_code, p_recovery_hash,
+      accounts.step_time(p_now), NOT administers) AS c;
+    IF NOT checked THEN
+      RETURN QUERY SELECT 'code_wrong'::text, NULL::text, NULL::text, NULL::text,
+        NULL::bigint, NULL::text, NULL::bigint;
+      RETURN;
+    END IF;
+    IF p_code IS NOT NULL OR NOT administers THEN
+      p_step := matched;
+    END IF;
+  END IF;
+  RETURN QUERY SELECT s.r_outcome, s.r_until, s.r_full_name, s.r_previous,
+    s.r_failures_since, CASE WHEN s.r_outcome = 'logged_in' THEN encode(secret, 'hex') END,
+    CASE WHEN s.r_outcome = 'logged_in' AND secret IS NOT NULL THEN matched END
+  FROM accounts.login_success_step(p_username, p_key,
+    accounts.step_time(p_now), p_wait_ms, p_expected_id, p_expected_changed, p_new_hash,
+    p_required_change, p_step, p_recovery_hash, p_token_hash, p_lifetime, p_idle,
+    p_replacing, p_origin, p_gone_detail, p_refusal_detail, p_required_detail,
+    p_codes_left_details, p_reset_kinds, p_host) AS s;
+END $$;
+
+CREATE FUNCTION accounts.change_password(
+  p_key text, p_now timestamptz, p_wait_ms integer, p_expected_id bigint,
+  p_expected_changed text, p_new_hash text, p_step bigint, p_recovery_hash bytea,
+  p_codes_left_details text[], p_keeping bytea, p_detail text, p_host text, p_proof text,
+  p_code text)
+RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  administers boolean := accounts.caller_administers();
+  checked boolean;
+  matched bigint;
+BEGIN
+  IF NOT administers AND NOT accounts.password_proven(p_key, p_wait_ms, p_proof) THEN
+    RETURN 'gone';
+  END IF;
+  -- A host names no step itself. A code is checked when one is given: PAM's forced change
+  -- right after a login that passed the code asks none (it was used), and a new password
+  -- lets no one in without the code.
+  IF NOT administers THEN
+    p_step := NULL;
+  END IF;
+  IF p_code IS NOT NULL OR p_recovery_hash IS NOT NULL THEN
+    SELECT c.r_ok, c.r_step INTO checked, matched
+    FROM accounts.second_step_check(p_key, p_code, p_recovery_hash,
+      accounts.step_time(p_now), false) AS c;
+    IF NOT checked THEN
+      RETURN 'code_wrong';
+    END IF;
+    IF p_code IS NOT NULL THEN
+      p_step := matched;
+    END IF;
+  END IF;
+  RETURN accounts.change_password_step(p_key, p_now, p_wait_ms, p_expected_id,
+    p_expected_changed, p_new_hash, p_step, p_recovery_hash, p_codes_left_details,
+    p_keeping, p_detail, p_host);
+END $$;
+
+CREATE FUNCTION accounts.second_factor_change(
+  p_kind text, p_key text, p_expected_id bigint, p_expected_changed text, p_now timestamptz,
+  p_wait_ms integer, p_sealed bytea, p_key_id text, p_last_step bigint, p_code_hashes bytea[],
+  p_step bigint, p_recovery_hash bytea, p_codes_left_details text[], p_keeping bytea,
+  p_host text, p_proof text, p_code text)
+RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  administers boolean := accounts.caller_administers();
+  checked boolean;
+  matched bigint;
+BEGIN
+  IF NOT administers AND NOT accounts.password_proven(p_key, p_wait_ms, p_proof) THEN
+    RETURN 'gone';
+  END IF;
+  IF p_kind <> 'enable'
+     AND (p_code IS NOT NULL OR p_recovery_hash IS NOT NULL OR NOT administers) THEN
+    SELECT c.r_ok, c.r_step INTO checked, matched
+    FROM accounts.second_step_check(p_key, p_code, p_recovery_hash,
+      accounts.step_time(p_now), NOT administers) AS c;
+    IF NOT checked THEN
+      RETURN 'code_wrong';
+    END IF;
+    IF p_code IS NOT NULL OR NOT administers THEN
+      p_step := matched;
+    END IF;
+  END IF;
+  RETURN accounts.second_factor_change_step(p_kind, p_key, p_expected_id,
+    p_expected_changed, p_now, p_wait_ms, p_sealed, p_key_id, p_last_step, p_code_hashes,
+    p_step, p_recovery_hash, p_codes_left_details, p_keeping, p_host);
+END $$;
+-- `2fa enable --begin` as before, a secret that replaces a pending one replacing it whole,
+-- whichever column keeps it.
+CREATE OR REPLACE FUNCTION accounts.second_factor_begin(
+  p_key text, p_expected_id bigint, p_expected_changed text, p_now timestamptz,
+  p_wait_ms integer, p_sealed bytea, p_key_id text, p_lifetime double precision,
+  p_proof text)
+RETURNS TABLE (r_outcome text, r_until text)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  acct accounts.account%ROWTYPE;
+  v_until timestamptz;
+BEGIN
+  IF NOT accounts.caller_administers() THEN
+    p_lifetime := least(p_lifetime, 600);
+    IF NOT accounts.password_proven(p_key, p_wait_ms, p_proof) THEN
+      RETURN QUERY SELECT 'gone'::text, NULL::text;
+      RETURN;
+    END IF;
+  END IF;
+  p_now := accounts.step_time(p_now);
+  PERFORM accounts.take_write_turn(p_wait_ms);
+  SELECT * INTO acct FROM accounts.account AS a WHERE a.username_key = p_key;
+  IF acct.id IS NULL OR acct.id <> p_expected_id
+     OR accounts.stamp(acct.password_changed_at) <> p_expected_changed
+     OR acct.disabled_at IS NOT NULL OR acct.expires_at <= p_now THEN
+    RETURN QUERY SELECT 'gone'::text, NULL::text;
+    RETURN;
+  END IF;
+  IF EXISTS (SELECT 1 FROM accounts.second_factor AS f WHERE f.account_id = acct.id) THEN
+    RETURN QUERY SELECT 'already_on'::text, NULL::text;
+    RETURN;
+  END IF;
+  v_until := p_now + make_interval(secs => greatest(p_lifetime, 0));
+  INSERT INTO accounts.pending_second_factor (account_id, sealed_secret, key_id, expires_at)
+  VALUES (acct.id, p_sealed, p_key_id, v_until)
+  ON CONFLICT (account_id) DO UPDATE
+  SET sealed_secret = EXCLUDED.sealed_secret, key_id = EXCLUDED.key_id,
+    server_secret = EXCLUDED.server_secret, expires_at = EXCLUDED.expires_at;
+  RETURN QUERY SELECT 'stored'::text, accounts.stamp(v_until);
+END $$;
+
+CREATE FUNCTION accounts.second_factor_confirm_code(
+  p_key text, p_expected_id bigint, p_expected_changed text, p_now timestamptz,
+  p_wait_ms integer, p_code text, p_code_hashes bytea[], p_keeping bytea, p_host text,
+  p_proof text)
+RETURNS TABLE (r_outcome text, r_seconds bigint)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  acct accounts.account%ROWTYPE;
+  pend accounts.pending_second_factor%ROWTYPE;
+  matched bigint;
+  current_step bigint;
+BEGIN
+  IF NOT accounts.caller_administers()
+     AND NOT accounts.password_proven(p_key, p_wait_ms, p_proof) THEN
+    RETURN QUERY SELECT 'gone'::text, NULL::bigint;
+    RETURN;
+  END IF;
+  p_now := accounts.step_time(p_now);
+  PERFORM accounts.take_write_turn(p_wait_ms);
+  SELECT * INTO acct FROM accounts.account AS a WHERE a.username_key = p_key;
+  IF acct.id IS NULL OR acct.id <> p_expected_id
+     OR accounts.stamp(acct.password_changed_at) <> p_expected_changed
+     OR acct.disabled_at IS NOT NULL OR acct.expires_at <= p_now THEN
+    RETURN QUERY SELECT 'gone'::text, NULL::bigint;
+    RETURN;
+  END IF;
+  SELECT * INTO pend FROM accounts.pending_second_factor AS p WHERE p.account_id = acct.id;
+  IF pend.account_id IS NULL THEN
+    RETURN QUERY SELECT 'no_pending'::text, NULL::bigint;
+    RETURN;
+  END IF;
+  IF pend.expires_at <= p_now THEN
+    DELETE FROM accounts.pending_second_factor AS p WHERE p.account_id = acct.id;
+    RETURN QUERY SELECT 'expired'::text, NULL::bigint;
+    RETURN;
+  END IF;
+  IF EXISTS (SELECT 1 FROM accounts.second_factor AS f WHERE f.account_id = acct.id) THEN
+    RETURN QUERY SELECT 'already_on'::text, NULL::bigint;
+    RETURN;
+  END IF;
+  IF pend.server_secret IS NOT NULL THEN
+    matched := accounts.totp_step(accounts.server_open(pend.server_secret), p_code, p_now, 20);
+  END IF;
+  IF matched IS NULL THEN
+    RETURN QUERY SELECT 'code_wrong'::text, NULL::bigint;
+    RETURN;
+  END IF;
+  current_step := floor(extract(epoch FROM p_now) / 30)::bigint;
+  IF abs(matched - current_step) > 1 THEN
+    RETURN QUERY SELECT 'clock_off'::text, (matched - current_step) * 30;
+    RETURN;
+  END IF;
+  INSERT INTO accounts.second_factor (account_id, server_secret, last_step, enabled_at)
+  VALUES (acct.id, pend.server_secret, matched, p_now);
+  INSERT INTO accounts.recovery_code (account_id, code_hash)
+  SELECT acct.id, h FROM unnest(p_code_hashes) AS h;
+  DELETE FROM accounts.pending_second_factor AS p WHERE p.account_id = acct.id;
+  INSERT INTO accounts.audit_event (occurred_at, kind, username, username_key, detail, host)
+  VALUES (p_now, 'second_factor_enabled', acct.username, acct.username_key, NULL, p_host);
+  DELETE FROM accounts.session AS s
+  WHERE s.account_id = acct.id AND s.token_hash IS DISTINCT FROM p_keeping;
+  RETURN QUERY SELECT 'changed'::text, NULL::bigint;
+END $$;
+
+-- Every second factor as `store copy` carries it to another store: a secret the server
+-- encrypted in the clear, under the key id 'server-encrypted' (the target encrypts or seals
+-- it again), one sealed under a key file as it is. For a caller that administers only.
+CREATE FUNCTION accounts.second_factor_copy()
+RETURNS TABLE (account_id bigint, sealed_secret bytea, key_id text, last_step bigint,
+               enabled_at timestamptz)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  IF NOT accounts.caller_administers() THEN
+    RAISE EXCEPTION 'permission denied for the second factors'' secrets'
+      USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  RETURN QUERY
+  SELECT f.account_id, coalesce(f.sealed_secret, accounts.server_open(f.server_secret)),
+    coalesce(f.key_id, 'server-encrypted'), f.last_step, f.enabled_at
+  FROM accounts.second_factor AS f ORDER BY f.account_id;
+END $$;
+
+REVOKE ALL ON FUNCTION accounts.second_factor_copy() FROM PUBLIC;
+REVOKE ALL ON FUNCTION accounts.second_factor_confirm_code(text, bigint, text, timestamptz,
+  integer, text, bytea[], bytea, text, text) FROM PUBLIC;
+DO $regrant$
+DECLARE
+  grantee_name text;
+BEGIN
+  FOR grantee_name IN
+    SELECT DISTINCT quote_ident(r.rolname)
+    FROM pg_catalog.pg_proc AS p
+    CROSS JOIN LATERAL pg_catalog.aclexplode(p.proacl) AS x
+    JOIN pg_catalog.pg_roles AS r ON r.oid = x.grantee
+    WHERE p.pronamespace = 'accounts'::regnamespace AND x.grantee <> p.proowner
+      AND p.proname = 'login_facts' AND x.privilege_type = 'EXECUTE'
+  LOOP
+    EXECUTE 'GRANT EXECUTE ON FUNCTION accounts.login_success(text, text, timestamptz, '
+      || 'integer, bigint, text, text, boolean, bigint, bytea, bytea, double precision, '
+      || 'bigint, bytea, text, text, text, text, text[], text[], text, text, text), '
+      || 'accounts.change_password(text, timestamptz, integer, bigint, text, text, bigint, '
+      || 'bytea, text[], bytea, text, text, text, text), '
+      || 'accounts.second_factor_change(text, text, bigint, text, timestamptz, integer, '
+      || 'bytea, text, bigint, bytea[], bigint, bytea, text[], bytea, text, text, text), '
+      || 'accounts.second_factor_confirm_code(text, bigint, text, timestamptz, integer, '
+      || 'text, bytea[], bytea, text, text) TO ' || grantee_name;
+  END LOOP;
+  FOR grantee_name IN
+    SELECT quote_ident(r.rolname) FROM pg_catalog.pg_roles AS r
+    WHERE NOT r.rolsuper
+      AND r.oid <> (SELECT n.nspowner FROM pg_catalog.pg_namespace AS n
+                    WHERE n.nspname = 'accounts')
+      AND NOT pg_catalog.has_table_privilege(r.oid, 'accounts.account', 'UPDATE')
+      AND (pg_catalog.has_table_privilege(r.oid, 'accounts.second_factor', 'SELECT')
+           OR pg_catalog.has_table_privilege(r.oid, 'accounts.recovery_code', 'SELECT')
+           OR pg_catalog.has_table_privilege(r.oid, 'accounts.pending_second_factor',
+                                             'SELECT'))
+  LOOP
+    EXECUTE 'REVOKE ALL ON accounts.second_factor, accounts.recovery_code, '
+      || 'accounts.pending_second_factor FROM ' || grantee_name;
+    EXECUTE 'GRANT SELECT (account_id, last_step, enabled_at) ON accounts.second_factor TO '
+      || grantee_name;
+    EXECUTE 'GRANT SELECT (account_id, used_at) ON accounts.recovery_code TO '
+      || grantee_name;
+    EXECUTE 'GRANT SELECT (account_id, expires_at) ON accounts.pending_second_factor TO '
+      || grantee_name;
+  END LOOP;
+END $regrant$;
+
+DROP FUNCTION accounts.login_success(text, text, timestamptz, integer, bigint, text, text,
+  boolean, bigint, bytea, bytea, double precision, bigint, bytea, text, text, text, text,
+  text[], text[], text, text);
+DROP FUNCTION accounts.change_password(text, timestamptz, integer, bigint, text, text, bigint,
+  bytea, text[], bytea, text, text, text);
+DROP FUNCTION accounts.second_factor_change(text, text, bigint, text, timestamptz, integer,
+  bytea, text, bigint, bytea[], bigint, bytea, text[], bytea, text, text);
+
+REVOKE ALL ON FUNCTION accounts.server_seal(bytea), accounts.server_open(bytea),
+  accounts.second_factor_to_server(), accounts.totp_step(bytea, text, timestamptz, bigint),
+  accounts.second_step_check(text, text, bytea, timestamptz, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION accounts.login_success(text, text, timestamptz, integer, bigint, text,
+  text, boolean, bigint, bytea, bytea, double precision, bigint, bytea, text, text, text,
+  text, text[], text[], text, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION accounts.change_password(text, timestamptz, integer, bigint, text,
+  text, bigint, bytea, text[], bytea, text, text, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION accounts.second_factor_change(text, text, bigint, text, timestamptz,
+  integer, bytea, text, bigint, bytea[], bigint, bytea, text[], bytea, text, text, text)
+  FROM PUBLIC;

@@ -35,6 +35,16 @@ extension Messages {
   public static func fleetHostRemoved(_ name: String, role: String) -> String {
     "The host \(name) is removed: the role \(role) may no longer log in; its events stay."
   }
+  /// `store second-factors` on an SQLite store.
+  public static let secondFactorsNeedPostgres =
+    "store second-factors needs a PostgreSQL store (a postgresql:// URI in --database or "
+    + "ACCOUNTS_DATABASE): an SQLite store keeps its secrets under its key file."
+  /// `store second-factors import-key`: what it moved.
+  public static func secondFactorsMoved(_ count: Int, keyFile: String) -> String {
+    let factors = count == 1 ? "1 second factor" : "\(count) second factors"
+    return "Moved \(factors) sealed under the key file \(keyFile) into the server's keeping; "
+      + "no host needs that key file any more."
+  }
   /// `store hosts` on an SQLite store.
   public static let hostsNeedPostgres =
     "store hosts needs a PostgreSQL store (a postgresql:// URI in --database or "

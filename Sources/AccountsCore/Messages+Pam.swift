@@ -16,7 +16,7 @@ extension Messages {
   public static func detailFactors(_ proof: VerificationProof?) -> String {
     switch proof {
     case nil: "password"
-    case .totp: "password and TOTP code"
+    case .totp, .serverCheck: "password and TOTP code"
     case .recovery: "password and recovery code"
     }
   }

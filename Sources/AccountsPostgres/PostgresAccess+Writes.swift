@@ -239,13 +239,26 @@ extension PostgresAccess {
       VALUES ($1, $2, $3, $4, $5::timestamptz)
       ON CONFLICT (account_id) DO UPDATE
       SET sealed_secret = EXCLUDED.sealed_secret, key_id = EXCLUDED.key_id,
-        last_step = EXCLUDED.last_step, enabled_at = EXCLUDED.enabled_at
+        server_secret = EXCLUDED.server_secret, last_step = EXCLUDED.last_step,
+        enabled_at = EXCLUDED.enabled_at
       """,
       [
         PGValue(factor.accountID), .bytes(factor.sealedSecret), .text(factor.keyID),
         PGValue(Int64(clamping: factor.lastStep)), PGValue(factor.enabledAt),
       ])
     try replaceRecoveryCodes(accountID: factor.accountID, hashes: recoveryCodeHashes)
+  }
+
+  func replaceSecondFactorSecret(accountID: Int64, sealedSecret: [UInt8], keyID: String)
+    throws(AccountsError) -> Bool
+  {
+    // A secret under `StoredSecondFactor.serverKeyID` is encrypted by the server's trigger.
+    try query(
+      """
+      UPDATE accounts.second_factor SET sealed_secret = $2, key_id = $3, server_secret = NULL
+      WHERE account_id = $1
+      """, [PGValue(accountID), .bytes(sealedSecret), .text(keyID)]
+    ).changed == 1
   }
 
   func removeSecondFactor(accountID: Int64) throws(AccountsError) -> Bool {
@@ -262,7 +275,7 @@ extension PostgresAccess {
       VALUES ($1, $2, $3, $4::timestamptz)
       ON CONFLICT (account_id) DO UPDATE
       SET sealed_secret = EXCLUDED.sealed_secret, key_id = EXCLUDED.key_id,
-        expires_at = EXCLUDED.expires_at
+        server_secret = EXCLUDED.server_secret, expires_at = EXCLUDED.expires_at
       """,
       [
         PGValue(pending.accountID), .bytes(pending.sealedSecret), .text(pending.keyID),

@@ -295,16 +295,16 @@ struct PostgresAccess: AccountWriter {
   func secondFactor(accountID: Int64) throws(AccountsError) -> StoredSecondFactor? {
     let rows = try query(
       """
-      SELECT encode(sealed_secret, 'hex'), key_id, last_step, accounts.stamp(enabled_at)
+      SELECT last_step, accounts.stamp(enabled_at)
       FROM accounts.second_factor WHERE account_id = $1
       """, [PGValue(accountID)])
     guard rows.count == 1 else { return nil }
+    // The secret stays on the server, which checks codes (migration "v17").
     return try decoded { () throws(PGUnreadableValue) in
       StoredSecondFactor(
-        accountID: accountID, sealedSecret: try rows.decode([UInt8].self, 0, 0),
-        keyID: try rows.decode(String.self, 0, 1),
-        lastStep: UInt64(max(try rows.decode(Int64.self, 0, 2), 0)),
-        enabledAt: try rows.decode(Date.self, 0, 3))
+        accountID: accountID, sealedSecret: [], keyID: StoredSecondFactor.serverKeyID,
+        lastStep: UInt64(max(try rows.decode(Int64.self, 0, 0), 0)),
+        enabledAt: try rows.decode(Date.self, 0, 1))
     }
   }
 
@@ -341,26 +341,22 @@ struct PostgresAccess: AccountWriter {
   }
 
   func secondFactorKeyIDs() throws(AccountsError) -> Set<String> {
-    let rows = try query("SELECT DISTINCT key_id FROM accounts.second_factor")
-    return try decoded { () throws(PGUnreadableValue) in
-      Set(
-        try (0..<rows.count).map { row throws(PGUnreadableValue) in
-          try rows.decode(String.self, row, 0)
-        })
-    }
+    // The server seals every secret handed to it; a host needs no key file.
+    []
   }
 
   func pendingSecondFactor(accountID: Int64) throws(AccountsError) -> PendingSecondFactor? {
     let rows = try query(
       """
-      SELECT encode(sealed_secret, 'hex'), key_id, accounts.stamp(expires_at)
+      SELECT accounts.stamp(expires_at)
       FROM accounts.pending_second_factor WHERE account_id = $1
       """, [PGValue(accountID)])
     guard rows.count == 1 else { return nil }
+    // The secret stays on the server, which checks the first code (migration "v17").
     return try decoded { () throws(PGUnreadableValue) in
       PendingSecondFactor(
-        accountID: accountID, sealedSecret: try rows.decode([UInt8].self, 0, 0),
-        keyID: try rows.decode(String.self, 0, 1), expiresAt: try rows.decode(Date.self, 0, 2))
+        accountID: accountID, sealedSecret: [], keyID: StoredSecondFactor.serverKeyID,
+        expiresAt: try rows.decode(Date.self, 0, 0))
     }
   }
 
@@ -380,8 +376,11 @@ struct PostgresAccess: AccountWriter {
       case .integer, .text: return name
       }
     }.joined(separator: ", ")
+    // A secret the server encrypted leaves it in the clear for the target to keep (v17).
+    let source =
+      table == .secondFactor ? "accounts.second_factor_copy()" : "accounts.\(table.table)"
     try forEach(
-      "SELECT \(selection) FROM accounts.\(table.table) ORDER BY \(table.orderedBy)"
+      "SELECT \(selection) FROM \(source) AS \(table.table) ORDER BY \(table.orderedBy)"
     ) { rows, row throws(AccountsError) in
       let values = try decoded { () throws(PGUnreadableValue) in
         try columns.enumerated().map { index, type throws(PGUnreadableValue) -> StoreValue in

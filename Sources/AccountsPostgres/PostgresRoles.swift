@@ -32,19 +32,19 @@ public enum PostgresRoles {
     """
     login_success(text, text, timestamptz, integer, bigint, text, text, boolean, bigint, \
     bytea, bytea, double precision, bigint, bytea, text, text, text, text, text[], text[], text, \
-    text)
+    text, text)
     """,
     "session_by_token(bytea)",
     "session_touch(bytea, timestamptz, integer)",
     "session_end(bytea, boolean, timestamptz, integer, boolean, text[], text)",
     """
     change_password(text, timestamptz, integer, bigint, text, text, bigint, bytea, text[], \
-    bytea, text, text, text)
+    bytea, text, text, text, text)
     """,
     "pam_session_event(text, bigint, boolean, timestamptz, integer, text, text)",
     """
     second_factor_change(text, text, bigint, text, timestamptz, integer, bytea, text, bigint, \
-    bytea[], bigint, bytea, text[], bytea, text, text)
+    bytea[], bigint, bytea, text[], bytea, text, text, text)
     """,
     "event_count(text, text, text[])",
     "pam_account_event(text, text, bigint, timestamptz, integer, text, text)",
@@ -56,6 +56,10 @@ public enum PostgresRoles {
     """
     second_factor_confirm(text, bigint, text, timestamptz, integer, bytea, bigint, bytea[], \
     bytea, text, text)
+    """,
+    """
+    second_factor_confirm_code(text, bigint, text, timestamptz, integer, text, bytea[], bytea, \
+    text, text)
     """,
     "userdb_host_keep(text, text, timestamptz, integer)",
     "userdb_host_forget(text, integer)",
@@ -79,6 +83,14 @@ public enum PostgresRoles {
     "id", "username", "username_key", "full_name", "email", "must_change_password",
     "disabled_at", "created_at", "updated_at", "password_changed_at", "last_login_at",
     "expires_at", "uid", "home", "shell",
+  ]
+
+  /// The tables of second factors a host role reads only some columns of: never a secret
+  /// (sealed or not) nor a recovery code's hash (migration "v17": the server checks codes).
+  static let hostSecondFactorColumns = [
+    "second_factor": ["account_id", "last_step", "enabled_at"],
+    "recovery_code": ["account_id", "used_at"],
+    "pending_second_factor": ["account_id", "expires_at"],
   ]
 
   /// The tables an administrator role only reads (the audit log: reads and appends; the user
@@ -118,7 +130,10 @@ public enum PostgresRoles {
     let (a, h) = (identifier(admin), identifier(host))
     let written = hostTables.filter { !readOnlyTables.contains($0) }
     let adminWrites = written.filter { !appendOnlyTables.contains($0) } + ["session"]
-    let hostReads = (hostTables.filter { $0 != "account" } + ["account_view"])
+    let hostReads =
+      (hostTables.filter {
+        $0 != "account" && hostSecondFactorColumns[$0] == nil
+      } + ["account_view"])
       .map { "accounts.\($0)" }.joined(separator: ", ")
     var sql = """
       -- The rights of an administrator role (\(a)) and of a fleet host role (\(h)) on the
@@ -191,7 +206,15 @@ public enum PostgresRoles {
       GRANT SELECT ON \(hostReads) TO \(h);
       GRANT SELECT (\(hostAccountColumns.joined(separator: ", "))) ON accounts.account TO \(h);
 
+      -- The server's key for second factors' secrets: the schema's owner alone reads it and
+      -- decrypts with it (migration "v17").
+      REVOKE ALL ON accounts.second_factor_key FROM \(a);
+      REVOKE ALL ON FUNCTION accounts.server_open(bytea) FROM \(a);
+
       """
+    for (table, columns) in hostSecondFactorColumns.sorted(by: { $0.key < $1.key }) {
+      sql += "GRANT SELECT (\(columns.joined(separator: ", "))) ON accounts.\(table) TO \(h);\n"
+    }
     for function in hostFunctions {
       sql += "GRANT EXECUTE ON FUNCTION accounts.\(function) TO \(h);\n"
     }

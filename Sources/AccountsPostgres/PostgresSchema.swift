@@ -12,6 +12,7 @@ let postgresMigrations: [(identifier: String, sql: String)] = [
   ("v12", postgresSchemaV12), ("v13", postgresSchemaV13), ("v14", postgresSchemaV14),
   ("v15", postgresSchemaV15),
   ("v16", postgresSchemaV16),
+  ("v17", postgresSchemaV17),
 ]
 
 /// The SQL of PostgreSQL migration "v1": the whole of SQLite's schema after its "v4", in

@@ -34,11 +34,11 @@ extension PostgresStore {
   public func changeOwnPassword(_ record: PasswordChangeRecord) throws(AccountsError)
     -> PasswordChangeOutcome
   {
-    let (step, recovery) = PGValue.secondStep(record.proof)
+    let (step, recovery, code) = PGValue.secondStep(record.proof)
     let (rows, access) = try statement(
       """
       SELECT accounts.change_password($1, $2::timestamptz, $3::integer, $4::bigint, $5, $6,
-        $7::bigint, $8::bytea, $9::text[], $10::bytea, $11, $12, $13)
+        $7::bigint, $8::bytea, $9::text[], $10::bytea, $11, $12, $13, $14)
       """,
       [
         .text(record.expected.usernameKey), PGValue(record.now), waitMilliseconds,
@@ -48,13 +48,14 @@ extension PostgresStore {
         PostgresAccess.textArray(
           (0...SecondFactor.recoveryCodeCount).map(Messages.detailCodesLeft)),
         record.keeping.map { .bytes($0) } ?? .null, .null, PGValue(writingHost),
-        .text(record.expected.passwordHash),
+        .text(record.expected.passwordHash), code,
       ], for: .readWrite)
     return try access.decoded { () throws(PGUnreadableValue) in
       switch try rows.decode(String.self, 0, 0) {
       case "changed": return .changed
       case "gone": return .gone
       case "code_used": return .codeAlreadyUsed
+      case "code_wrong": return .codeWrong
       default: throw PGUnreadableValue(reason: "change_password gave no known outcome")
       }
     }
@@ -80,7 +81,7 @@ extension PostgresStore {
   public func changeOwnSecondFactor(_ change: SecondFactorChange) throws(AccountsError)
     -> SecondFactorChangeOutcome
   {
-    let (step, recovery) = PGValue.secondStep(change.proof)
+    let (step, recovery, code) = PGValue.secondStep(change.proof)
     let kind: String
     var (sealed, keyID, lastStep, hashes): (PGValue, PGValue, PGValue, [[UInt8]]) =
       (.null, .null, .null, [])
@@ -96,7 +97,7 @@ extension PostgresStore {
       """
       SELECT accounts.second_factor_change($1, $2, $3::bigint, $4, $5::timestamptz,
         $6::integer, $7::bytea, $8, $9::bigint, $10::text[]::bytea[], $11::bigint, $12::bytea,
-        $13::text[], $14::bytea, $15, $16)
+        $13::text[], $14::bytea, $15, $16, $17)
       """,
       [
         .text(kind), .text(change.expected.usernameKey), PGValue(change.expected.id),
@@ -106,7 +107,7 @@ extension PostgresStore {
         PostgresAccess.textArray(
           (0...SecondFactor.recoveryCodeCount).map(Messages.detailCodesLeft)),
         change.keeping.map { .bytes($0) } ?? .null, PGValue(writingHost),
-        .text(change.expected.passwordHash),
+        .text(change.expected.passwordHash), code,
       ], for: .readWrite)
     return try access.decoded { () throws(PGUnreadableValue) in
       switch try rows.decode(String.self, 0, 0) {
@@ -115,6 +116,7 @@ extension PostgresStore {
       case "already_on": return .alreadyOn
       case "not_on": return .notOn
       case "code_used": return .codeAlreadyUsed
+      case "code_wrong": return .codeWrong
       default: throw PGUnreadableValue(reason: "second_factor_change gave no known outcome")
       }
     }
@@ -151,6 +153,9 @@ extension PostgresStore {
     throws(AccountsError) -> SecondFactorConfirmOutcome
   {
     let enabling = confirmation.enabling
+    if let enabling, let code = enabling.code {
+      return try confirmSecondFactor(confirmation, code: code, codeHashes: enabling.codeHashes)
+    }
     let (rows, access) = try statement(
       """
       SELECT accounts.second_factor_confirm($1, $2::bigint, $3, $4::timestamptz, $5::integer,
@@ -182,12 +187,16 @@ extension PostgresStore {
 }
 
 extension PGValue {
-  /// A second step as the functions take it: the TOTP step, or the recovery code's hash.
-  static func secondStep(_ proof: VerificationProof?) -> (step: PGValue, recovery: PGValue) {
+  /// A second step as the functions take it: the TOTP step, the recovery code's hash, or the
+  /// typed code the server checks.
+  static func secondStep(_ proof: VerificationProof?) -> (
+    step: PGValue, recovery: PGValue, code: PGValue
+  ) {
     switch proof {
-    case .totp(let number): return (PGValue(Int64(clamping: number)), .null)
-    case .recovery(let hash): return (.null, .bytes(hash))
-    case nil: return (.null, .null)
+    case .totp(let number): return (PGValue(Int64(clamping: number)), .null, .null)
+    case .recovery(let hash): return (.null, .bytes(hash), .null)
+    case .serverCheck(let code): return (.null, .null, .text(code))
+    case nil: return (.null, .null, .null)
     }
   }
 }
@@ -253,6 +262,41 @@ extension PostgresStore {
           ])
       }
       return result
+    }
+  }
+}
+
+extension PostgresStore {
+  /// `2fa enable --confirm` with the typed code, which the server checks against the pending
+  /// secret it keeps (migration "v17").
+  func confirmSecondFactor(
+    _ confirmation: SecondFactorConfirmation, code: String, codeHashes: [[UInt8]]
+  ) throws(AccountsError) -> SecondFactorConfirmOutcome {
+    let (rows, access) = try statement(
+      """
+      SELECT r_outcome, r_seconds FROM accounts.second_factor_confirm_code($1, $2::bigint, $3,
+        $4::timestamptz, $5::integer, $6, $7::text[]::bytea[], $8::bytea, $9, $10)
+      """,
+      [
+        .text(confirmation.expected.usernameKey), PGValue(confirmation.expected.id),
+        .text(Timestamp.string(from: confirmation.expected.passwordChangedAt)),
+        PGValue(confirmation.now), waitMilliseconds, .text(code),
+        PostgresAccess.textArray(codeHashes.map { "\\x" + Hex.encode($0) }),
+        confirmation.keeping.map { .bytes($0) } ?? .null, PGValue(writingHost),
+        .text(confirmation.expected.passwordHash),
+      ], for: .readWrite)
+    return try access.decoded { () throws(PGUnreadableValue) in
+      switch try rows.decode(String.self, 0, 0) {
+      case "changed": return .changed
+      case "gone": return .gone
+      case "already_on": return .alreadyOn
+      case "no_pending": return .noPending
+      case "expired": return .expired
+      case "code_wrong": return .codeWrong
+      case "clock_off": return .clockOff(seconds: try rows.decode(Int.self, 0, 1))
+      default:
+        throw PGUnreadableValue(reason: "second_factor_confirm_code gave no known outcome")
+      }
     }
   }
 }

@@ -58,9 +58,10 @@ extension PostgresStore {
       } == nil ? nil : try access.account(rows, 0)
     return try access.decoded { () throws(PGUnreadableValue) in
       var factor: StoredSecondFactor?
-      if let account, let sealed = try rows.decode([UInt8]?.self, 0, 21) {
+      // No secret leaves the server (migration "v17"): a factor is there when its time is.
+      if let account, try rows.decode(Date?.self, 0, 24) != nil {
         factor = StoredSecondFactor(
-          accountID: account.id, sealedSecret: sealed, keyID: try rows.decode(String.self, 0, 22),
+          accountID: account.id, sealedSecret: [], keyID: StoredSecondFactor.serverKeyID,
           lastStep: UInt64(max(try rows.decode(Int64.self, 0, 23), 0)),
           enabledAt: try rows.decode(Date.self, 0, 24))
       }
@@ -120,13 +121,13 @@ extension PostgresStore {
   public func recordLoginSuccess(_ record: LoginSuccessRecord) throws(AccountsError)
     -> LoginSuccessOutcome
   {
-    let (step, recovery) = PGValue.secondStep(record.completion.proof)
+    let (step, recovery, code) = PGValue.secondStep(record.completion.proof)
     let session = record.completion.session
     let (rows, access) = try statement(
       """
       SELECT * FROM accounts.login_success($1, $2, $3::timestamptz, $4::integer, $5::bigint,
         $6, $7, $8::boolean, $9::bigint, $10::bytea, $11::bytea, $12::double precision,
-        $13::bigint, $14::bytea, $15, $16, $17, $18, $19::text[], $20::text[], $21, $22)
+        $13::bigint, $14::bytea, $15, $16, $17, $18, $19::text[], $20::text[], $21, $22, $23)
       """,
       [
         .text(record.username), .text(record.usernameKey), PGValue(record.now),
@@ -140,7 +141,7 @@ extension PostgresStore {
         .text(record.goneDetail), .text(record.refusalDetail),
         .text(record.requiredChangeDetail), PostgresAccess.textArray(record.codesLeftDetails),
         PostgresAccess.textArray(record.failureCountResets.map(\.rawValue)), PGValue(writingHost),
-        PGValue(record.expected?.passwordHash),
+        PGValue(record.expected?.passwordHash), code,
       ], for: .readWrite)
     return try access.decoded { () throws(PGUnreadableValue) in
       switch try rows.decode(String.self, 0, 0) {
@@ -149,10 +150,16 @@ extension PostgresStore {
           HomeScreen(
             fullName: try rows.decode(String.self, 0, 2),
             previousLogin: try rows.decode(Date?.self, 0, 3),
-            failuresSince: try rows.decode(Int.self, 0, 4)))
+            failuresSince: try rows.decode(Int.self, 0, 4),
+            learnedSecondFactor: try rows.decode([UInt8]?.self, 0, 5).map {
+              secret throws(PGUnreadableValue) in
+              LearnedSecondFactor(
+                secret: secret, step: UInt64(max(try rows.decode(Int64.self, 0, 6), 0)))
+            }))
       case "locked": return .locked(until: try rows.decode(Date.self, 0, 1))
       case "gone": return .gone
       case "code_used": return .codeAlreadyUsed
+      case "code_wrong": return .codeWrong
       default: throw PGUnreadableValue(reason: "login_success gave no known outcome")
       }
     }

@@ -15,6 +15,8 @@ import FoundationEssentials
 public final class PostgresStore: AccountRepository {
   /// The URI without its password: how messages name the store.
   public let location: String
+  /// True: the server keeps every second factor's secret and checks codes (migration "v17").
+  public var keepsSecondFactorsOnServer: Bool { true }
   /// How long a write waits for another one, in seconds.
   public let busyTimeout: Double
   /// The host this process writes as, stamped on the events and sessions it writes.

@@ -238,6 +238,17 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
     }
   }
 
+  func replaceSecondFactorSecret(accountID: Int64, sealedSecret: [UInt8], keyID: String)
+    throws(AccountsError) -> Bool
+  {
+    try statement(path) {
+      try db.execute(
+        sql: "UPDATE second_factor SET sealed_secret = ?, key_id = ? WHERE account_id = ?",
+        arguments: [Data(sealedSecret), keyID, accountID])
+      return db.changesCount == 1
+    }
+  }
+
   func removePendingSecondFactor(accountID: Int64) throws(AccountsError) -> Bool {
     try statement(path) {
       try db.execute(

@@ -121,7 +121,9 @@ struct SessionContract {
       #expect(try writer.hasRecoveryCode(accountID: 1, hash: codes[1]) == true)
       #expect(try writer.recoveryCodesLeft(accountID: 1) == 9)
       #expect(try writer.secondFactor(accountID: 1)?.lastStep == 101)
-      #expect(try writer.secondFactorKeyIDs() == ["0123456789abcdef"])
+      // A PostgreSQL store's server keeps the secrets: its hosts need no key file.
+      #expect(
+        try writer.secondFactorKeyIDs() == (backend == .postgres ? [] : ["0123456789abcdef"]))
       try writer.replaceRecoveryCodes(accountID: 1, hashes: [codes[0]])
       #expect(try writer.recoveryCodesLeft(accountID: 1) == 1)
       #expect(try writer.removeSecondFactor(accountID: 1) == true)

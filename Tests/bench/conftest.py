@@ -79,6 +79,7 @@ SMOKE = {"runs": 1, "fast_runs": 1, "blocklist_runs": 1, "blocklist_lines": 1_00
 LEFT_OUT_BY = {"test_big_store.py": ("accounts",), "test_import.py": ("import_count",),
                "test_import_memory.py": ("memory_users",), "test_postgres.py": ("postgres_runs",),
                "test_offline.py": ("postgres_runs",),
+               "test_postgres_code.py": ("postgres_runs",),
                "test_postgres_import.py": ("import_count", "postgres_runs"),
                "test_latency.py": ("latency_runs",), "test_userdb_scale.py": ("userdb_accounts",)}
 

@@ -28,10 +28,10 @@ def test_schema_follows_the_contract(pg, pgdb, client):
     timestamptz, every flag a boolean, every blob a bytea; account, account_group, audit_event
     and session ids bigint identities; one activation row, id 1."""
     activate(client)
-    # And the user records' change counter and notes, and the fleet's roles and hosts with a
-    # role of their own: each store's own (not copied).
+    # And the user records' change counter and notes, the fleet's roles and hosts with a role
+    # of their own, and the server's key for second factors: each store's own (not copied).
     assert pg.tables(pgdb) == sorted(TABLES + ["userdb_change", "userdb_generation",
-                                               "fleet_host", "fleet_role"])
+                                               "fleet_host", "fleet_role", "second_factor_key"])
     columns = pg.json_rows(
         "SELECT table_name, column_name, data_type, is_identity FROM information_schema.columns "
         "WHERE table_schema = 'accounts'", pgdb)
@@ -42,7 +42,7 @@ def test_schema_follows_the_contract(pg, pgdb, client):
     for flag in [("account", "must_change_password"), ("session", "second_factor")]:
         assert kinds[flag] == "boolean", flag
     for blob in [("session", "token_hash"), ("second_factor", "sealed_secret"),
-                 ("recovery_code", "code_hash")]:
+                 ("second_factor", "server_secret"), ("recovery_code", "code_hash")]:
         assert kinds[blob] == "bytea", blob
     for table in ("account", "account_group", "audit_event", "session"):
         assert kinds[(table, "id")] == "bigint" and (table, "id") in identity, table

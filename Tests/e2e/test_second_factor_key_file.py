@@ -1,6 +1,7 @@
-"""The key file beside the database (PostgreSQL: ~/.config/accounts/postgresql.key) that seals
-the TOTP secrets: a copy of the database without it, and a key file or folder that cannot be
-trusted, each refused with exit 3 and one sentence that names it."""
+"""The key file beside an SQLite database that seals the TOTP secrets: a copy of the database
+without it, and a key file or folder that cannot be trusted, each refused with exit 3 and one
+sentence that names it. A PostgreSQL store has none: its server keeps the secrets
+(test_second_factor_server.py)."""
 
 import os
 import pathlib
@@ -9,9 +10,13 @@ import shutil
 import sqlite3
 import stat
 
+import pytest
+
 from conftest import BOB, BOB_PASSWORD, NOBODY_UID, Result
 from secondfactor import (ON, Live, authorized_home, enabled, failures, login, oath, recovered,
                           rewind)
+
+pytestmark = pytest.mark.sqlite_only
 
 
 # The key file.

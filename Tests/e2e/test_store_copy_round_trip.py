@@ -2,11 +2,13 @@
 PostgreSQL database and back to a new SQLite file, and everything is compared: every row of every
 table of the original and the round-tripped file (sqlite3, sqlite_sequence included), and
 PostgreSQL's tables (psql) against the original, times, booleans and blobs normalised; the
-sessions alone stay behind. Then the copies are used: TOTP with the same key file, a session file
+sessions alone stay behind. Then the copies are used: TOTP checked by the server (no key file)
+and with the key file the SQLite copy got, a session file
 pointed at the copy that is no login there, the imported hash, the lock, ids that continue after
 the source's. PostgreSQL to PostgreSQL, SQLite to SQLite, and the Copied line without the
 password."""
 
+import json
 import secrets
 import urllib.parse
 
@@ -22,6 +24,7 @@ from copyhelp import (AUTHORIZED, DAVE, DAVE_PASSWORD, DOMAIN, ERIN, ERIN_NEW,  
 from pgcluster import (Client, WARNING, dump_accounts_schema, pg, pg_table, pgdb,  # noqa: F401
                        sequence_next)
 from secondfactor import recovered
+from stores import store_execute
 
 
 # These tests name their stores themselves (PostgreSQL databases of their own, SQLite files),
@@ -34,8 +37,10 @@ pytestmark = [pytest.mark.postgresql_only, pytest.mark.xdist_group("store_copy_r
 def test_round_trip_sqlite_postgresql_sqlite(pg, pgdb, rich, tmp_path):
     """SQLite → PostgreSQL → SQLite: one line each way with the counts; the round-tripped file
     holds exactly the original's rows in every table (sqlite_sequence and migrations too) but
-    the sessions, of which there are none; PostgreSQL's tables hold the original's rows (times,
-    booleans and blobs normalised), no session, and its sequences continue after the source's;
+    the sessions, of which there are none, and the second factors' sealed secrets, sealed again
+    under the new file's own key file; PostgreSQL's tables hold the original's rows (times,
+    booleans and blobs normalised), no session, the secrets encrypted by the server and none
+    sealed, and its sequences continue after the source's;
     the binary shows the same log, accounts and second factors on all three, and no live
     session on the copies."""
     before = sqlite_everything(rich.db)
@@ -58,15 +63,30 @@ def test_round_trip_sqlite_postgresql_sqlite(pg, pgdb, rich, tmp_path):
     assert after["userdb_setting"][0][1] != before["userdb_setting"][0][1]
     same_after, same_before = without_store_id(after), without_store_id(before)
     for table in same_before:
-        if table != "session":
+        if table == "second_factor":
+            # account_id, sealed_secret, key_id, last_step, enabled_at: sealed under back.key.
+            assert [(r[0], r[3], r[4]) for r in same_after[table]] == [
+                (r[0], r[3], r[4]) for r in same_before[table]]
+            assert {r[2] for r in same_after[table]} != {r[2] for r in same_before[table]}
+        elif table != "session":
             assert same_after[table] == same_before[table], table
 
     # PostgreSQL against the original.
     assert set(TABLES) <= set(pg.tables(pgdb)), pg.tables(pgdb)
     for table in TABLES:
         types, rows = pg_table(pg, pgdb, table)
-        if table == "session":
-            assert rows == [], rows
+        if table in ("session", "pending_second_factor"):
+            assert rows == [], (table, rows)
+        elif table == "second_factor":
+            # The server encrypted each secret (migration v17): none is sealed under a key file.
+            assert pg.value("SELECT count(*) FROM accounts.second_factor WHERE server_secret "
+                            "IS NULL OR sealed_secret IS NOT NULL OR key_id IS NOT NULL",
+                            pgdb) == "0"
+            kept = pg.psql("SELECT account_id, last_step, accounts.stamp(enabled_at) FROM "
+                           "accounts.second_factor ORDER BY 1", pgdb).split()
+            assert kept == ["|".join(map(str, row)) for row in sqlite_rows(
+                rich.db, "SELECT account_id, last_step, enabled_at FROM second_factor "
+                "ORDER BY 1")], kept
         elif table == "userdb_setting":
             # The store's identity (store_id, last in column-name order) is its own; the range
             # travels.
@@ -113,14 +133,20 @@ def test_postgresql_to_postgresql(pg, pgdb, rich, tmp_path):
         copied = dump_accounts_schema(pg, other)
         source.pop("schema_migration", None)
         copied.pop("schema_migration", None)
+        # Each server its own key, and so its own ciphertexts of the same secrets.
+        for dump in (source, copied):
+            dump.pop("second_factor_key")
+            factors = [json.loads(row) for row in dump["second_factor"]]
+            assert all(f.pop("server_secret") for f in factors), factors
+            dump["second_factor"] = sorted(json.dumps(f, sort_keys=True) for f in factors)
         assert without_store_id(copied) == without_store_id(source)
     finally:
         pg.drop_database(other)
 
 
 def test_the_copies_work(pg, pgdb, rich, tmp_path):
-    """On the PostgreSQL copy (with the original's key file as ACCOUNTS_KEY_FILE): alice logs in
-    with a TOTP code, her used recovery code stays used; bob's session file pointed at the copy
+    """On the PostgreSQL copy (no key file anywhere): alice logs in with a TOTP code, her used
+    recovery code stays used; bob's session file pointed at the copy
     is no login there (sessions are not copied); frank's bcrypt hash logs in and is replaced by PBKDF2; dave stays disabled,
     erin must choose a password, mallory is locked; a new account, event and session get the
     ids after the source's. On the SQLite round trip, a recovery code leaves 8."""
@@ -133,7 +159,6 @@ def test_the_copies_work(pg, pgdb, rich, tmp_path):
     (max_id,) = sqlite_rows(rich.db, "SELECT max(id) FROM account")[0]
 
     on_pg = Client(tmp_path / "pg-admin", uri)
-    key_env = on_pg.env(ACCOUNTS_KEY_FILE=str(rich.key))
 
     # Ids continue after the source's: account, audit event, session (carol's deleted one is
     # not reused).
@@ -150,16 +175,15 @@ def test_the_copies_work(pg, pgdb, rich, tmp_path):
     assert pg.value("SELECT max(id) FROM accounts.session", pgdb) == str(
         sequences["session"] + 1)
 
-    # TOTP with the same key file.
+    # TOTP, the server checking the code.
     pg.psql("UPDATE accounts.second_factor SET last_step = last_step - 10 WHERE account_id = "
             f"(SELECT id FROM accounts.account WHERE username_key = '{USERNAME}')", pgdb)
     alice = Client(tmp_path / "pg-alice", uri)
     result = alice.run("login", input=f"{USERNAME}\n{PASSWORD}\n"
-                       f"{pyotp.TOTP(rich.alice_key).now()}\n", env=key_env)
+                       f"{pyotp.TOTP(rich.alice_key).now()}\n")
     assert (result.code, result.stderr) == (0, AUTHORIZED + "\n"), result
     assert result.out_lines[0] == f"Welcome back {FULL_NAME}!"
-    result = alice.run("login", input=f"{USERNAME}\n{PASSWORD}\n{rich.alice_codes[0]}\n",
-                       env=key_env)
+    result = alice.run("login", input=f"{USERNAME}\n{PASSWORD}\n{rich.alice_codes[0]}\n")
     assert (result.code, result.stdout) == (1, ""), result
     assert result.err_lines[-1] == "Invalid verification code!", result
 
@@ -191,9 +215,15 @@ def test_the_copies_work(pg, pgdb, rich, tmp_path):
     result = login(on_pg, "mallory", "guessing a password here")
     assert result.code == 4 and TOO_MANY in result.stderr, result
 
-    # The SQLite round trip: a recovery code works without the key file, 8 left.
+    # The SQLite round trip: a recovery code works, 8 left; a TOTP code works with the key file
+    # the copy made beside it.
     on_back = Client(tmp_path / "back-alice", str(back))
     recovered(login(on_back, USERNAME, PASSWORD, rich.alice_codes[1]), 8)
+    assert back.with_name(back.name + ".key").exists()
+    store_execute(back, "UPDATE second_factor SET last_step = last_step - 20")
+    result = on_back.run("login", input=f"{USERNAME}\n{PASSWORD}\n"
+                         f"{pyotp.TOTP(rich.alice_key).now()}\n")
+    assert (result.code, result.stderr) == (0, AUTHORIZED + "\n"), result
 
 
 def test_copy_shows_locations_without_the_password(pg, scram_role_db, tmp_path):

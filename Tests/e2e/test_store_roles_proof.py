@@ -114,13 +114,13 @@ def steps(pg, pgdb, role, proof, new_hash):
     run = lambda sql: pg.psql(sql, pgdb, user=role).strip()  # noqa: E731
     return [
         run(f"SELECT accounts.change_password('{USERNAME}', now(), 100, {account_id}, "
-            f"'{changed}', '{new_hash}', NULL, NULL, ARRAY['x'], NULL, NULL, 'h', {proof})"),
+            f"'{changed}', '{new_hash}', NULL, NULL, ARRAY['x'], NULL, NULL, 'h', {proof}, NULL)"),
         run(f"SELECT accounts.second_factor_change('enable', '{USERNAME}', {account_id}, "
             f"'{changed}', now(), 100, '\\x00', 'k', 0, ARRAY[]::bytea[], NULL, NULL, "
-            f"ARRAY['x'], NULL, 'h', {proof})"),
+            f"ARRAY['x'], NULL, 'h', {proof}, NULL)"),
         run(f"SELECT r_outcome FROM accounts.login_success('{USERNAME}', '{USERNAME}', now(), "
             f"100, {account_id}, '{changed}', '{new_hash}', true, NULL, NULL, sha256('t'), 60, "
-            f"60, NULL, 'o', 'gone', 'r', 'q', ARRAY['x'], ARRAY['reset'], 'h', {proof})"),
+            f"60, NULL, 'o', 'gone', 'r', 'q', ARRAY['x'], ARRAY['reset'], 'h', {proof}, NULL)"),
     ]
 
 

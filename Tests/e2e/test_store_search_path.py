@@ -41,10 +41,13 @@ PAM_SESSION_EVENT = ("accounts.pam_session_event(text, bigint, boolean, timestam
 
 def unpinned(pg, pgdb):
     """The functions of the schema `accounts` that do not pin the search path, SECURITY DEFINER
-    ones first: (name, security definer, settings)."""
+    ones first: (name, security definer, settings). pgcrypto's (migration v17), C functions of
+    an extension that look up no name, are not the store's own."""
     rows = pg.json_rows("SELECT p.oid::regprocedure::text AS name, p.prosecdef AS definer, "
                         "p.proconfig AS config FROM pg_proc AS p "
-                        "WHERE p.pronamespace = 'accounts'::regnamespace", pgdb)
+                        "WHERE p.pronamespace = 'accounts'::regnamespace AND NOT EXISTS ("
+                        "SELECT FROM pg_depend AS d WHERE d.classid = 'pg_proc'::regclass "
+                        "AND d.objid = p.oid AND d.deptype = 'e')", pgdb)
     assert sum(r["definer"] for r in rows) >= 15, rows
     return sorted(((r["name"], r["definer"], r["config"]) for r in rows
                    if PINNED not in (r["config"] or [])), key=lambda r: (not r[1], r[0]))
@@ -151,8 +154,9 @@ def test_a_v7_store_runs_the_callers_cast_as_its_owner_until_v8(pg, pgdb, tmp_pa
 
 
 def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
-    """The v7 store's first write as its owner runs v8 to v15: every row of every table and
-    every sequence as it was (schema_migration gains "v8" to "v15", audit_kind v11's kinds, and
+    """The v7 store's first write as its owner runs v8 to v17: every row of every table and
+    every sequence as it was (schema_migration gains "v8" to "v17", audit_kind v11's kinds, v17's
+    server key and empty server_secret column, and
     pending_second_factor is new and empty; bob, whose uid was given, has his home /home/bob
     recorded in home_path and pinned); bob then logs in with his password."""
     load_v7_store(pg, pgdb)
@@ -166,7 +170,7 @@ def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
         after = dump_accounts_schema(pg, pgdb)
         added = sorted(json.loads(row)["identifier"] for row in after["schema_migration"]
                        if row not in before["schema_migration"])
-        assert added == ["v10", "v11", "v12", "v13", "v14", "v15", "v16", "v8", "v9"], added
+        assert added == ["v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v8", "v9"], added
         after["schema_migration"] = before["schema_migration"]
         # Migration v15's fleet: the roles `store roles --apply` recorded, no host of its own.
         assert [{k: v for k, v in json.loads(row).items() if k != "applied_at"}
@@ -174,6 +178,11 @@ def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
             {"id": 1, "admin_role": admin, "host_role": host}]
         assert after.pop("fleet_host") == []
         assert after.pop("pending_second_factor") == []
+        # Migration v17's key of the server, and no secret encrypted by it yet.
+        assert len(after.pop("second_factor_key")) == 1
+        factors = [json.loads(row) for row in after["second_factor"]]
+        assert all(f.pop("server_secret") is None for f in factors), factors
+        after["second_factor"] = sorted(json.dumps(f, sort_keys=True) for f in factors)
         # Migration v14's change counter (0: the rows before it are no change) and notes.
         assert after.pop("userdb_change") == []
         assert [json.loads(row) for row in after.pop("userdb_generation")] == [

@@ -25,6 +25,10 @@ public protocol AccountRepository: AnyObject {
   /// Where the store is, as messages name it (a file's path, a URI without its password).
   var location: String { get }
 
+  /// Whether the store's server keeps the second factors' secrets and checks codes itself (a
+  /// PostgreSQL store): a host then holds no key file and reads no secret.
+  var keepsSecondFactorsOnServer: Bool { get }
+
   /// The host this process writes as (its node name, or `ACCOUNTS_HOST_NAME`).
   ///
   /// Every audit event appended and every session started without a host of its own is stamped
@@ -259,6 +263,10 @@ public protocol AccountWriter: AccountReader {
   func endSessions(accountID: Int64, keeping: Int64?) throws(AccountsError) -> [Int64]
   /// Deletes every session no longer live at `now`.
   func endSessions(deadAt now: Date) throws(AccountsError)
+  /// Replaces the account's second factor's secret (its last step, time and recovery codes
+  /// kept); false when it has none.
+  func replaceSecondFactorSecret(accountID: Int64, sealedSecret: [UInt8], keyID: String)
+    throws(AccountsError) -> Bool
   /// Stores the account's second factor and its recovery codes' hashes (replacing any).
   func storeSecondFactor(_ factor: StoredSecondFactor, recoveryCodeHashes: [[UInt8]])
     throws(AccountsError)
@@ -366,4 +374,7 @@ extension AccountRepository {
     try write { writer throws(AccountsError) in try writer.append(event.record) }
     return true
   }
+
+  /// False: the secrets are sealed under a key file the process holds (an SQLite store).
+  public var keepsSecondFactorsOnServer: Bool { false }
 }

@@ -67,6 +67,8 @@ public enum PasswordChangeOutcome: Equatable, Sendable {
   case gone
   /// Another process used the second factor's code first.
   case codeAlreadyUsed
+  /// The store's server checked the code (or recovery code) and found it wrong.
+  case codeWrong
 }
 
 /// The steps a fleet host takes besides a login's, done by the core's rules over any
@@ -211,6 +213,8 @@ public enum SecondFactorChangeOutcome: Equatable, Sendable {
   case notOn
   /// Another process used the code first.
   case codeAlreadyUsed
+  /// The store's server checked the code (or recovery code) and found it wrong.
+  case codeWrong
 }
 
 extension AccountRepository {

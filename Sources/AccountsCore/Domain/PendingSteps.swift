@@ -46,12 +46,18 @@ public struct SecondFactorConfirmation: Sendable {
     public var lastStep: UInt64
     /// The new recovery codes' hashes.
     public var codeHashes: [[UInt8]]
+    /// The code as typed, for the store's server to check against the pending secret it keeps
+    /// (then `sealedSecret` and `lastStep` are not used); nil when it was checked here.
+    public var code: String?
 
     /// Creates what a right code proved.
-    public init(sealedSecret: [UInt8], lastStep: UInt64, codeHashes: [[UInt8]]) {
+    public init(
+      sealedSecret: [UInt8], lastStep: UInt64, codeHashes: [[UInt8]], code: String? = nil
+    ) {
       self.sealedSecret = sealedSecret
       self.lastStep = lastStep
       self.codeHashes = codeHashes
+      self.code = code
     }
   }
 
@@ -89,6 +95,10 @@ public enum SecondFactorConfirmOutcome: Equatable, Sendable {
   case replaced
   /// Nothing to enable was given and the pending secret has not expired: nothing done.
   case pending
+  /// The store's server checked the code against the pending secret: not one of it.
+  case codeWrong
+  /// The store's server found the code right for a time `seconds` away from its clock.
+  case clockOff(seconds: Int)
 }
 
 /// The two steps of `2fa enable --begin` and `--confirm`, done by the core's rules over any

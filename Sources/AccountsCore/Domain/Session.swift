@@ -160,4 +160,11 @@ public struct StoredSecondFactor: Equatable, Sendable {
     self.lastStep = lastStep
     self.enabledAt = enabledAt
   }
+
+  /// The key id of a secret the store's server keeps and checks itself (a PostgreSQL store):
+  /// a host reads no secret then, and hands a new one over in the clear under this id.
+  public static let serverKeyID = "server-encrypted"
+
+  /// Whether the store's server keeps the secret and checks codes itself.
+  public var isServerHeld: Bool { keyID == Self.serverKeyID }
 }

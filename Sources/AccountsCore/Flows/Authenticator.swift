@@ -186,6 +186,10 @@ struct Authenticator {
       try fail(
         username: verified.typedName, key: verified.account.usernameKey,
         detail: Messages.detailReplayedCode, error: .replayedVerificationCode)
+    case .codeWrong:
+      try fail(
+        username: verified.typedName, key: verified.account.usernameKey,
+        detail: Messages.detailWrongCode, error: .invalidVerificationCode)
     }
   }
 
@@ -210,6 +214,10 @@ struct Authenticator {
       try fail(
         username: verified.typedName, key: verified.account.usernameKey,
         detail: Messages.detailReplayedCode, error: .replayedVerificationCode)
+    case .codeWrong:
+      try fail(
+        username: verified.typedName, key: verified.account.usernameKey,
+        detail: Messages.detailWrongCode, error: .invalidVerificationCode)
     case .gone: throw .invalidCredentials
     }
   }

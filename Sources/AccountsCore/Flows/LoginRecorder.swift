@@ -20,6 +20,8 @@ public enum LoginSuccessOutcome: Equatable, Sendable {
   case gone
   /// The verification code's step (or the recovery code) was used by another login meanwhile.
   case codeAlreadyUsed
+  /// The store's server checked the code (or recovery code) and found it wrong.
+  case codeWrong
 }
 
 /// What a successful login does beyond the password: the second factor it passed, and the

@@ -26,10 +26,10 @@ extension SecondFactorFlow {
     let uri = SecondFactor.uri(secret: secret, account: "\(account.username)@\(env.hostName)")
     let shown = qr == .terminal && env.console.outputIsTerminal
     let qrLines = shown ? try qrCode(uri).terminalLines() : []
-    let sealed = try SecondFactorGate.seal(secret, accountID: account.id, key: key)
+    let (sealed, keyID) = try kept(secret, accountID: account.id, key: key)
     let outcome = try store.beginSecondFactor(
       SecondFactorBegin(
-        expected: account, now: env.now(), sealedSecret: sealed, keyID: key.id,
+        expected: account, now: env.now(), sealedSecret: sealed, keyID: keyID,
         lifetime: pendingLifetime))
     let expiresAt: Date
     switch outcome {
@@ -73,6 +73,9 @@ extension SecondFactorFlow {
         SecondFactorConfirmation(expected: account, now: env.now(), enabling: nil, keeping: nil))
       if outcome != .pending { try refuse(outcome, account: account) }
     }
+    if store.keepsSecondFactorsOnServer {
+      return try confirmOnServer(env, store: store, account: account)
+    }
     try checkSealingKey(env, store: store)
     let secret = try SecondFactorGate.unseal(
       StoredSecondFactor(
@@ -89,6 +92,41 @@ extension SecondFactorFlow {
         ),
         keeping: SessionBook.previousTokenHash(env)))
     guard outcome == .changed else { try refuse(outcome, account: account) }
+    announce(env, account: account, codes: codes)
+  }
+
+  /// `--confirm` on a store whose server keeps the pending secret: each code typed is sent for
+  /// the server to check (at a terminal a few times; once from a pipe).
+  private static func confirmOnServer(
+    _ env: AccountsEnvironment, store: any AccountRepository, account: Account
+  ) throws(AccountsError) {
+    let attempts = env.console.isInteractive ? enrollmentAttempts : 1
+    var attempt = 1
+    while true {
+      let typed = try SecondFactorGate.readCode(
+        FieldReader(console: env.console, stage: .enrollment))
+      let codes = try hashing { () throws(CryptoError) in try SecondFactor.newRecoveryCodes() }
+      let outcome = try store.confirmSecondFactor(
+        SecondFactorConfirmation(
+          expected: account, now: env.now(),
+          enabling: SecondFactorConfirmation.Enabling(
+            sealedSecret: [], lastStep: 0, codeHashes: try recoveryHashes(codes), code: typed),
+          keeping: SessionBook.previousTokenHash(env)))
+      let refusal: AccountsError
+      switch outcome {
+      case .changed: return announce(env, account: account, codes: codes)
+      case .codeWrong: refusal = .invalidVerificationCode
+      case .clockOff(let seconds): refusal = .clockOff(seconds: seconds)
+      default: try refuse(outcome, account: account)
+      }
+      guard attempt < attempts else { throw refusal }
+      for line in refusal.lines { env.console.message(line) }
+      attempt += 1
+    }
+  }
+
+  /// What is said once the second factor is on: the sentence and the recovery codes.
+  private static func announce(_ env: AccountsEnvironment, account: Account, codes: [String]) {
     env.console.output(Messages.secondFactorOn(account.username))
     env.console.output(Messages.recoveryCodesIntro)
     for code in codes { env.console.output("  " + code) }
@@ -103,7 +141,8 @@ extension SecondFactorFlow {
     case .noPending: throw .noPendingSecondFactor(account.username)
     case .expired: throw .pendingSecondFactorExpired(account.username)
     // The code was checked against a secret another `--begin` replaced meanwhile.
-    case .replaced: throw .invalidVerificationCode
+    case .replaced, .codeWrong: throw .invalidVerificationCode
+    case .clockOff(let seconds): throw .clockOff(seconds: seconds)
     case .gone, .changed, .pending: throw .invalidCredentials
     }
   }

@@ -58,16 +58,16 @@ public enum SecondFactorFlow {
     let key = try sealingKey(env, store: store)
     let codes = try hashing { () throws(CryptoError) in try SecondFactor.newRecoveryCodes() }
     let hashes = try recoveryHashes(codes)
-    let sealed = try SecondFactorGate.seal(secret, accountID: account.id, key: key)
+    let (sealed, keyID) = try kept(secret, accountID: account.id, key: key)
     let outcome = try store.changeOwnSecondFactor(
       SecondFactorChange(
-        .enable(sealedSecret: sealed, keyID: key.id, lastStep: step, codeHashes: hashes),
+        .enable(sealedSecret: sealed, keyID: keyID, lastStep: step, codeHashes: hashes),
         expected: account, now: env.now(), proof: nil,
         keeping: SessionBook.previousTokenHash(env)))
     switch outcome {
     case .changed: break
     case .alreadyOn: throw .secondFactorAlreadyOn(account.username)
-    case .gone, .notOn, .codeAlreadyUsed: throw .invalidCredentials
+    case .gone, .notOn, .codeAlreadyUsed, .codeWrong: throw .invalidCredentials
     }
     env.console.output(Messages.secondFactorOn(account.username))
     env.console.output(Messages.recoveryCodesIntro)
@@ -87,6 +87,7 @@ public enum SecondFactorFlow {
   static func checkSealingKey(_ env: AccountsEnvironment, store: any AccountRepository)
     throws(AccountsError)
   {
+    if store.keepsSecondFactorsOnServer { return }
     let inUse = try store.read { reader throws(AccountsError) in
       try reader.secondFactorKeyIDs()
     }
@@ -104,12 +105,23 @@ public enum SecondFactorFlow {
   ///
   /// Never a second key while secrets are sealed under one that is missing or another (restoring
   /// the right key file from a backup must keep working for them).
+  /// Nil for a store whose server keeps the secrets: no key file is read or made then.
   static func sealingKey(_ env: AccountsEnvironment, store: any AccountRepository)
-    throws(AccountsError) -> SealingKey
+    throws(AccountsError) -> SealingKey?
   {
+    if store.keepsSecondFactorsOnServer { return nil }
     // Checked again: another process may have enrolled, or the file changed, meanwhile.
     try checkSealingKey(env, store: store)
     return try env.keys.keyMakingIfNeeded()
+  }
+
+  /// `secret` as the store is handed it: sealed under `key`, or, without one, in the clear
+  /// for the server to encrypt (`StoredSecondFactor.serverKeyID`); nothing of it kept here.
+  static func kept(_ secret: [UInt8], accountID: Int64, key: SealingKey?)
+    throws(AccountsError) -> (sealed: [UInt8], keyID: String)
+  {
+    guard let key else { return (secret, StoredSecondFactor.serverKeyID) }
+    return (try SecondFactorGate.seal(secret, accountID: accountID, key: key), key.id)
   }
 
   /// Asks codes until one is right for the new secret (at a terminal a few times; once from a
@@ -186,6 +198,7 @@ public enum SecondFactorFlow {
       try authenticator.fail(
         username: verified.typedName, key: verified.account.usernameKey,
         detail: Messages.detailReplayedCode, error: .replayedVerificationCode)
+    case .codeWrong: try gate.refuseWrongCode(verified)
     }
     return verified.account.username
   }

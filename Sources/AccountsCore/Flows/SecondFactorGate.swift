@@ -7,6 +7,8 @@ public enum VerificationProof: Equatable, Sendable {
   case totp(step: UInt64)
   /// An unused recovery code with this hash.
   case recovery(hash: [UInt8])
+  /// A TOTP code as typed, for the store's server to check (it keeps the secret).
+  case serverCheck(code: String)
 }
 
 /// The second step after a right password: asking the code and checking it, for login, the
@@ -69,12 +71,15 @@ struct SecondFactorGate {
     if let hash = try hashing({ () throws(CryptoError) in
       try SecondFactor.recoveryCodeHash(typed)
     }) {
+      // The server reads the hashes and decides, in the transaction that marks it used.
+      if factor.isServerHeld { return .recovery(hash: hash) }
       let unused = try store.read { reader throws(AccountsError) in
         try reader.hasRecoveryCode(accountID: account.id, hash: hash)
       }
       if unused { return .recovery(hash: hash) }
       try wrong(verified)
     }
+    if factor.isServerHeld { return .serverCheck(code: typed) }
     let secret = try Self.unseal(factor, keys: env.keys)
     let result = try hashing { () throws(CryptoError) in
       try SecondFactor.check(
@@ -117,7 +122,16 @@ struct SecondFactorGate {
           .recoveryCodeUsed, at: now, username: account.username,
           usernameKey: account.usernameKey, detail: detail(left)))
       return true
+    case .serverCheck:
+      // Only a store whose server keeps the secret is handed a code to check.
+      return false
     }
+  }
+
+  /// Refuses a login or change whose code the store's server found wrong: counted as a
+  /// failure, as a wrong code checked here is.
+  func refuseWrongCode(_ verified: Authenticator.Verified) throws(AccountsError) -> Never {
+    try wrong(verified)
   }
 
   /// What is said after a second step: the acknowledgment, a used recovery code, few left.

@@ -56,7 +56,13 @@ public enum StoreCopyFlow {
           var batch: [[StoreValue]] = []
           batch.reserveCapacity(batchSize)
           try reader.forEachRow(of: table) { values throws(AccountsError) in
-            batch.append(values)
+            batch.append(
+              table == .secondFactor
+                ? try carried(
+                  values, source: source, target: target,
+                  fromServer: from.keepsSecondFactorsOnServer,
+                  toServer: to.keepsSecondFactorsOnServer)
+                : values)
             rows += 1
             if batch.count == batchSize {
               try writer.insertRows(batch, into: table)

@@ -8,12 +8,22 @@ public struct HomeScreen: Equatable, Sendable {
   public var previousLogin: Date?
   /// Failed attempts since that login (or since activation, when there was none).
   public var failuresSince: Int
+  /// The second factor's secret and the step accepted, or nil.
+  ///
+  /// Given only when the store's server checked a TOTP code and accepted it with the password
+  /// (a PostgreSQL store): what a host's offline-login cache may keep, sealed under a key
+  /// derived from the password.
+  public var learnedSecondFactor: LearnedSecondFactor?
 
   /// Creates a Home screen.
-  public init(fullName: String, previousLogin: Date?, failuresSince: Int) {
+  public init(
+    fullName: String, previousLogin: Date?, failuresSince: Int,
+    learnedSecondFactor: LearnedSecondFactor? = nil
+  ) {
     self.fullName = fullName
     self.previousLogin = previousLogin
     self.failuresSince = failuresSince
+    self.learnedSecondFactor = learnedSecondFactor
   }
 
   /// The lines Home prints: welcome, last login, failures.
@@ -27,5 +37,20 @@ public struct HomeScreen: Equatable, Sendable {
         Messages.failedAttemptsSince(failuresSince, sinceActivation: previousLogin == nil))
     }
     return lines
+  }
+}
+
+/// A second factor's secret as the store's server gives it to a login it accepted with the
+/// password and a TOTP code, and the time step of that code.
+public struct LearnedSecondFactor: Equatable, Sendable {
+  /// The TOTP secret, in the clear: keep it only sealed under a key derived from the password.
+  public var secret: [UInt8]
+  /// The time step of the code accepted (no later code of it or before it is accepted).
+  public var step: UInt64
+
+  /// Creates a learned second factor.
+  public init(secret: [UInt8], step: UInt64) {
+    self.secret = secret
+    self.step = step
   }
 }
