@@ -108,7 +108,8 @@ extension LoginCacheFile {
           sql: "DELETE FROM cached_recovery_code WHERE username_key = ? AND hash = ?",
           arguments: [key, hash])
         guard db.changesCount == 1 else { return false }
-      case nil:
+      case .serverCheck, nil:
+        // A code checked by the server never reaches the cache: offline, the cache checks it.
         break
       }
       try db.execute(sql: "DELETE FROM cached_tally WHERE username_key = ?", arguments: [key])

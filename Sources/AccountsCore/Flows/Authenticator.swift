@@ -178,7 +178,7 @@ struct Authenticator {
     case .loggedIn(let home):
       LoginCacheRefresh.afterLogin(
         env, store: store, verified: verified, password: newPassword ?? verified.password,
-        proof: completion.proof)
+        proof: completion.proof, learned: home.learnedSecondFactor)
       return home
     case .locked(let until): throw env.lockedError(until: until)
     case .gone: throw .invalidCredentials

@@ -18,10 +18,15 @@ enum LoginCacheRefresh {
   }
 
   /// Writes the entry of a login the server just recorded: `password` is the one now valid
-  /// (the new one when a change was required), `proof` the second factor it accepted.
+  /// (the new one when a change was required), `proof` the second factor it accepted, `learned`
+  /// the secret and step a server that keeps the second factors gave back with a code it took.
+  ///
+  /// Where the server keeps the secrets, the host learns one only from a login with password and
+  /// code: after another login (a recovery code) an entry whose secret still holds is kept as
+  /// it was, and one whose secret cannot be sealed again is removed.
   static func afterLogin(
     _ env: AccountsEnvironment, store: any AccountRepository, verified: Authenticator.Verified,
-    password: String, proof: VerificationProof?
+    password: String, proof: VerificationProof?, learned: LearnedSecondFactor?
   ) {
     guard let cache = cache(env) else { return }
     let account = verified.account
@@ -52,7 +57,16 @@ enum LoginCacheRefresh {
         }
         verifier = credential.verifier
         if let factor = verified.secondFactor {
-          let secret = try SecondFactorGate.unseal(factor, keys: env.keys)
+          let secret: [UInt8]
+          if store.keepsSecondFactorsOnServer {
+            guard let learned else {
+              _ = try? cache.forget(key: account.usernameKey)
+              return
+            }
+            secret = learned.secret
+          } else {
+            secret = try SecondFactorGate.unseal(factor, keys: env.keys)
+          }
           sealed = try hashing { () throws(CryptoError) in
             try AESGCM.seal(
               secret, key: credential.sealingKey,
@@ -61,7 +75,7 @@ enum LoginCacheRefresh {
         }
       }
       if let factor = verified.secondFactor {
-        lastStep = factor.lastStep
+        lastStep = max(factor.lastStep, learned?.step ?? 0)
         if case .totp(let step) = proof { lastStep = max(step, factor.lastStep) }
         codes =
           (try? store.read { reader throws(AccountsError) in
