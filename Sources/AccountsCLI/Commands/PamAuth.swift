@@ -24,8 +24,8 @@ extension AccountsCommand {
         (a PAM environment is partly the user's): no ACCOUNTS_*, HOME, XDG_*, PG* or OPENSSL_* \
         setting is read, so libpq reads only the running user's own ~/.pgpass, \
         ~/.pg_service.conf and ~/.postgresql/ (its home from the user database; root's under \
-        pam_exec) and the system's pg_service.conf, and the default key file is that user's \
-        ~/.config/accounts/postgresql.key. Ends itself after 5 seconds, or the --time-limit \
+        pam_exec) and the system's pg_service.conf (a PostgreSQL store's server checks the \
+        second factor's codes: no key file). Ends itself after 5 seconds, or the --time-limit \
         the PAM line sets, 1 to 300 (by SIGALRM, even when the caller ignored or blocked it). \
         The audit detail keeps the first 255 bytes of each PAM item (service, remote host, \
         terminal), a longer one cut between characters and marked with an ellipsis.
@@ -36,8 +36,8 @@ extension AccountsCommand {
     @Option(
       name: .customLong("key-file"),
       help: ArgumentHelp(
-        "The key file TOTP secrets are sealed with (default: <database>.key for SQLite, "
-          + "~/.config/accounts/postgresql.key of the running user for PostgreSQL).",
+        "The key file TOTP secrets of an SQLite store are sealed with (default: "
+          + "<database>.key; a PostgreSQL store needs none).",
         valueName: "path"))
     var keyFile: String?
 
