@@ -27,7 +27,7 @@ API:
   wait for the prompt and type the answer and Enter, then finish.
 - `succeeded(run, operation="authenticate") -> bool`: pamtester's own verdict line.
 - `failure_line(code) -> str`: what pamtester prints when an operation fails with PAM code
-  `code` (`pamtester: ` + libpam's pam_strerror).
+  `code` (`pamtester: ` + `pam_strerror(code)`, libpam's sentence for the code).
 - `PAM_CODES`: the PAM codes by name (Linux-PAM's _pam_types.h), e.g. `PAM_CODES["PAM_AUTH_ERR"]`.
 - `fake_helper(path, body) -> pathlib.Path`: writes an executable Python helper at `path`
   (shebang: this Python's absolute path; the module gives the helper no PATH) whose `body`
@@ -182,11 +182,15 @@ def succeeded(run: PamRun, operation="authenticate") -> bool:
     return run.code == 0 and f"pamtester: {words[operation.split('(')[0]]}" in run.output
 
 
-def failure_line(code: int) -> str:
+def pam_strerror(code: int) -> str:
     libpam = ctypes.CDLL("libpam.so.0")
     libpam.pam_strerror.restype = ctypes.c_char_p
     libpam.pam_strerror.argtypes = [ctypes.c_void_p, ctypes.c_int]
-    return "pamtester: " + libpam.pam_strerror(None, code).decode()
+    return libpam.pam_strerror(None, code).decode()
+
+
+def failure_line(code: int) -> str:
+    return "pamtester: " + pam_strerror(code)
 
 
 _PRELUDE = '''import json, os, sys

@@ -9,12 +9,13 @@ release program, service files for a device's store, and the answers a person ty
   line per group whose options are given (a tuple of extra options, or None for none of that
   group), the module `required`.
 - `service(device, **groups)`: `scratch_service(lines(device, **groups))`.
-- `shared_stack(device) -> list[str]`: /etc/pam.d/accounts-stack of docs/pam.md for the
-  device's store: pam_unix first for the system's own users, then the module (auth with
-  use_first_pass).
-- `sshd_service(device) -> context manager yielding the service name`: docs/pam.md's sshd service,
-  a scratch stack file (`shared_stack`) and a scratch service that makes the home directory
-  (pam_mkhomedir) and includes the stack.
+- `shared_stack(device, module_options=None) -> list[str]`: /etc/pam.d/accounts-stack of
+  docs/pam.md for the device's store (`options(device)`), or with the module's options
+  `module_options` (a list) instead: pam_unix first for the system's own users, then the module
+  (auth with use_first_pass).
+- `sshd_service(device, module_options=None) -> context manager yielding the service name`:
+  docs/pam.md's sshd service, a scratch stack file (`shared_stack`) and a scratch service that
+  makes the home directory (pam_mkhomedir) and includes the stack.
 - `su_stack(device) -> context manager`: /etc/pam.d/su-l as docs/pam.md shows it for the device's
   store (pam_rootok, then `shared_stack`), put back after (`pammodule.replaced_service`).
 - `su(name, prefix=()) -> pexpect.spawn`: `su - NAME -c 'echo "I am $(id -un)"'` run by nobody
@@ -61,8 +62,10 @@ def service(device, **groups):
     return scratch_service(lines(device, **groups))
 
 
-def shared_stack(device) -> list:
-    module_options = " ".join([str(module()), *options(device)])
+def shared_stack(device, module_options=None) -> list:
+    if module_options is None:
+        module_options = options(device)
+    module_options = " ".join([str(module()), *module_options])
     return [
         "auth     [success=done default=ignore]                  pam_unix.so nullok",
         f"auth     required                                       {module_options} use_first_pass",
@@ -76,8 +79,8 @@ def shared_stack(device) -> list:
 
 
 @contextlib.contextmanager
-def sshd_service(device):
-    with scratch_service(shared_stack(device)) as stack:
+def sshd_service(device, module_options=None):
+    with scratch_service(shared_stack(device, module_options)) as stack:
         with scratch_service(["session  required  pam_mkhomedir.so skel=/etc/skel umask=0077",
                               f"@include {stack}"]) as name:
             yield name

@@ -31,6 +31,10 @@ API:
 - `spawn_ssh(sshd, name, command) -> pexpect.spawn`: `ssh NAME@127.0.0.1 COMMAND` on a
   pseudo-terminal with keyboard-interactive only and one attempt, for the test to answer its
   questions; `finish(child) -> Result` waits for its end (stdout is the transcript, stderr empty).
+- `typed_in(sshd, name, command, *answers) -> Result`: `spawn_ssh`, each (question, answer) of
+  `answers` waited for (`prompt(name, question)`, the question as ssh shows it) and typed, then
+  `finish`; `refused_transcript(name, *questions) -> str`: the transcript of those questions
+  answered and then the refusal.
 - `REFUSED`: what the client prints on stderr (a pipe) when the server refuses every method
   (`.format(name)`), and `REFUSED_CODE` (255) its exit code.
 """
@@ -271,3 +275,23 @@ def finish(child: pexpect.spawn) -> Result:
     child.close()
     code = child.exitstatus if child.exitstatus is not None else 128 + child.signalstatus
     return Result(code, child.logfile_read.getvalue(), "")
+
+
+def prompt(name: str, question: str) -> str:
+    """A question as ssh shows it: at the start of its line, after who is asked."""
+    return f"\r({name}@{HOST}) {question}: "
+
+
+def typed_in(sshd: Sshd, name: str, command: str, *answers) -> Result:
+    child = spawn_ssh(sshd, name, command)
+    for question, answer in answers:
+        child.expect_exact(prompt(name, question))
+        child.sendline(answer)
+    return finish(child)
+
+
+def refused_transcript(name: str, *questions: str) -> str:
+    """The questions answered, then the refusal: at a terminal ssh ends it with \\r\\n, which
+    the terminal makes \\r\\r\\n."""
+    return "".join(prompt(name, q) + "\r\n" for q in questions) + \
+        REFUSED.format(name).replace("\n", "\r\r\n")

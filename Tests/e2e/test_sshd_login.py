@@ -16,8 +16,9 @@ from hostusers import (
     USERDB, account_with_home, getent, id_of, local_user, passwd_entry, unique_name, user_records)
 from pamstack import events, sshd_service
 from secondfactor import enabled, oath, wrong_code
-from sshd import REFUSED, REFUSED_CODE, Sshd, authorized_key, finish, running_sshd, spawn_ssh, \
-    ssh_with_key
+from sshd import (
+    REFUSED, REFUSED_CODE, Sshd, authorized_key, prompt, refused_transcript, running_sshd,
+    ssh_with_key, typed_in)
 
 # One device and one sshd for the module: it outlives a test, so it runs on the SQLite store only
 # (a PostgreSQL run drops each test's databases after it); the module's store code is the same.
@@ -46,28 +47,6 @@ def host(tmp_path_factory):
 
 def where(host) -> str:
     return f"pam service={host.sshd.service} rhost=127.0.0.1 tty=ssh"
-
-
-def prompt(name, question) -> str:
-    """A question as ssh shows it: at the start of its line, after who is asked."""
-    return f"\r({name}@127.0.0.1) {question}: "
-
-
-def typed_in(host, name, command, *answers) -> Result:
-    """`ssh NAME@127.0.0.1 COMMAND` with keyboard-interactive, each (question, answer) of
-    `answers` waited for and typed."""
-    child = spawn_ssh(host.sshd, name, command)
-    for question, answer in answers:
-        child.expect_exact(prompt(name, question))
-        child.sendline(answer)
-    return finish(child)
-
-
-def refused_transcript(name, *questions) -> str:
-    """The questions answered, then the refusal: at a terminal ssh ends it with \\r\\n, which
-    the terminal makes \\r\\r\\n."""
-    return "".join(prompt(name, q) + "\r\n" for q in questions) + \
-        REFUSED.format(name).replace("\n", "\r\r\n")
 
 
 def group_with_gid(device) -> tuple:
@@ -139,12 +118,12 @@ def test_a_password_then_a_verification_code(host):
     name = unique_name("totp")
     with account_with_home(host.device, name):
         key = enabled(host.device, username=name, password=BOB_PASSWORD).key
-        ran = typed_in(host, name, "id -un", ("Password", BOB_PASSWORD),
-                       ("Verification code", oath(key)))
+        ran = typed_in(host.sshd, name, "id -un", ("Password", BOB_PASSWORD),
+                            ("Verification code", oath(key)))
         assert ran == Result(0, f"{prompt(name, 'Password')}\r\n"
                                 f"{prompt(name, 'Verification code')}\r\n{name}\r\n", "")
-        refused = typed_in(host, name, "id -un", ("Password", BOB_PASSWORD),
-                           ("Verification code", wrong_code(key)))
+        refused = typed_in(host.sshd, name, "id -un", ("Password", BOB_PASSWORD),
+                                ("Verification code", wrong_code(key)))
         assert refused == Result(REFUSED_CODE,
                                  refused_transcript(name, "Password", "Verification code"), "")
     logins = [(kind, detail) for kind, user, detail in events(host.device)
@@ -158,7 +137,7 @@ def test_a_wrong_password_is_refused_before_any_code(host):
     name = unique_name("wrong")
     with account_with_home(host.device, name):
         enabled(host.device, username=name, password=BOB_PASSWORD)
-        refused = typed_in(host, name, "id -un", ("Password", WRONG_PASSWORD))
+        refused = typed_in(host.sshd, name, "id -un", ("Password", WRONG_PASSWORD))
         assert refused == Result(REFUSED_CODE, refused_transcript(name, "Password"), "")
 
 
@@ -177,13 +156,13 @@ def test_an_account_that_can_no_longer_log_in_is_refused_both_ways(host, tmp_pat
     with account_with_home(host.device, name):
         key = authorized_key(host.device, name, tmp_path)
         assert ssh_with_key(host.sshd, name, key, "id -un") == Result(0, f"{name}\n", "")
-        typed = typed_in(host, name, "id -un", ("Password", BOB_PASSWORD))
+        typed = typed_in(host.sshd, name, "id -un", ("Password", BOB_PASSWORD))
         assert typed == Result(0, f"{prompt(name, 'Password')}\r\n{name}\r\n", "")
         changed = host.device.run(*CHANGES[change](name))
         assert changed.code == 0, changed
         assert ssh_with_key(host.sshd, name, key, "id -un") == Result(
             REFUSED_CODE, "", REFUSED.format(name))
-        refused = typed_in(host, name, "id -un", ("Password", BOB_PASSWORD))
+        refused = typed_in(host.sshd, name, "id -un", ("Password", BOB_PASSWORD))
         assert refused == Result(REFUSED_CODE, refused_transcript(name, "Password"), "")
 
 
@@ -208,10 +187,10 @@ def test_a_user_of_etc_passwd_logs_in_through_pam_unix_first(host):
     password of its is refused."""
     name = unique_name("local")
     with local_user(name, BOB_PASSWORD):
-        ran = typed_in(host, name, "id -un", ("Password", BOB_PASSWORD))
+        ran = typed_in(host.sshd, name, "id -un", ("Password", BOB_PASSWORD))
         assert ran == Result(0, f"{prompt(name, 'Password')}\r\n{name}\r\n", "")
         assert [e for e in events(host.device) if e[1] == name] == []
-        refused = typed_in(host, name, "id -un", ("Password", WRONG_PASSWORD))
+        refused = typed_in(host.sshd, name, "id -un", ("Password", WRONG_PASSWORD))
         assert refused == Result(REFUSED_CODE, refused_transcript(name, "Password"), "")
 
 
@@ -219,6 +198,6 @@ def test_an_unknown_name_is_asked_the_password_and_refused(host):
     """A name neither NSS nor the store knows is asked the password like any other, then
     refused: the server does not tell who exists."""
     name = unique_name("nobody")
-    refused = typed_in(host, name, "id -un", ("Password", BOB_PASSWORD))
+    refused = typed_in(host.sshd, name, "id -un", ("Password", BOB_PASSWORD))
     assert refused == Result(REFUSED_CODE, refused_transcript(name, "Password"), "")
     assert getent("passwd", name).code == 2
