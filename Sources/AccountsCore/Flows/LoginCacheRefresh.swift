@@ -115,9 +115,11 @@ enum LoginCacheRefresh {
     _ = try? cache.forget(key: key)
   }
 
-  /// The entry's mark: HMAC-SHA256 under the entry's salt of the server's password hash (as this
-  /// host reads it), when the second factor was turned on, and the verifier's cost. Neither
-  /// the hash nor its digest: without the hash itself the mark checks nothing.
+  /// The entry's mark, HMAC-SHA256 under the entry's salt.
+  ///
+  /// Over the server's password hash (as this host reads it), when the second factor was turned
+  /// on, and the verifier's cost. Neither the hash nor its digest: without the hash itself the
+  /// mark checks nothing.
   static func mark(
     _ account: Account, factor: StoredSecondFactor?, iterations: Int, salt: [UInt8]
   ) throws(AccountsError) -> [UInt8] {
