@@ -27,8 +27,10 @@ def test_schema_v3_tables(activated):
         assert "WITHOUT ROWID" in tables["recovery_code"].upper()
         assert {"v1", "v2", "v3"} <= activated.migrations(), activated.migrations()
     assert activated.columns("session") == COLUMNS
+    # PostgreSQL's v17 adds the secret its server encrypts (server_secret).
     assert activated.columns("second_factor") == [
-        "account_id", "sealed_secret", "key_id", "last_step", "enabled_at"]
+        "account_id", "sealed_secret", "key_id", "last_step", "enabled_at"] + (
+        ["server_secret"] if activated.postgresql else [])
     assert activated.columns("recovery_code") == ["account_id", "code_hash", "used_at"]
     kinds = {r[0] for r in activated.query("SELECT name FROM audit_kind")}
     assert {"logout", "session_revoked", "second_factor_enabled", "second_factor_disabled",

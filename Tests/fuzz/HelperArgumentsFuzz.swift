@@ -12,6 +12,7 @@ func rendered(_ read: PamHelperArguments, attached: Bool) -> [String] {
   let values: [(String, String?)] = [
     (PamHelperArguments.databaseOption, read.database),
     (PamHelperArguments.keyFileOption, read.keyFile),
+    (PamHelperArguments.loginCacheOption, read.loginCache),
     (PamHelperArguments.timeLimitOption, read.timeLimit.map { String($0) }),
     (PamHelperArguments.allowGroupsOption, read.allowGroups),
     (PamHelperArguments.sessionLoginOption, read.sessionLogin),

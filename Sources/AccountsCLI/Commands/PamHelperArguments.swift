@@ -35,13 +35,14 @@ struct PamHelperArguments: Equatable {
   var sessionLogin: String?
 
   init(
-    stage: String, database: String? = nil, keyFile: String? = nil, timeLimit: UInt32? = nil,
-    allowGroups: String? = nil, expiredOnly: Bool = false, authenticated: Bool = false,
-    sessionLogin: String? = nil
+    stage: String, database: String? = nil, keyFile: String? = nil, loginCache: String? = nil,
+    timeLimit: UInt32? = nil, allowGroups: String? = nil, expiredOnly: Bool = false,
+    authenticated: Bool = false, sessionLogin: String? = nil
   ) {
     self.stage = stage
     self.database = database
     self.keyFile = keyFile
+    self.loginCache = loginCache
     self.timeLimit = timeLimit
     self.allowGroups = allowGroups
     self.expiredOnly = expiredOnly
