@@ -163,7 +163,8 @@ struct PamHelperParsingTests {
       try AccountsCommand.parseAsRoot(["pam-helper"] + arguments) as? AccountsCommand.PamHelper)
     return Invocation(
       stage: command.stage, database: command.global.database, keyFile: command.keyFile,
-      loginCache: command.loginCache, timeLimit: command.timeLimit, allowGroups: command.allowGroups,
+      loginCache: command.loginCache, timeLimit: command.timeLimit,
+      allowGroups: command.allowGroups,
       expiredOnly: command.expiredOnly, authenticated: command.authenticated,
       sessionLogin: command.sessionLogin)
   }
