@@ -167,4 +167,17 @@ public struct StoredSecondFactor: Equatable, Sendable {
 
   /// Whether the store's server keeps the secret and checks codes itself.
   public var isServerHeld: Bool { keyID == Self.serverKeyID }
+
+  /// The account, secret and key id of a `second_factor` row.
+  ///
+  /// As a store's rows are walked or copied (`forEachRow(of: .secondFactor)`); nil for any other
+  /// row. Its step and time are not read (zero).
+  init?(secretOf values: [StoreValue]) {
+    guard values.count == 5, case .integer(let accountID) = values[0],
+      case .blob(let secret) = values[1], case .text(let keyID) = values[2]
+    else { return nil }
+    self.init(
+      accountID: accountID, sealedSecret: secret, keyID: keyID, lastStep: 0,
+      enabledAt: Date(timeIntervalSince1970: 0))
+  }
 }

@@ -90,16 +90,30 @@ enum Credentials {
     _ reader: FieldReader, authenticator: Authenticator, username: String?,
     passwordPrompt: String, straightToLogIn: Bool = false, prefetched: LoginFacts? = nil
   ) throws(AccountsError) -> Authenticator.Verified {
-    let usernameField = try reader.read(Messages.usernamePrompt, flag: username)
     var facts: LoginFacts?
+    let typed = try read(reader, username: username, passwordPrompt: passwordPrompt) {
+      name, key throws(AccountsError) in
+      facts = try authenticator.refuseIfLocked(
+        username: name, key: key, facts: name == username ? prefetched : nil)
+    }
+    return try authenticator.check(
+      username: typed.username, password: typed.password, facts: facts,
+      straightToLogIn: straightToLogIn)
+  }
+
+  /// Reads the user name, then the password, as a form: both given, neither malformed; the
+  /// password NFKC. `named` is told the name and its key as soon as the name is read, so that a
+  /// locked name is refused before the password is asked.
+  static func read(
+    _ reader: FieldReader, username: String?, passwordPrompt: String,
+    named: (String, String) throws(AccountsError) -> Void
+  ) throws(AccountsError) -> (username: String, password: String) {
+    let usernameField = try reader.read(Messages.usernamePrompt, flag: username)
     if !usernameField.isBlank,
       TextRules.problem(usernameField, field: Messages.usernamePrompt) == nil
     {
       let name = TextRules.trimmed(usernameField.textOrEmpty)
-      if let key = try UsernameRules.key(for: name) {
-        facts = try authenticator.refuseIfLocked(
-          username: name, key: key, facts: name == username ? prefetched : nil)
-      }
+      if let key = try UsernameRules.key(for: name) { try named(name, key) }
     }
     let passwordField = try reader.read(passwordPrompt, flag: nil, secret: true)
     let empty = [(Messages.usernamePrompt, usernameField), (passwordPrompt, passwordField)]
@@ -111,9 +125,9 @@ enum Credentials {
     if let problem = TextRules.problem(passwordField, field: passwordPrompt, allowFormat: true) {
       throw .invalidForm(problem)
     }
-    return try authenticator.check(
-      username: TextRules.trimmed(usernameField.textOrEmpty),
-      password: try PasswordRules.normalized(passwordField.textOrEmpty), facts: facts,
-      straightToLogIn: straightToLogIn)
+    return (
+      TextRules.trimmed(usernameField.textOrEmpty),
+      try PasswordRules.normalized(passwordField.textOrEmpty)
+    )
   }
 }

@@ -63,30 +63,10 @@ public struct OfflineLogin {
   /// Reads the user name (refusing a locked one at once) and the password, as `Credentials.ask`
   /// does, and checks them against the cache.
   func ask(_ reader: FieldReader, username: String?) throws(AccountsError) -> Checked {
-    let usernameField = try reader.read(Messages.usernamePrompt, flag: username)
-    if !usernameField.isBlank,
-      TextRules.problem(usernameField, field: Messages.usernamePrompt) == nil
-    {
-      let name = TextRules.trimmed(usernameField.textOrEmpty)
-      if let key = try UsernameRules.key(for: name) { try refuseIfLocked(username: name, key: key) }
-    }
-    let passwordField = try reader.read(Messages.passwordPrompt, flag: nil, secret: true)
-    let empty = [
-      (Messages.usernamePrompt, usernameField), (Messages.passwordPrompt, passwordField),
-    ]
-    .filter { $0.1.isBlank }.map(\.0)
-    if !empty.isEmpty { throw .incompleteForm(empty: empty) }
-    if let problem = TextRules.problem(usernameField, field: Messages.usernamePrompt) {
-      throw .invalidForm(problem)
-    }
-    if let problem = TextRules.problem(
-      passwordField, field: Messages.passwordPrompt, allowFormat: true)
-    {
-      throw .invalidForm(problem)
-    }
-    return try check(
-      username: TextRules.trimmed(usernameField.textOrEmpty),
-      password: try PasswordRules.normalized(passwordField.textOrEmpty))
+    let typed = try Credentials.read(
+      reader, username: username, passwordPrompt: Messages.passwordPrompt
+    ) { name, key throws(AccountsError) in try refuseIfLocked(username: name, key: key) }
+    return try check(username: typed.username, password: typed.password)
   }
 
   /// Refuses `key` when its local tally is locked, the refusal queued.
@@ -104,11 +84,8 @@ public struct OfflineLogin {
     username: String, password: String, exactName: Bool = false,
     systemName: SystemIdentity = .notAsked
   ) throws(AccountsError) -> Checked {
-    guard let key = try UsernameRules.key(for: username),
-      let entry = try cache.entry(key: key), !exactName || entry.username == username,
-      systemName.allows(uid: entry.uid),
-      env.now().timeIntervalSince(entry.refreshedAt) <= Double(try days()) * 86_400
-    else { throw .serverAway(location: env.storeLocation) }
+    let entry = try entry(of: username, exactName: exactName, systemName: systemName)
+    let key = entry.usernameKey
     try refuseIfLocked(username: username, key: key)
     let credential = try hashing { () throws(CryptoError) in
       try OfflineCredential(password: password, salt: entry.salt, iterations: entry.iterations)
@@ -128,7 +105,18 @@ public struct OfflineLogin {
     return Checked(entry: entry, typedName: username, password: password, credential: credential)
   }
 
-  private func days() throws(AccountsError) -> Int { try cache.status().days }
+  /// The entry of `username` (exactly that name when `exactName`), younger than the cache's
+  /// days, and allowed by NSS; else the server's absence is what the person is told.
+  func entry(of username: String, exactName: Bool, systemName: SystemIdentity)
+    throws(AccountsError) -> CachedLogin
+  {
+    guard let key = try UsernameRules.key(for: username),
+      let entry = try cache.entry(key: key), !exactName || entry.username == username,
+      systemName.allows(uid: entry.uid),
+      env.now().timeIntervalSince(entry.refreshedAt) <= Double(try cache.status().days) * 86_400
+    else { throw .serverAway(location: env.storeLocation) }
+    return entry
+  }
 
   /// Asks the verification code when the entry keeps a second factor, and checks it.
   func askCode(_ checked: Checked, stage: InputStage) throws(AccountsError) -> VerificationProof? {

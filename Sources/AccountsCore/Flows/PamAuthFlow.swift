@@ -110,27 +110,15 @@ public enum PamAuthFlow {
     let username = request.username
     let (store, prefetched) = try env.activatedStore(forLoginOf: key)
     let authenticator = Authenticator(env: env, store: store)
-    // Bytes no password can hold (not UTF-8, control characters such as a second NUL) are
-    // refused before anything is counted, as at the prompts.
-    guard let text = String(validating: request.secret, as: UTF8.self),
-      TextRules.problem(.text(text), field: Messages.passwordPrompt, allowFormat: true) == nil
-    else { throw .invalidCredentials }
+    let text = try secretText(request)
     // Which string is the password depends on whether the account has TOTP: read first (it
     // costs nothing next to the password's check, and a refusal is the same either way).
-    var password = text
-    var code: String?
     var facts = prefetched
     if facts == nil, let key { facts = try store.loginFacts(key: key) }
     let reached = facts?.account.flatMap {
       $0.isNamed(exactly: username) && systemName.allows($0) ? $0 : nil
     }
-    let factor = reached != nil ? facts?.secondFactor : nil
-    if factor != nil, text.count > SecondFactor.digits,
-      text.suffix(SecondFactor.digits).allSatisfy({ $0.isASCII && $0.isNumber })
-    {
-      password = String(text.dropLast(SecondFactor.digits))
-      code = String(text.suffix(SecondFactor.digits))
-    }
+    let (password, code) = split(text, hasCode: reached != nil && facts?.secondFactor != nil)
     if password.isEmpty || username.isEmpty { throw .invalidCredentials }
     let verified = try authenticator.check(
       username: username, password: try PasswordRules.normalized(password), exactName: true,
@@ -153,19 +141,11 @@ public enum PamAuthFlow {
     _ login: OfflineLogin, request: PamRequest, systemName: SystemIdentity
   ) throws(AccountsError) {
     let username = request.username
-    guard let text = String(validating: request.secret, as: UTF8.self),
-      TextRules.problem(.text(text), field: Messages.passwordPrompt, allowFormat: true) == nil
-    else { throw .invalidCredentials }
+    let text = try secretText(request)
     let entry = try UsernameRules.key(for: username).flatMap { key throws(AccountsError) in
       try login.cache.entry(key: key)
     }
-    var (password, code) = (text, String?.none)
-    if entry?.sealedSecret != nil, text.count > SecondFactor.digits,
-      text.suffix(SecondFactor.digits).allSatisfy({ $0.isASCII && $0.isNumber })
-    {
-      password = String(text.dropLast(SecondFactor.digits))
-      code = String(text.suffix(SecondFactor.digits))
-    }
+    let (password, code) = split(text, hasCode: entry?.sealedSecret != nil)
     if password.isEmpty || username.isEmpty { throw .invalidCredentials }
     let checked = try login.check(
       username: username, password: try PasswordRules.normalized(password), exactName: true,
@@ -180,5 +160,25 @@ public enum PamAuthFlow {
       proof = try login.checkCode(code, checked)
     }
     _ = try login.logIn(checked, proof: proof, asksNewPassword: false)
+  }
+
+  /// What pam_exec passed, as text.
+  ///
+  /// Bytes no password can hold (not UTF-8, control characters such as a second NUL) are
+  /// refused before anything is counted, as at the prompts.
+  private static func secretText(_ request: PamRequest) throws(AccountsError) -> String {
+    guard let text = String(validating: request.secret, as: UTF8.self),
+      TextRules.problem(.text(text), field: Messages.passwordPrompt, allowFormat: true) == nil
+    else { throw .invalidCredentials }
+    return text
+  }
+
+  /// `text` as the password and, for an account with a second factor, the code typed right
+  /// after it (its last `SecondFactor.digits` characters, when they are digits).
+  private static func split(_ text: String, hasCode: Bool) -> (password: String, code: String?) {
+    guard hasCode, text.count > SecondFactor.digits,
+      text.suffix(SecondFactor.digits).allSatisfy({ $0.isASCII && $0.isNumber })
+    else { return (text, nil) }
+    return (String(text.dropLast(SecondFactor.digits)), String(text.suffix(SecondFactor.digits)))
   }
 }

@@ -50,7 +50,9 @@ extension PamModuleFlow {
   static func checkAccountOffline(
     _ login: OfflineLogin, request: PamModuleRequest, conversation: any PamConversation
   ) throws(AccountsError) -> PamVerdict {
-    let entry = try freshEntry(login, username: request.username)
+    let entry = try login.entry(
+      of: request.username, exactName: true,
+      systemName: SystemIdentity.of(request.username, names: login.env.nameService))
     if entry.isDisabled || entry.expiresAt.map({ $0 <= login.env.now() }) == true {
       conversation.error(Messages.pamAccountExpired)
       return .accountExpired
@@ -67,21 +69,9 @@ extension PamModuleFlow {
   static func recordSessionOffline(_ login: OfflineLogin, request: PamModuleRequest)
     throws(AccountsError) -> PamVerdict
   {
-    _ = try freshEntry(login, username: request.username)
+    _ = try login.entry(
+      of: request.username, exactName: true,
+      systemName: SystemIdentity.of(request.username, names: login.env.nameService))
     return .success
-  }
-
-  /// The entry of exactly `username`, younger than the cache's days, and allowed by NSS.
-  private static func freshEntry(_ login: OfflineLogin, username: String)
-    throws(AccountsError) -> CachedLogin
-  {
-    let systemName = SystemIdentity.of(username, names: login.env.nameService)
-    guard let key = try UsernameRules.key(for: username),
-      let entry = try login.cache.entry(key: key),
-      entry.username == username, systemName.allows(uid: entry.uid),
-      login.env.now().timeIntervalSince(entry.refreshedAt)
-        <= Double(try login.cache.status().days) * 86_400
-    else { throw .serverAway(location: login.env.storeLocation) }
-    return entry
   }
 }

@@ -18,14 +18,10 @@ public enum SecondFactorKeyImport {
     return try store.write { writer throws(AccountsError) -> Int in
       var sealed: [StoredSecondFactor] = []
       try writer.forEachRow(of: .secondFactor) { values throws(AccountsError) in
-        guard values.count == 5, case .integer(let accountID) = values[0],
-          case .blob(let secret) = values[1], case .text(let keyID) = values[2],
-          keyID != StoredSecondFactor.serverKeyID
-        else { return }
-        sealed.append(
-          StoredSecondFactor(
-            accountID: accountID, sealedSecret: secret, keyID: keyID, lastStep: 0,
-            enabledAt: Date(timeIntervalSince1970: 0)))
+        guard let factor = StoredSecondFactor(secretOf: values), !factor.isServerHeld else {
+          return
+        }
+        sealed.append(factor)
       }
       for factor in sealed {
         guard factor.keyID == key.id else { throw .clientFile(.wrongKey(path: keys.location)) }

@@ -15,20 +15,16 @@ extension StoreCopyFlow {
     _ values: [StoreValue], source: AccountsEnvironment, target: AccountsEnvironment,
     fromServer: Bool, toServer: Bool
   ) throws(AccountsError) -> [StoreValue] {
-    guard values.count == 5, case .integer(let accountID) = values[0],
-      case .blob(let secret) = values[1], case .text(let keyID) = values[2]
-    else { return values }
+    guard let factor = StoredSecondFactor(secretOf: values) else { return values }
     var carried = values
-    if keyID == StoredSecondFactor.serverKeyID {
+    if factor.isServerHeld {
       if toServer { return values }
       let key = try target.keys.keyMakingIfNeeded()
-      carried[1] = .blob(try SecondFactorGate.seal(secret, accountID: accountID, key: key))
+      carried[1] = .blob(
+        try SecondFactorGate.seal(factor.sealedSecret, accountID: factor.accountID, key: key))
       carried[2] = .text(key.id)
     } else if toServer && !fromServer {
-      let sealed = StoredSecondFactor(
-        accountID: accountID, sealedSecret: secret, keyID: keyID, lastStep: 0,
-        enabledAt: Date(timeIntervalSince1970: 0))
-      carried[1] = .blob(try SecondFactorGate.unseal(sealed, keys: source.keys))
+      carried[1] = .blob(try SecondFactorGate.unseal(factor, keys: source.keys))
       carried[2] = .text(StoredSecondFactor.serverKeyID)
     }
     return carried

@@ -1,6 +1,12 @@
 import AccountsCore
 import ArgumentParser
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 extension AccountsCommand {
   /// `accounts store`: whole stores, moved between SQLite and PostgreSQL.
   struct StoreCommand: ParsableCommand {
@@ -11,5 +17,14 @@ extension AccountsCommand {
         + "rights and each host its own; keep logins for when its server is away; move second "
         + "factors to the server.",
       subcommands: [Copy.self, Roles.self, Hosts.self, Cache.self, SecondFactors.self])
+
+    /// The PostgreSQL URI `global` names (the flag, else ACCOUNTS_DATABASE, else the default);
+    /// for an SQLite store, a usage error saying `refusal` (exit 2).
+    static func postgresURI(_ global: GlobalOptions, refusal: String) throws -> String {
+      let path = try DatabaseLocation.resolve(
+        flag: global.database, variable: { getenv($0).map { String(cString: $0) } })
+      guard StoreLocation.isPostgres(path) else { throw ValidationError(refusal) }
+      return path
+    }
   }
 }

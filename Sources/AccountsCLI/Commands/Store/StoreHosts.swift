@@ -2,12 +2,6 @@ import AccountsCore
 import AccountsPostgres
 import ArgumentParser
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 extension AccountsCommand.StoreCommand {
   /// `accounts store hosts …`: fleet hosts that each log in with a role of their own.
   struct Hosts: ParsableCommand {
@@ -24,12 +18,10 @@ extension AccountsCommand.StoreCommand {
 
     /// The PostgreSQL store `global` names; a usage error for an SQLite one.
     static func store(_ global: GlobalOptions) throws -> PostgresStore {
-      let path = try DatabaseLocation.resolve(
-        flag: global.database, variable: { getenv($0).map { String(cString: $0) } })
-      guard StoreLocation.isPostgres(path) else {
-        throw ValidationError(Messages.hostsNeedPostgres)
-      }
-      return PostgresStore(uri: path, busyTimeout: 5)
+      PostgresStore(
+        uri: try AccountsCommand.StoreCommand.postgresURI(
+          global, refusal: Messages.hostsNeedPostgres),
+        busyTimeout: 5)
     }
 
     /// Refuses a host name `store hosts` does not take.

@@ -3,12 +3,6 @@ import AccountsPostgres
 import ArgumentParser
 import FoundationEssentials
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 extension AccountsCommand.StoreCommand {
   /// `accounts store roles --admin ROLE --host ROLE [--apply]`.
   struct Roles: ContextualCommand {
@@ -56,12 +50,9 @@ extension AccountsCommand.StoreCommand {
         }
         return
       }
-      let path = try DatabaseLocation.resolve(
-        flag: global.database, variable: { getenv($0).map { String(cString: $0) } })
-      guard StoreLocation.isPostgres(path) else {
-        throw ValidationError(Messages.rolesNeedPostgres)
-      }
-      try PostgresStore(uri: path, busyTimeout: 5).grantRoles(admin: admin, host: host)
+      let uri = try AccountsCommand.StoreCommand.postgresURI(
+        global, refusal: Messages.rolesNeedPostgres)
+      try PostgresStore(uri: uri, busyTimeout: 5).grantRoles(admin: admin, host: host)
       context.console.output(
         Messages.rolesGranted(
           admin: admin, host: host, location: context.environment.storeLocation))

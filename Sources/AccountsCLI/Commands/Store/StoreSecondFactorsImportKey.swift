@@ -2,12 +2,6 @@ import AccountsCore
 import AccountsStore
 import ArgumentParser
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 extension AccountsCommand.StoreCommand {
   /// `accounts store second-factors import-key FILE`.
   struct SecondFactorsImportKey: ContextualCommand {
@@ -27,11 +21,8 @@ extension AccountsCommand.StoreCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-      let path = try DatabaseLocation.resolve(
-        flag: global.database, variable: { getenv($0).map { String(cString: $0) } })
-      guard StoreLocation.isPostgres(path) else {
-        throw ValidationError(Messages.secondFactorsNeedPostgres)
-      }
+      _ = try AccountsCommand.StoreCommand.postgresURI(
+        global, refusal: Messages.secondFactorsNeedPostgres)
     }
 
     func run(_ context: CommandContext) throws {
