@@ -101,9 +101,10 @@ enum Credentials {
       straightToLogIn: straightToLogIn)
   }
 
-  /// Reads the user name, then the password, as a form: both given, neither malformed; the
-  /// password NFKC. `named` is told the name and its key as soon as the name is read, so that a
-  /// locked name is refused before the password is asked.
+  /// Reads the user name, then the password, as a form.
+  ///
+  /// Both given, neither malformed; the password NFKC. `named` is told the name and its key as
+  /// soon as the name is read, so that a locked name is refused before the password is asked.
   static func read(
     _ reader: FieldReader, username: String?, passwordPrompt: String,
     named: (String, String) throws(AccountsError) -> Void
