@@ -142,3 +142,12 @@ extension PostgresStore {
     }
   }
 }
+
+extension PostgresStore {
+  /// The database's name as its server calls it (`current_database()`): the same whichever URI
+  /// or pooler a host reaches it through.
+  public func authenticatorDomain() throws(AccountsError) -> String? {
+    let (rows, _) = try statement("SELECT pg_catalog.current_database()", [], for: .readOnly)
+    return rows.text(0, 0)
+  }
+}
