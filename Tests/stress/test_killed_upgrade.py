@@ -67,8 +67,10 @@ V5_AUDIT_KINDS = V4_AUDIT_KINDS | {
 
 V6_AUDIT_KINDS = V5_AUDIT_KINDS | {"ssh_key_added", "ssh_key_removed"}
 # Migration "v9": PAM's refusals and the user records' changes.
-LATEST_AUDIT_KINDS = V6_AUDIT_KINDS | {
+V9_AUDIT_KINDS = V6_AUDIT_KINDS | {
     "access_refused", "userdb_enabled", "userdb_disabled", "userdb_synced"}
+# Migration "v13": a fleet host's own role made and withdrawn.
+LATEST_AUDIT_KINDS = V9_AUDIT_KINDS | {"fleet_host_added", "fleet_host_removed"}
 V2_SCHEMA = {
     ("table", "account"), ("table", "activation"), ("table", "login_throttle"),
     ("table", "audit_event"), ("table", "audit_kind"), ("table", "grdb_migrations"),
@@ -267,7 +269,8 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
             problems.append(f"activation {activation}, was {expected['activation']}")
         kinds = {r[0] for r in con.execute("SELECT name FROM main.audit_kind")}
         has_v9 = has_v10 or migrations == MIGRATIONS[:9]
-        if kinds != (LATEST_AUDIT_KINDS if has_v9 else V6_AUDIT_KINDS if has_v6
+        if kinds != (LATEST_AUDIT_KINDS if latest else V9_AUDIT_KINDS if has_v9
+                     else V6_AUDIT_KINDS if has_v6
                      else V5_AUDIT_KINDS if has_v5
                      else V4_AUDIT_KINDS if has_v4
                      else V3_AUDIT_KINDS if has_v3 else AUDIT_KINDS):
