@@ -134,7 +134,8 @@ INSERT INTO accounts.audit_kind (name) VALUES
   ('accounts_imported'), ('accounts_exported'),
   ('group_added'), ('group_removed'), ('group_member_added'), ('group_member_removed'),
   ('pam_session_opened'), ('pam_session_closed'), ('ssh_key_added'), ('ssh_key_removed'),
-  ('access_refused'), ('userdb_enabled'), ('userdb_disabled'), ('userdb_synced');
+  ('access_refused'), ('userdb_enabled'), ('userdb_disabled'), ('userdb_synced'),
+  ('fleet_host_added'), ('fleet_host_removed');
 
 -- What happened, oldest first. Never a password or a hash. Survives reset. Ids never reused.
 -- `host`: the host that wrote it (its node name, or ACCOUNTS_HOST_NAME; none for the events from

@@ -240,7 +240,9 @@ INSERT INTO audit_kind (name) VALUES
   ('access_refused'),
   ('userdb_enabled'),
   ('userdb_disabled'),
-  ('userdb_synced');
+  ('userdb_synced'),
+  ('fleet_host_added'),
+  ('fleet_host_removed');
 
 -- Migration "v12": the change counter and the change of each account and group.
 -- The store's change counter: one more for every row change a user record reads (accounts,

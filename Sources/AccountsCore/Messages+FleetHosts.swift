@@ -51,4 +51,10 @@ extension Messages {
     + "ACCOUNTS_DATABASE): an SQLite store has no roles."
   /// `store hosts list` on a store with no host of its own.
   public static let noFleetHosts = "No host has a role of its own."
+
+  /// The audit log's detail of a host's role made or withdrawn (`fleet_host_added`,
+  /// `fleet_host_removed`).
+  public static func detailFleetHost(_ host: String, role: String) -> String {
+    "host \(host) role \(role)"
+  }
 }

@@ -32,6 +32,7 @@ extension PostgresStore {
         db,
         "GRANT \(PostgresRoles.identifier(hostRole)) TO \(PostgresRoles.identifier(role))",
         caller: caller, role: role)
+      try logged(db, .fleetHostAdded, host: name, role: role, at: now)
       return hostRole
     }
   }
@@ -63,7 +64,7 @@ extension PostgresStore {
   ///
   /// The role leaves the host role and is dropped (or, when something else of the server's
   /// still names it, kept but no longer able to log in). Its events stay.
-  public func removeFleetHost(named name: String) throws(AccountsError) -> String {
+  public func removeFleetHost(named name: String, at now: Date) throws(AccountsError) -> String {
     try fleetTransaction { db, caller throws(AccountsError) -> String in
       guard
         let role = try fleetStep(
@@ -88,8 +89,25 @@ extension PostgresStore {
         throw .storage(translate(error))
       }
       try fleetStep(db, "RELEASE SAVEPOINT drop_host_role")
+      try logged(db, .fleetHostRemoved, host: name, role: role, at: now)
       return role
     }
+  }
+
+  /// Appends the event of a host's role made or withdrawn, in the same transaction.
+  private func logged(
+    _ db: PGConnection, _ kind: AuditEventKind, host: String, role: String, at now: Date
+  ) throws(AccountsError) {
+    try fleetStep(
+      db,
+      """
+      INSERT INTO accounts.audit_event (occurred_at, kind, detail, host)
+      VALUES ($1::timestamptz, $2, $3, $4)
+      """,
+      [
+        PGValue(now), .text(kind.rawValue), .text(Messages.detailFleetHost(host, role: role)),
+        writingHost.map(PGValue.text) ?? .null,
+      ])
   }
 
   /// The host role `store roles --apply` recorded; nil before it ran (or when what is recorded
@@ -140,5 +158,14 @@ extension PostgresStore {
       }
       throw .storage(translate(error))
     }
+  }
+}
+
+extension PostgresStore {
+  /// The database's name as its server calls it (`current_database()`): the same whichever URI
+  /// or pooler a host reaches it through.
+  public func authenticatorDomain() throws(AccountsError) -> String? {
+    let (rows, _) = try statement("SELECT pg_catalog.current_database()", [], for: .readOnly)
+    return rows.text(0, 0)
   }
 }

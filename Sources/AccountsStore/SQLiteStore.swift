@@ -66,6 +66,7 @@ public final class SQLiteStore: Sendable {
     ("v9", { db in try db.execute(sql: schemaV9) }),
     ("v10", { db in try db.execute(sql: schemaV10) }),
     ("v12", { db in try db.execute(sql: schemaV12) }),
+    ("v13", { db in try db.execute(sql: schemaV13) }),
   ]
 
   /// The identifiers of the migrations this build knows, in order.

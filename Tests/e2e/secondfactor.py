@@ -171,8 +171,11 @@ def enable(device, code=lambda key: oath(key), username=USERNAME, password=PASSW
     return Enrollment(live.finish(), key)
 
 
-def expected_uri(key, username=USERNAME):
-    label = urllib.parse.quote(f"{username}@{socket.gethostname()}", safe="")
+def expected_uri(device, key, username=USERNAME):
+    """The entry's label names the person and, on a shared store, its database (the same on
+    every host of the fleet); on a device's own store, the device."""
+    domain = device.db.name if device.postgresql else socket.gethostname()
+    label = urllib.parse.quote(f"{username}@{domain}", safe="")
     return (f"otpauth://totp/accounts:{label}?secret={key}&issuer=accounts&algorithm=SHA1"
             f"&digits=6&period=30")
 

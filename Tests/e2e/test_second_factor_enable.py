@@ -31,7 +31,7 @@ def test_enable_prints_exactly_the_contract_lines(activated):
     lines = result.out_lines
     qr = enrollment.qr
     assert len(qr) >= 15
-    assert lines == ([SCAN] + qr + [f"URI: {expected_uri(enrollment.key)}",
+    assert lines == ([SCAN] + qr + [f"URI: {expected_uri(activated, enrollment.key)}",
                                     f"Key: {enrollment.key}", ON.format(USERNAME),
                                     RECOVERY_HEADER]
                      + [f"  {code}" for code in enrollment.codes])
@@ -46,7 +46,8 @@ def test_enable_with_pyotp_code(activated):
     parsed = pyotp.parse_uri(enrollment.uri)
     assert (parsed.secret, parsed.digits, parsed.interval, parsed.issuer) == (
         enrollment.key, 6, 30, "accounts")
-    assert parsed.name == f"{USERNAME}@{socket.gethostname()}"
+    domain = activated.db.name if activated.postgresql else socket.gethostname()
+    assert parsed.name == f"{USERNAME}@{domain}"
     assert ON.format(USERNAME) in enrollment.result.out_lines
 
 
@@ -146,7 +147,7 @@ def test_enable_qr_none(activated):
     enrollment = enable(activated, args=("--qr", "none"))
     result = enrollment.result
     assert (result.code, result.stderr) == (0, ""), result
-    assert result.out_lines == ([TYPE, f"URI: {expected_uri(enrollment.key)}",
+    assert result.out_lines == ([TYPE, f"URI: {expected_uri(activated, enrollment.key)}",
                                  f"Key: {enrollment.key}", ON.format(USERNAME), RECOVERY_HEADER]
                                 + [f"  {code}" for code in enrollment.codes])
     assert not any(ch in result.stdout for ch in "▀▄█\x1b")
@@ -172,7 +173,7 @@ def test_enable_reads_the_user_name_line(activated):
     live.send(oath(key))
     result = live.finish()
     assert (result.code, result.stderr) == (0, ""), result
-    assert result.out_lines[:4] == [TYPE, f"URI: {expected_uri(key)}", f"Key: {key}",
+    assert result.out_lines[:4] == [TYPE, f"URI: {expected_uri(activated, key)}", f"Key: {key}",
                                     ON.format(USERNAME)]
 
 
@@ -204,7 +205,7 @@ def test_qr_decodes_to_the_printed_uri(activated):
         assert not any(row[:4]) and not any(row[-4:]), "the quiet zone has a dark module"
     assert any(any(row) for row in drawn)
     assert drawn[4][4:11] == [True] * 7, "no finder pattern in the top left corner"
-    assert zbar(rows, activated.root) == enrollment.uri == expected_uri(enrollment.key)
+    assert zbar(rows, activated.root) == enrollment.uri == expected_uri(activated, enrollment.key)
 
 
 # Enrollment refused.

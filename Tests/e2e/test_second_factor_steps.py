@@ -36,7 +36,7 @@ def test_begin_prints_the_uri_the_key_and_the_expiry_and_keeps_one_pending_row(a
     result, key = begin(activated)
     assert (result.code, result.stderr) == (0, ""), result
     lines = result.out_lines
-    assert lines[:2] == [f"URI: {expected_uri(key)}", f"Key: {key}"], result
+    assert lines[:2] == [f"URI: {expected_uri(activated, key)}", f"Key: {key}"], result
     match = PENDING_KEPT.match(lines[2])
     assert match and match.group(1) == USERNAME and len(lines) == 3, result
     assert SCAN not in result.stdout

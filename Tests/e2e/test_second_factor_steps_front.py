@@ -26,9 +26,9 @@ def test_begin_at_a_terminal_shows_the_qr_code(activated):
     key = child.match.group(1)
     assert finish(child) == 0
     lines = screen(child).splitlines()
-    qr = lines[lines.index(SCAN) + 1:lines.index(f"URI: {expected_uri(key)}")]
+    qr = lines[lines.index(SCAN) + 1:lines.index(f"URI: {expected_uri(activated, key)}")]
     assert len(qr) >= 15
-    assert zbar(qr_modules(qr), activated.root) == expected_uri(key)
+    assert zbar(qr_modules(qr), activated.root) == expected_uri(activated, key)
     assert PENDING_KEPT.match(lines[-1]), lines
     assert PASSWORD not in screen(child)
 
@@ -42,14 +42,14 @@ def test_begin_with_qr_none_at_a_terminal_shows_no_qr_code(activated):
     assert finish(child) == 0
     shown = screen(child)
     assert SCAN not in shown and "\x1b[" not in shown, shown
-    assert f"URI: {expected_uri(key)}\nKey: {key}\n" in shown, shown
+    assert f"URI: {expected_uri(activated, key)}\nKey: {key}\n" in shown, shown
 
 
 def test_begin_on_a_pipe_with_qr_terminal_shows_no_qr_code(activated):
     """`--qr terminal` on a pipe: still no scan sentence and no QR code."""
     result, key = begin(activated, args=("--qr", "terminal"))
     assert (result.code, result.stderr) == (0, ""), result
-    assert result.out_lines[:2] == [f"URI: {expected_uri(key)}", f"Key: {key}"], result
+    assert result.out_lines[:2] == [f"URI: {expected_uri(activated, key)}", f"Key: {key}"], result
 
 
 def test_confirm_at_a_terminal_asks_password_then_code(activated):

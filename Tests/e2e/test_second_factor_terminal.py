@@ -27,7 +27,7 @@ def test_terminal_enable_login_logout(activated):
     child.expect_exact(ON.format(USERNAME))
     assert finish(child) == 0
     shown = screen(child)
-    assert f"URI: {expected_uri(key)}\nKey: {key}\nVerification code: {code}\n" \
+    assert f"URI: {expected_uri(activated, key)}\nKey: {key}\nVerification code: {code}\n" \
            f"{ON.format(USERNAME)}\n{RECOVERY_HEADER}\n" in shown, shown
     codes = [m.group(1) for m in map(RECOVERY_LINE.match, shown.splitlines()) if m]
     assert len(codes) == 10
@@ -72,8 +72,8 @@ def test_terminal_qr_code_decodes(activated):
     answer(child, "Verification code: ", oath(key))
     assert finish(child) == 0
     lines = screen(child).splitlines()
-    qr = lines[lines.index(SCAN) + 1:lines.index(f"URI: {expected_uri(key)}")]
-    assert zbar(qr_modules(qr), activated.root) == expected_uri(key)
+    qr = lines[lines.index(SCAN) + 1:lines.index(f"URI: {expected_uri(activated, key)}")]
+    assert zbar(qr_modules(qr), activated.root) == expected_uri(activated, key)
 
 
 def test_terminal_enable_asks_again_after_a_wrong_code(activated):

@@ -2,8 +2,8 @@
 member of the host role `store roles --apply` recorded) and records its host; every event and
 session that role writes names its host, whatever the host sends (ACCOUNTS_HOST_NAME, or a
 step's argument by direct SQL); the shared host role keeps naming itself; `list` shows the
-hosts; `remove` withdraws the role alone (its next connection refused, its events kept). A role
-without CREATEROLE changes nothing.
+hosts; `remove` withdraws the role alone (its next connection refused, its events kept); both
+are in the audit log. A role without CREATEROLE changes nothing (nor logs anything).
 
 Oracles: psql as the owner (the rows, the catalogue) and as the host's role (direct SQL)."""
 
@@ -84,6 +84,12 @@ def test_add_list_and_remove(pg, pgdb, roles, office):
     assert pg.value(f"SELECT count(*) FROM pg_roles WHERE rolname = '{role}'") == "0"
     assert office.run("store", "hosts", "list", "--json").stdout == ""
     assert office.run("store", "hosts", "list").stdout == "No host has a role of its own.\n"
+    # Both changes are in the log, written by the administrator's machine, no user.
+    logged = [json.loads(line) for line in office.run("log", "--json").out_lines]
+    assert [(e["event"], e["user"], e["detail"], e["host"] != name) for e in logged
+            if e["event"].startswith("fleet_host")] == [
+        ("fleet_host_added", None, f"host {name} role {role}", True),
+        ("fleet_host_removed", None, f"host {name} role {role}", True)]
 
 
 def test_each_hosts_role_names_its_host(pg, pgdb, tmp_path, roles, office):
@@ -104,7 +110,7 @@ def test_each_hosts_role_names_its_host(pg, pgdb, tmp_path, roles, office):
     fleet = as_role(pg, pgdb, tmp_path, shared, "fleet")
     assert login(fleet, env=fleet.env(ACCOUNTS_HOST_NAME="kiosk-7")).code == 0
     assert rows(pg, pgdb, "SELECT kind || ' ' || host FROM accounts.audit_event "
-                "WHERE kind <> 'activation' ORDER BY id") == [
+                "WHERE kind NOT IN ('activation', 'fleet_host_added') ORDER BY id") == [
         f"login_success {first}", f"login_success {second}", "login_success kiosk-7"]
     assert rows(pg, pgdb, "SELECT host FROM accounts.session ORDER BY id") == [first, "kiosk-7"]
 
@@ -141,7 +147,7 @@ def test_user_records_entry_audit_and_pam_agree(pg, pgdb, tmp_path, roles, offic
     assert (result.code, result.stdout, result.stderr) == (0, "", ""), result
     assert rows(pg, pgdb, "SELECT host FROM accounts.userdb_host") == [name]
     assert rows(pg, pgdb, "SELECT kind || ' ' || host FROM accounts.audit_event "
-                "WHERE kind <> 'activation' ORDER BY id") == [
+                "WHERE kind NOT IN ('activation', 'fleet_host_added') ORDER BY id") == [
         f"userdb_enabled {name}", f"login_success {name}"]
 
 
@@ -207,6 +213,8 @@ def test_a_role_without_createrole_changes_nothing(pg, pgdb, tmp_path, roles):
     assert pg.value("SELECT count(*) FROM accounts.fleet_host", pgdb) == "0"
     assert pg.value(f"SELECT count(*) FROM pg_roles WHERE rolname = 'accounts_host_{name}'") \
         == "0"
+    assert pg.value("SELECT count(*) FROM accounts.audit_event WHERE kind LIKE 'fleet_host%'",
+                    pgdb) == "0"
     owner = as_role(pg, pgdb, tmp_path, "postgres", "owner")
     role = add(owner, name)
     try:

@@ -170,7 +170,7 @@ def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
         after = dump_accounts_schema(pg, pgdb)
         added = sorted(json.loads(row)["identifier"] for row in after["schema_migration"]
                        if row not in before["schema_migration"])
-        assert added == ["v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v8", "v9"], added
+        assert added == ["v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v21", "v8", "v9"], added
         after["schema_migration"] = before["schema_migration"]
         # Migration v15's fleet: the roles `store roles --apply` recorded, no host of its own.
         assert [{k: v for k, v in json.loads(row).items() if k != "applied_at"}
@@ -187,10 +187,11 @@ def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
         assert after.pop("userdb_change") == []
         assert [json.loads(row) for row in after.pop("userdb_generation")] == [
             {"id": 1, "generation": 0}]
-        # Migration v11's kinds of events are rows of audit_kind.
+        # Migration v11's and v21's kinds of events are rows of audit_kind.
         kinds = set(after["audit_kind"]) - set(before["audit_kind"])
         assert kinds == {json.dumps({"name": k}) for k in (
-            "access_refused", "userdb_enabled", "userdb_disabled", "userdb_synced")}, kinds
+            "access_refused", "userdb_enabled", "userdb_disabled", "userdb_synced",
+            "fleet_host_added", "fleet_host_removed")}, kinds
         after["audit_kind"] = before["audit_kind"]
         homes = [(row["path"], row["uid"]) for row in map(json.loads, after.pop("home_path"))]
         assert homes == [("/home/bob", 20000)], homes

@@ -25,7 +25,7 @@ EXPECTED = json.loads((FIXTURES / "v1.expected.json").read_text())
 V1_USER = EXPECTED["user"][0]
 V1_ACTIVATION = EXPECTED["activation"][0]
 WELCOME = f"Welcome back {FULL_NAME}!"
-LATEST_MIGRATIONS = {"v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v12"}
+LATEST_MIGRATIONS = {"v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v12", "v13"}
 LATEST_TABLES = {"account", "activation", "audit_event", "audit_kind", "grdb_migrations",
                  "login_throttle", "sqlite_sequence", "session", "second_factor",
                  "recovery_code", "account_group", "group_member", "posix_id",
@@ -39,7 +39,8 @@ LATEST_KINDS = {"activation", "login_success", "login_failure", "lockout", "unlo
                 "accounts_imported", "accounts_exported", "group_added", "group_removed",
                 "group_member_added", "group_member_removed", "pam_session_opened",
                 "pam_session_closed", "ssh_key_added", "ssh_key_removed", "access_refused",
-                "userdb_enabled", "userdb_disabled", "userdb_synced"}
+                "userdb_enabled", "userdb_disabled", "userdb_synced", "fleet_host_added",
+                "fleet_host_removed"}
 
 
 @pytest.fixture

@@ -19,9 +19,10 @@ UNUSED_CODES = EXPECTED.pop("unused recovery codes")
 PASSWORD = "correct horse battery staple"
 # What the migrations after the fixture's add when this version opens it: their records, v9's
 # kinds of events, v10's empty table, v12's change counter (0: the rows before it are no
-# change) and its empty notes. Nothing else may differ.
-MIGRATED_SINCE = ["v9", "v10", "v12"]
-ADDED_KINDS = ["access_refused", "userdb_disabled", "userdb_enabled", "userdb_synced"]
+# change) and its empty notes, v13's kinds of events. Nothing else may differ.
+MIGRATED_SINCE = ["v9", "v10", "v12", "v13"]
+ADDED_KINDS = ["access_refused", "fleet_host_added", "fleet_host_removed", "userdb_disabled",
+               "userdb_enabled", "userdb_synced"]
 ADDED_TABLES = {"pending_second_factor": [], "userdb_change": [],
                 "userdb_generation": [{"id": 1, "generation": 0}]}
 

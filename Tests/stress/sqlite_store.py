@@ -36,7 +36,7 @@ LATEST_TABLES = (V2_TABLES | V3_TABLES | V5_TABLES | V6_TABLES | V8_TABLES | V10
                  | V12_TABLES)
 # A fully migrated file (v4 rebuilt account; v5 added groups and account.expires_at; v6 the
 # user record tables and account.uid, home, shell).
-MIGRATIONS = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v12"]
+MIGRATIONS = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v12", "v13"]
 V1_TABLES = {"user", "activation", "login_throttle", "audit_event"}
 STORED_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 STORED_HASH = re.compile(r"^pbkdf2_sha256\$([1-9][0-9]*)\$([A-Za-z0-9./+]{8,})\$([A-Za-z0-9+/]{43}=)$")
@@ -141,9 +141,10 @@ def inspect(db: str) -> Snapshot:
         # whole v5 file, without v6's; between v6 and v7 a whole v6 file: v7 adds columns only;
         # between v7 and v8 a whole v7 file, without v8's table; between v8 and v9 a whole v8
         # file, without v10's; between v9 and v10 the same (v9 adds kinds of events only).)
-        # (Between v10 and v12 a whole v10 file, without v12's tables.)
+        # (Between v10 and v12 a whole v10 file, without v12's tables; between v12 and v13 a
+        # whole v12 file: v13 adds kinds of events only.)
         earlier = LATEST_TABLES - V12_TABLES
-        whole = LATEST_TABLES if migrations == set(MIGRATIONS) else (
+        whole = LATEST_TABLES if migrations >= set(MIGRATIONS[:11]) else (
             earlier if migrations == set(MIGRATIONS[:10])
             else earlier - V10_TABLES if migrations >= set(MIGRATIONS[:8])
             else earlier - V8_TABLES - V10_TABLES if migrations >= set(MIGRATIONS[:6])
@@ -153,7 +154,7 @@ def inspect(db: str) -> Snapshot:
         missing = whole - tables if schema == "v3" else set()
         extra = tables - whole - {"grdb_migrations"}
         if missing or extra or (schema == "v3" and migrations not in (
-                set(MIGRATIONS), set(MIGRATIONS[:10]), set(MIGRATIONS[:8]), set(MIGRATIONS[:7]),
+                set(MIGRATIONS), set(MIGRATIONS[:11]), set(MIGRATIONS[:10]), set(MIGRATIONS[:8]), set(MIGRATIONS[:7]),
                 set(MIGRATIONS[:6]),
                 set(MIGRATIONS[:9]), set(MIGRATIONS[:5]), set(MIGRATIONS[:4]),
                 set(MIGRATIONS[:3]))):

@@ -1,13 +1,13 @@
-"""The v1 -> latest (v12) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
+"""The v1 -> latest (v13) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
 events, 25,000 login_throttle rows, on the v1 schema) so that the upgrade takes long enough:
 
 - `login` and `user list` (twice each) upgrade it to the latest schema, every row copied;
-- 6 `user list` opening the v1 file at once all list the account, and leave a whole v12 file;
+- 6 `user list` opening the v1 file at once all list the account, and leave a whole v13 file;
 - `login` or `user list` killed at random moments of their first open: the file is a whole v1
-  file with every row (and the next login upgrades it), a whole v2, v3, v4, v5, v6, v7, v8, v9
-  or v10 file (killed between two migrations, which commit one at a time) or a whole v12 file with
-  every row copied, never in between. The first kill of each command comes as soon as it has
-  written 64 KiB of the upgrade to the WAL (a point it reaches well before the first migration
+  file with every row (and the next login upgrades it), a whole v2, v3, v4, v5, v6, v7, v8, v9,
+  v10 or v12 file (killed between two migrations, which commit one at a time) or a whole v13
+  file with every row copied, never in between. The first kill of each command comes as soon
+  as it has written 64 KiB of the upgrade to the WAL (a point it reaches well before the first migration
   commits), so that at least one kill lands before the upgrade committed whatever the machine's
   speed; the others come at random moments of a typical run (the moment is the randomness: any
   must leave a whole file).
@@ -67,8 +67,10 @@ V5_AUDIT_KINDS = V4_AUDIT_KINDS | {
 
 V6_AUDIT_KINDS = V5_AUDIT_KINDS | {"ssh_key_added", "ssh_key_removed"}
 # Migration "v9": PAM's refusals and the user records' changes.
-LATEST_AUDIT_KINDS = V6_AUDIT_KINDS | {
+V9_AUDIT_KINDS = V6_AUDIT_KINDS | {
     "access_refused", "userdb_enabled", "userdb_disabled", "userdb_synced"}
+# Migration "v13": a fleet host's own role made and withdrawn.
+LATEST_AUDIT_KINDS = V9_AUDIT_KINDS | {"fleet_host_added", "fleet_host_removed"}
 V2_SCHEMA = {
     ("table", "account"), ("table", "activation"), ("table", "login_throttle"),
     ("table", "audit_event"), ("table", "audit_kind"), ("table", "grdb_migrations"),
@@ -221,10 +223,12 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
                 problems.append(f"v1 rows differ: {differ}")
             return "v1", problems
         latest = migrations == MIGRATIONS
+        # Killed between v12 and v13: a whole v12 file (v13 adds kinds of events only).
+        has_v12 = latest or migrations == MIGRATIONS[:11]
         # Killed between v3 and v4, v4 and v5, v5 and v6, v6 and v7, v7 and v8, v8 and v9, or v9
         # and v10 (each migration commits on its own): a whole v3, v4, v5, v6, v7, v8 or v9 file
         # (v9 adds kinds of events only: a v9 file has v8's tables).
-        has_v10 = latest or migrations == MIGRATIONS[:10]  # killed between v10 and v12
+        has_v10 = has_v12 or migrations == MIGRATIONS[:10]  # killed between v10 and v12
         has_v8 = has_v10 or migrations in (MIGRATIONS[:8], MIGRATIONS[:9])
         has_v7 = has_v8 or migrations == MIGRATIONS[:7]
         has_v6 = has_v7 or migrations == MIGRATIONS[:6]
@@ -233,19 +237,19 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
         has_v3 = has_v4 or migrations == MIGRATIONS[:3]
         later_tables = ((V3_TABLES if has_v3 else set()) | (V5_TABLES if has_v5 else set())
                         | (V6_TABLES if has_v6 else set()) | (V8_TABLES if has_v8 else set())
-                        | (V10_TABLES if has_v10 else set()) | (V12_TABLES if latest else set()))
+                        | (V10_TABLES if has_v10 else set()) | (V12_TABLES if has_v12 else set()))
         added = added_objects(con, later_tables)
         if has_v6:
             added |= {("index", "account_by_uid")}  # v6's index on the v2 table `account`
         if has_v7:
             added |= {("index", "audit_event_by_host")}  # v7's, on the v2 table `audit_event`
-        if latest:  # v12's change counter's triggers on the v2 table `account`
+        if has_v12:  # v12's change counter's triggers on the v2 table `account`
             added |= {("trigger", f"userdb_account_{change}")
                       for change in ("added", "changed", "removed")}
         missing_v3 = {("table", t) for t in later_tables} - added
         if (migrations not in (["v1", "v2"], MIGRATIONS[:3], MIGRATIONS[:4], MIGRATIONS[:5],
                                MIGRATIONS[:6], MIGRATIONS[:7], MIGRATIONS[:8], MIGRATIONS[:9],
-                               MIGRATIONS[:10], MIGRATIONS)
+                               MIGRATIONS[:10], MIGRATIONS[:11], MIGRATIONS)
                 or objects - added != V2_SCHEMA or missing_v3):
             problems.append(f"migrations {migrations}; schema: extra "
                             f"{sorted(objects - added - V2_SCHEMA)}, missing "
@@ -265,7 +269,8 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
             problems.append(f"activation {activation}, was {expected['activation']}")
         kinds = {r[0] for r in con.execute("SELECT name FROM main.audit_kind")}
         has_v9 = has_v10 or migrations == MIGRATIONS[:9]
-        if kinds != (LATEST_AUDIT_KINDS if has_v9 else V6_AUDIT_KINDS if has_v6
+        if kinds != (LATEST_AUDIT_KINDS if latest else V9_AUDIT_KINDS if has_v9
+                     else V6_AUDIT_KINDS if has_v6
                      else V5_AUDIT_KINDS if has_v5
                      else V4_AUDIT_KINDS if has_v4
                      else V3_AUDIT_KINDS if has_v3 else AUDIT_KINDS):

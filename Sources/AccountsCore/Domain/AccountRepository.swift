@@ -29,6 +29,11 @@ public protocol AccountRepository: AnyObject {
   /// PostgreSQL store): a host then holds no key file and reads no secret.
   var keepsSecondFactorsOnServer: Bool { get }
 
+  /// What an authenticator app's entry names after the person's user name (`carol@NAME`): the
+  /// same for every host of a shared store (its database's name, as its server calls it), nil
+  /// for a store of one device (the entry then names the device's host).
+  func authenticatorDomain() throws(AccountsError) -> String?
+
   /// The host this process writes as (its node name, or `ACCOUNTS_HOST_NAME`).
   ///
   /// Every audit event appended and every session started without a host of its own is stamped
@@ -377,4 +382,7 @@ extension AccountRepository {
 
   /// False: the secrets are sealed under a key file the process holds (an SQLite store).
   public var keepsSecondFactorsOnServer: Bool { false }
+
+  /// Nil: a store of one device.
+  public func authenticatorDomain() throws(AccountsError) -> String? { nil }
 }

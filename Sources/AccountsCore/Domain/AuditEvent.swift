@@ -85,6 +85,12 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
   public static let userdbDisabled = Self(rawValue: "userdb_disabled")
   /// A sync wrote or removed user records in a host's folder (the detail counts them).
   public static let userdbSynced = Self(rawValue: "userdb_synced")
+  /// A fleet host was given a PostgreSQL role of its own (`store hosts add`; the detail names
+  /// the host and the role).
+  public static let fleetHostAdded = Self(rawValue: "fleet_host_added")
+  /// A fleet host's own role was withdrawn (`store hosts remove`; the detail names the host and
+  /// the role).
+  public static let fleetHostRemoved = Self(rawValue: "fleet_host_removed")
 
   /// Every kind this build writes, in the order docs/commands.md lists them.
   public static let known: [AuditEventKind] = [
@@ -94,7 +100,8 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
     .secondFactorDisabled, .secondFactorReset, .recoveryCodesMade, .recoveryCodeUsed,
     .accountsImported, .accountsExported, .groupAdded, .groupRemoved, .groupMemberAdded,
     .groupMemberRemoved, .pamSessionOpened, .pamSessionClosed, .sshKeyAdded, .sshKeyRemoved,
-    .accessRefused, .userdbEnabled, .userdbDisabled, .userdbSynced,
+    .accessRefused, .userdbEnabled, .userdbDisabled, .userdbSynced, .fleetHostAdded,
+    .fleetHostRemoved,
   ]
 
   /// Orders by name.

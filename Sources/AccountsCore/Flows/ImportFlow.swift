@@ -102,7 +102,7 @@ public enum ImportFlow {
     // back.
     do {
       try store.write { writer throws(AccountsError) in
-        state.keepsUserRecords = try writer.userdbHost(named: env.hostName) != nil
+        state.makesLinuxUsers = try writer.givesPosixIDs()
         state.numbers = try PosixIDGiver(env, writer: writer, at: now)
         do throws(AccountsError) {
           try Parser(format: format, input: input, emailDomain: domain).each {
@@ -204,9 +204,9 @@ struct ImportState {
   /// The problems that are names other accounts of the store already have (the file itself
   /// is fine); every other problem is in the file.
   var taken = 0
-  /// True when this host keeps user records of the store: a name the system knows is refused,
-  /// as `user add` refuses it.
-  var keepsUserRecords = false
+  /// True when the store's accounts are Linux users (it gives them numbers): a name the system
+  /// knows is refused, as `user add` refuses it.
+  var makesLinuxUsers = false
   /// Gives each account stored its uid, when the store gives numbers.
   var numbers: PosixIDGiver?
   var entries = 0
@@ -298,7 +298,7 @@ struct ImportState {
       let (name, key) = try DetailRules.username(.text(entry.username))
       let full = try DetailRules.fullName(.text(entry.fullName))
       let mail = try DetailRules.email(.text(entry.email))
-      if keepsUserRecords, let like = LinuxUser.systemNamesLike(name, env: env).first {
+      if makesLinuxUsers, let like = LinuxUser.systemNamesLike(name, env: env).first {
         pending.append(
           .problem("\(label): \(Messages.linuxNameTaken(name, systemName: like.name))"))
         taken += 1

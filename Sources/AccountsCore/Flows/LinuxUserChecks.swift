@@ -22,19 +22,21 @@ enum LinuxUser {
     }
   }
 
-  /// Refuses `name`, which NSS knows as `like`, when this host keeps user records.
+  /// Refuses `name`, which NSS knows as `like`, when the store's accounts are Linux users: a
+  /// host keeps their records, or the store gives them numbers (`givesPosixIDs`), also where
+  /// this host keeps none.
   ///
-  /// Its record would never be served (/etc/passwd comes first), and at a PAM login it is the
-  /// system's user, not the account. A user or group that is `account`'s own record (its uid,
-  /// its per-user group) is no clash: a rename that changes only case.
+  /// Its record would never be served here (/etc/passwd comes first), at a PAM login it is the
+  /// system's user, not the account, and a uid given to it would be one no record here uses. A
+  /// user or group that is `account`'s own record (its uid, its per-user group) is no clash: a
+  /// rename that changes only case.
   static func refuse(
     _ name: String, like: [SystemName], account: Account? = nil, env: AccountsEnvironment,
     reader: any AccountReader
   ) throws(AccountsError) {
     let own = account?.uid
     let clashes = like.filter { own == nil || ($0.uid ?? own) != own || ($0.gid ?? own) != own }
-    guard let clash = clashes.first, try reader.userdbHost(named: env.hostName) != nil
-    else { return }
+    guard let clash = clashes.first, try reader.givesPosixIDs() else { return }
     throw .linuxNameTaken(name, systemName: clash.name)
   }
 

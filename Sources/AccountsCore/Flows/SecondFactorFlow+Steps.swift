@@ -23,7 +23,8 @@ extension SecondFactorFlow {
     }
     let key = try sealingKey(env, store: store)
     let secret = try hashing { () throws(CryptoError) in try SecondFactor.newSecret() }
-    let uri = SecondFactor.uri(secret: secret, account: "\(account.username)@\(env.hostName)")
+    let domain = try store.authenticatorDomain() ?? env.hostName
+    let uri = SecondFactor.uri(secret: secret, account: "\(account.username)@\(domain)")
     let shown = qr == .terminal && env.console.outputIsTerminal
     let qrLines = shown ? try qrCode(uri).terminalLines() : []
     let (sealed, keyID) = try kept(secret, accountID: account.id, key: key)

@@ -47,7 +47,8 @@ public enum SecondFactorFlow {
     }
     try checkSealingKey(env, store: store)
     let secret = try hashing { () throws(CryptoError) in try SecondFactor.newSecret() }
-    let uri = SecondFactor.uri(secret: secret, account: "\(account.username)@\(env.hostName)")
+    let domain = try store.authenticatorDomain() ?? env.hostName
+    let uri = SecondFactor.uri(secret: secret, account: "\(account.username)@\(domain)")
     let qrLines = qr == .terminal ? try qrCode(uri).terminalLines() : []
     env.console.output(qrLines.isEmpty ? Messages.typeThis : Messages.scanThis)
     for line in qrLines { env.console.outputDrawing(line) }

@@ -20,7 +20,8 @@ extension AccountsCommand.StoreCommand {
     func validate() throws { try Hosts.validate(name: name) }
 
     func run(_ context: CommandContext) throws {
-      let role = try Hosts.store(global).removeFleetHost(named: name)
+      let role = try Hosts.store(global).removeFleetHost(
+        named: name, at: context.environment.now())
       context.console.output(Messages.fleetHostRemoved(name, role: role))
     }
   }
