@@ -370,6 +370,9 @@ final class PGConnection {
       return "the server asks for a password and none was found (keep it in ~/.pgpass)"
     case "No such file or directory", "Connection refused":
       return "\(trimmed) (is the server running?)"
+    case "SSL error: certificate verify failed":
+      return "the server's certificate could not be verified against the CA that sslrootcert"
+        + " names (another CA signed it, or it has expired)"
     default: return trimmed
     }
   }

@@ -25,7 +25,9 @@ assert BACKEND in ("sqlite", "postgresql", "pgbouncer", "pgroles", "pgfleet"), \
 # upgraded (stores.py, device.py).
 # `pgfleet`: both at once, as a fleet runs: the roles' commands (and the owner's) reach the
 # cluster through PgBouncer, which must let the roles in (Scripts/pgbouncer start DIR PGDIR
-# accounts_e2e_admin accounts_e2e_host). Scripts/test runs this one pass for the two.
+# accounts_e2e_admin accounts_e2e_host: each role, the owner too, a password of its own in the
+# passfile PGPASSFILE names, as docs/fleet.md's pooler checks). Scripts/test runs this one pass
+# for the two.
 POSTGRESQL = BACKEND in ("postgresql", "pgbouncer", "pgroles", "pgfleet")
 POOLED = BACKEND in ("pgbouncer", "pgfleet")
 ROLES = BACKEND in ("pgroles", "pgfleet")

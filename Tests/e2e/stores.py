@@ -14,7 +14,7 @@ import secrets
 import sqlite3
 import subprocess
 
-from constants import BIN, POSTGRESQL, REPO, ROLES, program_server
+from constants import BIN, POOLED, POSTGRESQL, REPO, ROLES, program_server
 from fleet import role_sql
 
 # The roles of a `pgroles` run, made once on the cluster (conftest.py) and given their rights on
@@ -172,14 +172,17 @@ class PostgresStore:
     @property
     def explicit_uri(self) -> str:
         """The URI with the socket folder, port and role written in it, for a process that runs
-        without the PG* variables (pam-auth unsets them). In a `pgroles` run the role is the
-        host role once the store is current: pam-auth and the module are a host's."""
+        without the PG* variables (pam-auth unsets them), and behind the pooler the passfile. In
+        a `pgroles` run the role is the host role once the store is current: pam-auth and the
+        module are a host's."""
         from urllib.parse import quote
         host, port = program_server(os.environ.get("PGHOST", "/var/run/postgresql"),
                                     os.environ.get("PGPORT", "5432"))
         host = quote(host, safe="")
         user = self.program_role(host_command=True) or os.environ.get("PGUSER", "postgres")
-        return f"postgresql:///{self.name}?host={host}&port={port}&user={user}"
+        uri = f"postgresql:///{self.name}?host={host}&port={port}&user={user}"
+        # Behind the pooler every role has a password, in the passfile Scripts/pgbouncer made.
+        return uri + f"&passfile={quote(os.environ['PGPASSFILE'], safe='')}" if POOLED else uri
 
     def program_role(self, host_command: bool):
         """In a `pgroles` run, the role the program connects as for one command: None (the

@@ -1,10 +1,11 @@
-"""Through PgBouncer with the server stopped: PgBouncer accepts the connection and holds the
-first statement (120 s, its query_wait_timeout, then "connection lost"). The program waits for
+"""Through PgBouncer with the server stopped: PgBouncer accepts the connection and may hold the
+first statement (up to its query_wait_timeout, then "connection lost"). The program waits for
 the first answer no longer than it waits to connect, so a cached person logs in within seconds,
 and a person the cache cannot answer for, or a host without a cache, is told in one sentence
 that the server cannot be reached (exit 3) within seconds: never that the password is wrong.
 
-Oracles: the exact lines and exit codes, the time each command took (bounded well below 120 s)."""
+Oracles: the exact lines and exit codes, the time each command took (bounded well below
+PgBouncer's default query_wait_timeout of 120 s)."""
 
 import time
 

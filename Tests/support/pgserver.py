@@ -274,8 +274,9 @@ class Server:
 
 class Pooler:
     """PgBouncer in transaction pooling mode in front of `server` (`Scripts/pgbouncer`): a Unix
-    socket in a folder of its own. `uri()` names a database through it; everything else (psql,
-    the oracles' queries) still goes straight to the server."""
+    socket in a folder of its own, SCRAM passwords checked. `uri()` names a database through it,
+    with the passfile that holds every role's password; everything else (psql, the oracles'
+    queries) still goes straight to the server."""
 
     def __init__(self, server: Server, roles: tuple[str, ...] = ()):
         """`roles`: the roles besides postgres that may connect through it."""
@@ -291,7 +292,8 @@ class Pooler:
         self.port = int((self.dir / "port").read_text().strip())
 
     def uri(self, database: str, user: str = "postgres", **params: str) -> str:
-        query = {"host": str(self.dir), "port": str(self.port), **params}
+        query = {"host": str(self.dir), "port": str(self.port),
+                 "passfile": str(self.dir / "pgpass"), **params}
         return f"postgresql://{user}@/{database}?" + "&".join(f"{k}={v}" for k, v in query.items())
 
     def remove(self) -> None:
