@@ -65,6 +65,7 @@ public enum PostgresRoles {
     "userdb_host_forget(text, integer)",
     "caller_host(text)",
     "audit_offline_event(text, timestamptz, text, text, text, text, text, integer)",
+    "host_report_sync(text, bigint, text, text)",
   ]
 
   /// The tables a host role reads: what a login, a session, PAM and the user records read.
