@@ -1907,3 +1907,60 @@ REVOKE ALL ON FUNCTION accounts.change_password(text, timestamptz, integer, bigi
 REVOKE ALL ON FUNCTION accounts.second_factor_change(text, text, bigint, text, timestamptz,
   integer, bytea, text, bigint, bytea[], bigint, bytea, text[], bytea, text, text, text)
   FROM PUBLIC;
+
+-- Each host's last report (migration "v19", for `accounts store health`): when it was last heard from, when its last sync that worked was
+-- reported and which change counter its records then held, the release it runs, and how
+-- many syncs failed in a row since (the last failure's one-line reason kept after a sync
+-- that worked).
+CREATE TABLE accounts.host_report (
+  host text COLLATE "C" PRIMARY KEY CHECK (char_length(host) BETWEEN 1 AND 253),
+  contact_at timestamptz NOT NULL,
+  synced_at timestamptz,
+  applied_generation bigint CHECK (applied_generation >= 0),
+  release text NOT NULL CHECK (char_length(release) BETWEEN 1 AND 64),
+  failures integer NOT NULL DEFAULT 0 CHECK (failures >= 0),
+  last_failure text CHECK (char_length(last_failure) <= 1024),
+  last_failure_at timestamptz
+);
+
+-- `userdb sync`'s report: p_generation the counter its records hold after a sync that worked
+-- (p_failure null), or p_failure the reason of one that failed. A report that changes
+-- nothing but the time of contact is written only when that is a minute old, so that a sync
+-- with nothing behind writes nothing. No write turn: no decision reads this table. True when
+-- written.
+CREATE FUNCTION accounts.host_report_sync(
+  p_host text, p_generation bigint, p_release text, p_failure text)
+RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  v_now timestamptz := pg_catalog.date_trunc('milliseconds', pg_catalog.now());
+  v_last accounts.host_report;
+BEGIN
+  p_host := accounts.caller_host(p_host);
+  p_failure := pg_catalog.left(p_failure, 1024);
+  SELECT * INTO v_last FROM accounts.host_report AS r WHERE r.host = p_host;
+  IF FOUND AND p_failure IS NULL AND v_last.failures = 0
+     AND v_last.applied_generation IS NOT DISTINCT FROM p_generation
+     AND v_last.release = p_release AND v_last.contact_at > v_now - interval '1 minute' THEN
+    RETURN false;
+  END IF;
+  INSERT INTO accounts.host_report AS r
+    (host, contact_at, synced_at, applied_generation, release, failures, last_failure,
+     last_failure_at)
+  VALUES (p_host, v_now, CASE WHEN p_failure IS NULL THEN v_now END,
+    CASE WHEN p_failure IS NULL THEN p_generation END, p_release,
+    CASE WHEN p_failure IS NULL THEN 0 ELSE 1 END, p_failure,
+    CASE WHEN p_failure IS NOT NULL THEN v_now END)
+  ON CONFLICT (host) DO UPDATE SET
+    contact_at = EXCLUDED.contact_at,
+    synced_at = coalesce(EXCLUDED.synced_at, r.synced_at),
+    applied_generation = coalesce(EXCLUDED.applied_generation, r.applied_generation),
+    release = EXCLUDED.release,
+    failures = CASE WHEN p_failure IS NULL THEN 0 ELSE r.failures + 1 END,
+    last_failure = coalesce(EXCLUDED.last_failure, r.last_failure),
+    last_failure_at = coalesce(EXCLUDED.last_failure_at, r.last_failure_at);
+  RETURN true;
+END $$;
+
+REVOKE ALL ON accounts.host_report FROM PUBLIC;
+REVOKE ALL ON FUNCTION accounts.host_report_sync(text, bigint, text, text) FROM PUBLIC;

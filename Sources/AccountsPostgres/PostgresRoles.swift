@@ -8,9 +8,10 @@ import AccountsCore
 /// given out: reads and appends only), every sequence and every function, but runs no
 /// migration (the schema's owner does, at its first write after an upgrade). A host role writes
 /// no table: it calls the functions of a host's steps (migrations "v5" to "v7", "v12" for
-/// `2fa enable --begin` and `--confirm`, "v13" for its own `userdb enable` and `disable`) and
-/// reads what those steps and its user records read; not the audit log, not the sessions'
-/// token hashes, and the accounts' password hashes only sealed (`SealedPasswordHash`), and may
+/// `2fa enable --begin` and `--confirm`, "v13" for its own `userdb enable` and `disable`, "v19"
+/// for its syncs' reports) and reads what those steps and its user records read; not the audit
+/// log, not the sessions' token hashes, and the accounts' password hashes only sealed
+/// (`SealedPasswordHash`), and may
 /// make no temporary table or type in the database (the right is taken from PUBLIC: a caller's
 /// temporary schema could otherwise stand in for a type a step names). The schema's owner
 /// becomes a member of the host role, unless it is a superuser or may signal any backend: a
@@ -65,6 +66,7 @@ public enum PostgresRoles {
     "userdb_host_forget(text, integer)",
     "caller_host(text)",
     "audit_offline_event(text, timestamptz, text, text, text, text, text, integer)",
+    "host_report_sync(text, bigint, text, text)",
   ]
 
   /// The tables a host role reads: what a login, a session, PAM and the user records read.

@@ -13,6 +13,7 @@ let postgresMigrations: [(identifier: String, sql: String)] = [
   ("v15", postgresSchemaV15),
   ("v16", postgresSchemaV16),
   ("v17", postgresSchemaV17),
+  ("v19", postgresSchemaV19),
   ("v21", postgresSchemaV21),
 ]
 

@@ -107,6 +107,9 @@ def pytest_configure(config):
         "databases on the cluster); deselected when ACCOUNTS_TEST_BACKEND=sqlite, so that they "
         "run once")
     config.addinivalue_line(
+        "markers", "postgresql_store: about what only a PostgreSQL store has (its server, its "
+        "hosts), run in every PostgreSQL run and deselected when ACCOUNTS_TEST_BACKEND=sqlite")
+    config.addinivalue_line(
         "markers", "empty_database: in a PostgreSQL run the test's stores start as empty "
         "databases (the program makes its schema at the first write), not as copies of the "
         "schema the program made once: the tests about that first use")
@@ -118,11 +121,12 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     """A postgresql run deselects the sqlite_only and front_end tests, an sqlite run the
-    postgresql_only ones (pytest reports how many): they are not skipped, they do not apply to
-    that store, or were run on the other one."""
+    postgresql_only and postgresql_store ones (pytest reports how many): they are not skipped,
+    they do not apply to that store, or were run on the other one."""
     def elsewhere(item) -> bool:
         if not POSTGRESQL:
-            return item.get_closest_marker("postgresql_only") is not None
+            return any(item.get_closest_marker(name)
+                       for name in ("postgresql_only", "postgresql_store"))
         if item.get_closest_marker("postgresql_only"):
             # A front end's test about PostgreSQL itself runs in the postgresql run; the pooled
             # and roles runs leave them out: they make clusters, URIs and roles of their own.

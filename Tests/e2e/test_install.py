@@ -28,8 +28,9 @@ COMMANDS = ["activate", "help", "log", "login", "logout", "passwd", "reset", "st
             "session.list", "session.revoke", "store", "store.copy", "store.roles", "store.hosts",
             "store.hosts.add", "store.hosts.list", "store.hosts.remove", "store.cache",
             "store.cache.enable", "store.cache.status", "store.cache.disable",
-            "store.second-factors", "store.second-factors.import-key", "group", "group.add",
-            "group.list", "group.show", "group.remove", "user.ssh-key", "user.ssh-key.add",
+            "store.second-factors", "store.second-factors.import-key", "store.health", "group",
+            "group.add", "group.list", "group.show", "group.remove", "user.ssh-key",
+            "user.ssh-key.add",
             "user.ssh-key.list", "user.ssh-key.remove", "userdb", "userdb.enable",
             "userdb.disable", "userdb.sync", "userdb.status", "userdb.ssh-authorized-keys"]
 

@@ -118,6 +118,10 @@ public protocol AccountRepository: AnyObject {
   func forgetUserdbHost<T>(
     named host: String, at now: Date, _ body: () throws(AccountsError) -> (T, detail: String?)
   ) throws(AccountsError) -> T?
+  /// Records that this host was heard from and how its last sync went (`store health` reads
+  /// it); written only when something changed or the last contact is a minute old. The
+  /// default, for a store one machine keeps (no fleet to watch), records nothing.
+  func reportHost(_ report: HostReport) throws(AccountsError)
 }
 
 /// What the flows read.

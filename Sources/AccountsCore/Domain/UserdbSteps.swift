@@ -6,6 +6,8 @@ import FoundationEssentials
 /// though it may write no table: a host's `userdb enable`, `sync`, `status` and `disable` need
 /// no administrator.
 extension AccountRepository {
+  public func reportHost(_ report: HostReport) throws(AccountsError) {}
+
   public func keepUserdbHost(_ host: UserdbHost) throws(AccountsError) -> String {
     try write { writer throws(AccountsError) -> String in
       if let existing = try writer.userdbHost(named: host.host), existing.folder != host.folder {

@@ -32,6 +32,8 @@ public enum UserdbFlow {
     /// Accounts given a home other than the one they named (another account's before): one
     /// sentence each, also among `skipped`.
     public var homesMoved: [String] = []
+    /// The store's change counter the folder holds after a sync (nil for a comparison).
+    public var applied: Int64?
 
     /// How far the folder is behind the store: files to write or remove, and accounts and
     /// groups still to number.
@@ -233,6 +235,7 @@ public enum UserdbFlow {
       let (generation, built) = try changedRecords(reader, env: env, since: since)
       return (generation, built, waiting)
     }
+    if !dryRun { outcome.applied = generation }
     if waiting > 0 {
       outcome.mayNumber = false
       outcome.unnumbered = waiting

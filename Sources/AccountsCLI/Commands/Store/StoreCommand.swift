@@ -15,8 +15,10 @@ extension AccountsCommand {
       abstract:
         "Move a whole store between SQLite and PostgreSQL; give a PostgreSQL store's roles their "
         + "rights and each host its own; keep logins for when its server is away; move second "
-        + "factors to the server.",
-      subcommands: [Copy.self, Roles.self, Hosts.self, Cache.self, SecondFactors.self])
+        + "factors to the server; watch its health.",
+      subcommands: [
+        Copy.self, Roles.self, Hosts.self, Cache.self, SecondFactors.self, Health.self,
+      ])
 
     /// The PostgreSQL URI `global` names (the flag, else ACCOUNTS_DATABASE, else the default);
     /// for an SQLite store, a usage error saying `refusal` (exit 2).

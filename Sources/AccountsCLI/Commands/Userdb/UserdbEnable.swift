@@ -37,6 +37,7 @@ extension AccountsCommand {
     func run(_ context: CommandContext) throws {
       let outcome = try UserdbFlow.enable(
         context.environment, folder: folder, range: uids.flatMap(PosixIDRange.init(parsing:)))
+      HostReporting.synced(context.environment, outcome, release: AccountsCommand.version)
       UserdbOutput.show(outcome, context)
     }
   }

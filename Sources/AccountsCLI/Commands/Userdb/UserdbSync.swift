@@ -12,7 +12,8 @@ extension AccountsCommand {
         and groups without one (made before the store gave numbers; a fleet host's role may \
         not: it says so): the files of what changed since the folder was last written, or \
         with --full (and where the folder was changed by another hand) the whole folder. \
-        Run as root, at boot and on a timer where hosts share a store.
+        Run as root, at boot and on a timer where hosts share a store. Each sync tells a \
+        PostgreSQL store that this host was heard from, and whether it worked (store health).
         """)
 
     @Flag(name: .customLong("full"), help: "Compare the whole folder with the store.")
@@ -21,7 +22,16 @@ extension AccountsCommand {
     @OptionGroup var global: GlobalOptions
 
     func run(_ context: CommandContext) throws {
-      UserdbOutput.show(try UserdbFlow.sync(context.environment, full: full), context)
+      let env = context.environment
+      let outcome: UserdbFlow.Outcome
+      do {
+        outcome = try UserdbFlow.sync(env, full: full)
+      } catch {
+        HostReporting.failed(env, error, release: AccountsCommand.version)
+        throw error
+      }
+      HostReporting.synced(env, outcome, release: AccountsCommand.version)
+      UserdbOutput.show(outcome, context)
       // The server was reached: the login cache's offline events go to its log.
       OfflineEventDelivery.deliver(context.environment)
     }
