@@ -13,6 +13,7 @@ let postgresMigrations: [(identifier: String, sql: String)] = [
   ("v15", postgresSchemaV15),
   ("v16", postgresSchemaV16),
   ("v17", postgresSchemaV17),
+  ("v20", postgresSchemaV20),
 ]
 
 /// The SQL of PostgreSQL migration "v1": the whole of SQLite's schema after its "v4", in

@@ -14,16 +14,23 @@ public struct HomeScreen: Equatable, Sendable {
   /// (a PostgreSQL store): what a host's offline-login cache may keep, sealed under a key
   /// derived from the password.
   public var learnedSecondFactor: LearnedSecondFactor?
+  /// The hashes of the unused recovery codes, or nil.
+  ///
+  /// Given only when the store's server took a second step with the password and the login
+  /// asked for them (`LoginCompletion.keepsRecoveryCodes`): what a host's login cache keeps
+  /// when this host may not read them itself.
+  public var learnedRecoveryCodes: [[UInt8]]?
 
   /// Creates a Home screen.
   public init(
     fullName: String, previousLogin: Date?, failuresSince: Int,
-    learnedSecondFactor: LearnedSecondFactor? = nil
+    learnedSecondFactor: LearnedSecondFactor? = nil, learnedRecoveryCodes: [[UInt8]]? = nil
   ) {
     self.fullName = fullName
     self.previousLogin = previousLogin
     self.failuresSince = failuresSince
     self.learnedSecondFactor = learnedSecondFactor
+    self.learnedRecoveryCodes = learnedRecoveryCodes
   }
 
   /// The lines Home prints: welcome, last login, failures.
