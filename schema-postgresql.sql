@@ -1912,7 +1912,8 @@ REVOKE ALL ON FUNCTION accounts.second_factor_change(text, text, bigint, text, t
 -- the password's proof, and hands it over through the overload of accounts.login_success with
 -- two arguments more, which fills only a secret the server does not keep yet and puts it back
 -- when the login is refused), and hands a host's login cache the unused recovery codes' hashes
--- with a login that passed a second step. Only adds: the previous release's calls still work.
+-- with a login that passed a second step, and the store's identity with a login let in (for the
+-- session file). Only adds: the previous release's calls still work.
 CREATE FUNCTION accounts.second_factor_sealed(p_key text, p_wait_ms integer, p_proof text)
 RETURNS TABLE (r_sealed bytea, r_key_id text)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -1935,7 +1936,8 @@ CREATE FUNCTION accounts.login_success(
   p_codes_left_details text[], p_reset_kinds text[], p_host text, p_proof text, p_code text,
   p_moved_secret bytea, p_recovery_codes boolean)
 RETURNS TABLE (r_outcome text, r_until text, r_full_name text, r_previous text,
-               r_failures_since bigint, r_secret text, r_step bigint, r_codes text)
+               r_failures_since bigint, r_secret text, r_step bigint, r_codes text,
+               r_store text)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   administers boolean := accounts.caller_administers();
@@ -1972,7 +1974,9 @@ BEGIN
                                           ORDER BY c.code_hash)
                         FROM accounts.recovery_code AS c
                         JOIN accounts.account AS a ON a.id = c.account_id
-                        WHERE a.username_key = p_key AND c.used_at IS NULL), '') END;
+                        WHERE a.username_key = p_key AND c.used_at IS NULL), '') END,
+    CASE WHEN done.r_outcome = 'logged_in'
+         THEN (SELECT u.store_id FROM accounts.userdb_setting AS u WHERE u.id = 1) END;
 END $$;
 
 REVOKE ALL ON FUNCTION accounts.second_factor_sealed(text, integer, text) FROM PUBLIC;

@@ -12,7 +12,9 @@
 /// secret back as it was. The same overload, asked to (`p_recovery_codes`: the host keeps a
 /// login cache), returns the person's unused recovery codes' hashes, hex and comma-separated,
 /// with a login that passed the password's proof and a code or recovery code the server took:
-/// a host role, which reads no hash, can then keep them for offline logins.
+/// a host role, which reads no hash, can then keep them for offline logins. A login let in also
+/// returns the store's identity (`userdb_setting.store_id`), which the session file records so
+/// that another URI of the same store keeps the session, at no cost of its own.
 let postgresSchemaV20 = """
   CREATE FUNCTION accounts.second_factor_sealed(p_key text, p_wait_ms integer, p_proof text)
   RETURNS TABLE (r_sealed bytea, r_key_id text)
@@ -36,7 +38,8 @@ let postgresSchemaV20 = """
     p_codes_left_details text[], p_reset_kinds text[], p_host text, p_proof text, p_code text,
     p_moved_secret bytea, p_recovery_codes boolean)
   RETURNS TABLE (r_outcome text, r_until text, r_full_name text, r_previous text,
-                 r_failures_since bigint, r_secret text, r_step bigint, r_codes text)
+                 r_failures_since bigint, r_secret text, r_step bigint, r_codes text,
+                 r_store text)
   LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   DECLARE
     administers boolean := accounts.caller_administers();
@@ -73,7 +76,9 @@ let postgresSchemaV20 = """
                                             ORDER BY c.code_hash)
                           FROM accounts.recovery_code AS c
                           JOIN accounts.account AS a ON a.id = c.account_id
-                          WHERE a.username_key = p_key AND c.used_at IS NULL), '') END;
+                          WHERE a.username_key = p_key AND c.used_at IS NULL), '') END,
+      CASE WHEN done.r_outcome = 'logged_in'
+           THEN (SELECT u.store_id FROM accounts.userdb_setting AS u WHERE u.id = 1) END;
   END $$;
 
   REVOKE ALL ON FUNCTION accounts.second_factor_sealed(text, integer, text) FROM PUBLIC;

@@ -163,7 +163,7 @@ extension PostgresStore {
             },
             learnedRecoveryCodes: try rows.decode(String?.self, 0, 7).map {
               codes throws(PGUnreadableValue) in try Self.hashes(codes)
-            }))
+            }, storeID: try rows.decode(String?.self, 0, 8)))
       case "locked": return .locked(until: try rows.decode(Date.self, 0, 1))
       case "gone": return .gone
       case "code_used": return .codeAlreadyUsed

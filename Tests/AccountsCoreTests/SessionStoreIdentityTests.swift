@@ -16,21 +16,21 @@ struct SessionStoreIdentityTests {
     return env
   }
 
-  /// A login on a PostgreSQL store records its identity; `whoami` through another URI of the
-  /// same store finds the session, and the file then names that URI.
+  /// A file that names the store by one URI and records its identity (as a login on a
+  /// PostgreSQL store writes it): `whoami` through another URI of the same store finds the
+  /// session, and the file then names that URI.
   @Test func anotherURIOfTheSameStoreKeepsTheSession() throws {
-    // Given alice logged in through one URI
+    // Given alice's live session, the file naming this store by one URI and by its identity
     let world = try World()
     try world.activateAlice()
-    let console = ScriptedConsole(["alice", password])
-    var env = environment(world, "postgresql:///accounts")
-    env.console = console
-    _ = try LoginFlow.run(env, options: LoginOptions())
+    try world.loginAlice()
     let id = try world.store.read { reader throws(AccountsError) in
       try reader.userdbSettings().storeID
     }
-    #expect(world.sessions.saved?.storeID == id)
-    #expect(world.sessions.saved?.database == "postgresql:///accounts")
+    var saved = try #require(world.sessions.saved)
+    saved.database = "postgresql:///accounts"
+    saved.storeID = id
+    world.sessions.saved = saved
     // When whoami runs through another URI of the same store
     let other = "postgresql://?host=%2Frun%2Fpostgresql&dbname=accounts"
     let found = try SessionFlow.whoami(environment(world, other))
@@ -38,6 +38,7 @@ struct SessionStoreIdentityTests {
     #expect(found.account.username == "Alice")
     #expect(world.sessions.saved?.database == other)
     #expect(world.sessions.saved?.storeID == id)
+    #expect(world.sessions.saved?.token == saved.token)
   }
 
   /// A file that records another store's identity: not logged in, the file as it was, even

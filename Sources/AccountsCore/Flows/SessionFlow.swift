@@ -135,18 +135,14 @@ enum SessionBook {
   /// Writes the session file for a session just stored; if that fails, the session is ended
   /// again (nobody could use it) and the failure thrown.
   ///
-  /// A PostgreSQL store's identity is recorded with its URI (one more read, at login only), so
-  /// that another URI of the same store keeps the session; a store that cannot tell it leaves
-  /// the session tied to the URI.
+  /// A PostgreSQL store's identity, as its login step gave it (`storeID`), is recorded with its
+  /// URI, so that another URI of the same store keeps the session; without one the session
+  /// stays tied to the URI. An SQLite file is named by its canonical path alone.
   static func keep(
-    token: [UInt8], tokenHash: [UInt8], env: AccountsEnvironment, store: any AccountRepository
+    token: [UInt8], tokenHash: [UInt8], storeID: String?, env: AccountsEnvironment,
+    store: any AccountRepository
   ) throws(AccountsError) {
-    var storeID: String?
-    if StoreLocation.isPostgres(env.storeLocation) {
-      storeID = try? store.read { reader throws(AccountsError) in
-        try reader.userdbSettings().storeID
-      }
-    }
+    let storeID = StoreLocation.isPostgres(env.storeLocation) ? storeID : nil
     do {
       try env.sessions.save(
         SavedSession(
