@@ -35,6 +35,12 @@ public enum PostgresRoles {
     bytea, bytea, double precision, bigint, bytea, text, text, text, text, text[], text[], text, \
     text, text)
     """,
+    """
+    login_success(text, text, timestamptz, integer, bigint, text, text, boolean, bigint, \
+    bytea, bytea, double precision, bigint, bytea, text, text, text, text, text[], text[], text, \
+    text, text, bytea, boolean)
+    """,
+    "second_factor_sealed(text, integer, text)",
     "session_by_token(bytea)",
     "session_touch(bytea, timestamptz, integer)",
     "session_end(bytea, boolean, timestamptz, integer, boolean, text[], text)",

@@ -14,6 +14,7 @@ let postgresMigrations: [(identifier: String, sql: String)] = [
   ("v16", postgresSchemaV16),
   ("v17", postgresSchemaV17),
   ("v19", postgresSchemaV19),
+  ("v20", postgresSchemaV20),
   ("v21", postgresSchemaV21),
 ]
 

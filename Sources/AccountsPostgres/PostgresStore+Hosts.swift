@@ -195,7 +195,7 @@ extension PGValue {
     switch proof {
     case .totp(let number): return (PGValue(Int64(clamping: number)), .null, .null)
     case .recovery(let hash): return (.null, .bytes(hash), .null)
-    case .serverCheck(let code): return (.null, .null, .text(code))
+    case .serverCheck(let code, _): return (.null, .null, .text(code))
     case nil: return (.null, .null, .null)
     }
   }

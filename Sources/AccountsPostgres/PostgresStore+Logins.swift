@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsCrypto
 import FoundationEssentials
 
 /// A login's steps, each one statement on its own: a call of the migration "v5" function that
@@ -122,12 +123,15 @@ extension PostgresStore {
     -> LoginSuccessOutcome
   {
     let (step, recovery, code) = PGValue.secondStep(record.completion.proof)
+    var moving: PGValue = .null
+    if case .serverCheck(_, let secret?) = record.completion.proof { moving = .bytes(secret) }
     let session = record.completion.session
     let (rows, access) = try statement(
       """
       SELECT * FROM accounts.login_success($1, $2, $3::timestamptz, $4::integer, $5::bigint,
         $6, $7, $8::boolean, $9::bigint, $10::bytea, $11::bytea, $12::double precision,
-        $13::bigint, $14::bytea, $15, $16, $17, $18, $19::text[], $20::text[], $21, $22, $23)
+        $13::bigint, $14::bytea, $15, $16, $17, $18, $19::text[], $20::text[], $21, $22, $23,
+        $24::bytea, $25::boolean)
       """,
       [
         .text(record.username), .text(record.usernameKey), PGValue(record.now),
@@ -141,7 +145,8 @@ extension PostgresStore {
         .text(record.goneDetail), .text(record.refusalDetail),
         .text(record.requiredChangeDetail), PostgresAccess.textArray(record.codesLeftDetails),
         PostgresAccess.textArray(record.failureCountResets.map(\.rawValue)), PGValue(writingHost),
-        PGValue(record.expected?.passwordHash), code,
+        PGValue(record.expected?.passwordHash), code, moving,
+        PGValue(record.completion.keepsRecoveryCodes),
       ], for: .readWrite)
     return try access.decoded { () throws(PGUnreadableValue) in
       switch try rows.decode(String.self, 0, 0) {
@@ -155,13 +160,44 @@ extension PostgresStore {
               secret throws(PGUnreadableValue) in
               LearnedSecondFactor(
                 secret: secret, step: UInt64(max(try rows.decode(Int64.self, 0, 6), 0)))
-            }))
+            },
+            learnedRecoveryCodes: try rows.decode(String?.self, 0, 7).map {
+              codes throws(PGUnreadableValue) in try Self.hashes(codes)
+            }, storeID: try rows.decode(String?.self, 0, 8)))
       case "locked": return .locked(until: try rows.decode(Date.self, 0, 1))
       case "gone": return .gone
       case "code_used": return .codeAlreadyUsed
       case "code_wrong": return .codeWrong
       default: throw PGUnreadableValue(reason: "login_success gave no known outcome")
       }
+    }
+  }
+
+  /// The hashes `login_success` lists: hex, comma-separated (none: empty).
+  static func hashes(_ list: String) throws(PGUnreadableValue) -> [[UInt8]] {
+    var hashes: [[UInt8]] = []
+    for item in list.split(separator: ",") {
+      guard let hash = Hex.decode(item) else {
+        throw PGUnreadableValue(reason: "login_success gave a recovery code's hash not in hex")
+      }
+      hashes.append(hash)
+    }
+    return hashes
+  }
+
+  public func keyFileSealedSecret(key: String, proof: String) throws(AccountsError)
+    -> KeyFileSealedSecret?
+  {
+    let (rows, access) = try statement(
+      """
+      SELECT encode(s.r_sealed, 'hex'), s.r_key_id
+      FROM accounts.second_factor_sealed($1, $2::integer, $3) AS s
+      """,
+      [.text(key), waitMilliseconds, .text(proof)], for: .readWrite)
+    guard rows.count == 1 else { return nil }
+    return try access.decoded { () throws(PGUnreadableValue) in
+      KeyFileSealedSecret(
+        sealed: try rows.decode([UInt8].self, 0, 0), keyID: try rows.decode(String.self, 0, 1))
     }
   }
 

@@ -234,7 +234,9 @@ private func sealingKey(_ bytes: [UInt8]) throws(AccountsError) -> SealingKey {
 /// Mode 0600 in a folder of mode 0700. Three lines: `accounts-session 1`, `database <path>`,
 /// `token <64 hex digits>`. The path is canonical (its folder's real path, links to folders
 /// resolved, and the file's name), so that a session is found however the database is named;
-/// a PostgreSQL store is named by its URI without the password.
+/// a PostgreSQL store is named by its URI without the password, and a fourth line before the
+/// token, `store <32 hex digits>`, names its identity (a reader that does not know the line
+/// reads it as part of the URI, which then names no store: a login replaces the file).
 public final class SessionFile: SessionKeeper {
   /// The file's path.
   public let location: String
@@ -267,8 +269,17 @@ public final class SessionFile: SessionKeeper {
     guard text.hasPrefix(Self.header), text.hasSuffix("\n"),
       let tokenLine = text.dropLast().ranges(of: "\ntoken ").last
     else { throw .clientFile(.damaged(.sessionFile, path: location)) }
-    let database = String(
+    var database = String(
       text[text.index(text.startIndex, offsetBy: Self.header.count)..<tokenLine.lowerBound])
+    var storeID: String?
+    // A path may hold a line break; only a URI's store line is read as one.
+    if let storeLine = database.ranges(of: "\nstore ").last,
+      Self.isStoreID(String(database[storeLine.upperBound...])),
+      StoreLocation.isPostgres(String(database[..<storeLine.lowerBound]))
+    {
+      storeID = String(database[storeLine.upperBound...])
+      database = String(database[..<storeLine.lowerBound])
+    }
     let tokenText = text[tokenLine.upperBound..<text.index(before: text.endIndex)]
     guard let token = Hex.decode(tokenText), token.count == 32 else {
       throw .clientFile(.damaged(.sessionFile, path: location))
@@ -276,7 +287,13 @@ public final class SessionFile: SessionKeeper {
     // Earlier versions wrote the path as given, made absolute (`/srv/./db`): read canonical, it
     // still names its database. A path that is not absolute names none (it can only have been
     // written by hand): the file is kept, no database matches it, and a login replaces it.
-    return SavedSession(database: recorded(database), token: token)
+    return SavedSession(database: recorded(database), storeID: storeID, token: token)
+  }
+
+  /// Whether `text` is a store's identity as the store makes it: 32 lowercase hex digits.
+  private static func isStoreID(_ text: String) -> Bool {
+    text.utf8.count == 32
+      && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
   }
 
   public func recorded(_ database: String) -> String {
@@ -291,7 +308,9 @@ public final class SessionFile: SessionKeeper {
       throw .clientFile(.unusable(.sessionFile, path: location, reason: Messages.storage(error)))
     }
     try checkFolder()
-    let text = Self.header + session.database + "\ntoken " + Hex.encode(session.token) + "\n"
+    let store = session.storeID.flatMap { Self.isStoreID($0) ? "\nstore " + $0 : nil } ?? ""
+    let text =
+      Self.header + session.database + store + "\ntoken " + Hex.encode(session.token) + "\n"
     try PrivateFile.write(
       Array(text.utf8), to: location, kind: .sessionFile, placing: .replacing)
   }

@@ -27,6 +27,29 @@ struct ClientFileTests {
     try file.remove()
   }
 
+  /// A PostgreSQL store's identity reads back from its own line, and a file without one reads
+  /// with none; a path whose line looks like one keeps it as part of the path.
+  @Test func sessionFileStoreIdentity() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("session").path
+    let file = SessionFile(path: path)
+    let id = "0123456789abcdef0123456789abcdef"
+    let saved = SavedSession(database: "postgresql:///db", storeID: id, token: Array(0..<32))
+    try file.save(saved)
+    #expect(
+      try String(contentsOfFile: path, encoding: .utf8)
+        == "accounts-session 1\ndatabase postgresql:///db\nstore \(id)\ntoken "
+        + (0..<32).map { String(format: "%02x", $0) }.joined()
+        + "\n")
+    #expect(try file.load() == saved)
+    try file.save(SavedSession(database: "postgresql:///db", token: Array(0..<32)))
+    #expect(try file.load()?.storeID == nil)
+    let oddPath = SavedSession(database: "/data/a\nstore \(id)", token: Array(0..<32))
+    try file.save(oddPath)
+    #expect(try file.load() == oddPath)
+  }
+
   /// A session file readable by others, a link or damaged content is refused.
   @Test func sessionFileRefusals() throws {
     let folder = try temporaryFolder()

@@ -225,7 +225,7 @@ struct UpgradeToGroupsTests {
     }
     #expect(
       try run("SELECT identifier FROM accounts.schema_migration ORDER BY 1")
-        == "v1\nv10\nv11\nv12\nv13\nv14\nv15\nv16\nv17\nv19\nv2\nv21\nv3\nv4\nv5\nv6\nv7\nv8\nv9")
+        == "v1\nv10\nv11\nv12\nv13\nv14\nv15\nv16\nv17\nv19\nv2\nv20\nv21\nv3\nv4\nv5\nv6\nv7\nv8\nv9")
     #expect(try run("SELECT count(*) FROM accounts.audit_event WHERE host IS NULL") == "2")
     #expect(try run("SELECT count(*) FROM accounts.session WHERE host IS NULL") == "1")
     #expect(try run("SELECT count(*) FROM accounts.account WHERE expires_at IS NULL") == "2")

@@ -25,7 +25,7 @@ from totp import code_for_step, step_of
 
 from constants import BIN, FILL, FULL_NAME, PASSWORD, USERNAME
 from device import Result, with_program_role
-from stores import store_execute
+from stores import store_execute, store_query
 
 
 WELCOME = f"Welcome back {FULL_NAME}!"
@@ -354,3 +354,24 @@ def pending_rows(device, username=USERNAME) -> list:
     return device.query(
         "SELECT p.key_id, p.expires_at FROM pending_second_factor AS p JOIN account AS a "
         "ON a.id = p.account_id WHERE a.username_key = ?", username.lower())
+
+
+def seal_under_key_file(pg, pgdb, sqlite_client) -> tuple:
+    """alice's second factor on the activated PostgreSQL store `pgdb` as a store kept it before
+    its server kept them (migration v17): turned on by `2fa enable` on the SQLite store of
+    `sqlite_client` (activated here), its sealed secret and recovery codes written into `pgdb`,
+    its last step ten steps back. Returns (enrollment, the key file it is sealed under)."""
+    from pgcluster import activate
+    activate(sqlite_client)
+    enrollment = enable(sqlite_client)
+    assert enrollment.result.code == 0, enrollment.result
+    db = pathlib.Path(sqlite_client.database)
+    ((sealed, key_id, last_step),) = store_query(
+        db, "SELECT sealed_secret, key_id, last_step FROM second_factor WHERE account_id = 1")
+    hashes = [h for (h,) in store_query(db, "SELECT code_hash FROM recovery_code")]
+    pg.psql("INSERT INTO accounts.second_factor (account_id, sealed_secret, key_id, last_step, "
+            f"enabled_at) VALUES (1, '\\x{sealed.hex()}', '{key_id}', {last_step - 10}, now())",
+            pgdb)
+    pg.psql("INSERT INTO accounts.recovery_code (account_id, code_hash) VALUES "
+            + ", ".join(f"(1, '\\x{h.hex()}')" for h in hashes), pgdb)
+    return enrollment, db.with_name(db.name + ".key")

@@ -13,6 +13,7 @@ import re
 import pytest
 
 from conftest import BOB_FULL_NAME, FULL_NAME, PASSWORD, USERNAME, form, new_store
+from constants import POSTGRESQL
 
 
 NOT_LOGGED_IN = "Not logged in.\n"
@@ -25,6 +26,7 @@ NO_SUCH = 5
 STORAGE = 3
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 TOKEN = re.compile(r"^[0-9a-f]{64}$")
+STORE_ID = re.compile(r"^[0-9a-f]{32}$")
 HEADER = ("ID      USER NAME         STARTED                   LAST SEEN                 ENDS"
           "                      2FA  HOST")
 WHOAMI_KEYS = ["loggedIn", "username", "fullName", "session", "startedAt", "lastSeenAt",
@@ -82,14 +84,27 @@ def sessions(device, username=None) -> list:
 
 
 def read_session_file(path) -> tuple:
-    """(database, token) from a session file, after checking its three lines exactly."""
+    """(database, token) from a session file, after checking its lines exactly: three, and in a
+    postgresql run a fourth before the token naming the store's identity."""
+    database, _, token = read_session_lines(path)
+    return database, token
+
+
+def read_session_lines(path) -> tuple:
+    """(database, store id or None, token) from a session file, its lines checked exactly."""
     lines = path.read_text().split("\n")
+    store = None
+    if POSTGRESQL:
+        assert len(lines) == 5 and lines[4] == "", lines
+        assert lines[2].startswith("store "), lines
+        store = lines.pop(2)[len("store "):]
+        assert STORE_ID.match(store), store
     assert len(lines) == 4 and lines[3] == "", lines
     assert lines[0] == "accounts-session 1"
     assert lines[1].startswith("database ") and lines[2].startswith("token "), lines
     token = lines[2][len("token "):]
     assert TOKEN.match(token), token
-    return lines[1][len("database "):], token
+    return lines[1][len("database "):], store, token
 
 
 def token_hash(token) -> bytes:

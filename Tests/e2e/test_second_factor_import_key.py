@@ -12,8 +12,7 @@ import pytest
 
 from conftest import PASSWORD, USERNAME
 from pgcluster import Client, activate, client, pg, pgdb  # noqa: F401
-from secondfactor import authorized_home, enable, login, recovered
-from stores import store_query
+from secondfactor import authorized_home, login, recovered, seal_under_key_file
 
 pytestmark = pytest.mark.postgresql_only
 
@@ -27,19 +26,7 @@ def old_store(pg, pgdb, client, tmp_path):
     PostgreSQL store kept it before v17."""
     activate(client)
     sqlite = Client(tmp_path / "sqlite-host", str(tmp_path / "old" / "accounts.sqlite3"))
-    activate(sqlite)
-    enrollment = enable(sqlite)
-    assert enrollment.result.code == 0, enrollment.result
-    db = tmp_path / "old" / "accounts.sqlite3"
-    ((sealed, key_id, last_step),) = store_query(
-        db, "SELECT sealed_secret, key_id, last_step FROM second_factor WHERE account_id = 1")
-    hashes = [h for (h,) in store_query(db, "SELECT code_hash FROM recovery_code")]
-    pg.psql("INSERT INTO accounts.second_factor (account_id, sealed_secret, key_id, last_step, "
-            f"enabled_at) VALUES (1, '\\x{sealed.hex()}', '{key_id}', {last_step - 10}, now())",
-            pgdb)
-    pg.psql("INSERT INTO accounts.recovery_code (account_id, code_hash) VALUES "
-            + ", ".join(f"(1, '\\x{h.hex()}')" for h in hashes), pgdb)
-    return enrollment, db.with_name("accounts.sqlite3.key")
+    return seal_under_key_file(pg, pgdb, sqlite)
 
 
 def test_import_key_moves_every_secret_and_the_key_file_is_no_longer_needed(

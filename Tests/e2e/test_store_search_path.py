@@ -154,9 +154,9 @@ def test_a_v7_store_runs_the_callers_cast_as_its_owner_until_v8(pg, pgdb, tmp_pa
 
 
 def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
-    """The v7 store's first write as its owner runs v8 to v19: every row of every table and
-    every sequence as it was (schema_migration gains "v8" to "v19", host_report is new and
-    empty, audit_kind v11's kinds, v17's server key and empty server_secret column, and
+    """The v7 store's first write as its owner runs v8 to v21: every row of every table and
+    every sequence as it was (schema_migration gains "v8" to "v21", host_report is new and
+    empty, audit_kind v11's and v21's kinds, v17's server key and empty server_secret column, and
     pending_second_factor is new and empty; bob, whose uid was given, has his home /home/bob
     recorded in home_path and pinned); bob then logs in with his password."""
     load_v7_store(pg, pgdb)
@@ -170,8 +170,8 @@ def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
         after = dump_accounts_schema(pg, pgdb)
         added = sorted(json.loads(row)["identifier"] for row in after["schema_migration"]
                        if row not in before["schema_migration"])
-        assert added == ["v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v19", "v21",
-                         "v8", "v9"], added
+        assert added == ["v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v19", "v20",
+                         "v21", "v8", "v9"], added
         after["schema_migration"] = before["schema_migration"]
         # Migration v15's fleet: the roles `store roles --apply` recorded, no host of its own.
         assert [{k: v for k, v in json.loads(row).items() if k != "applied_at"}

@@ -34,6 +34,12 @@ public protocol AccountRepository: AnyObject {
   /// for a store of one device (the entry then names the device's host).
   func authenticatorDomain() throws(AccountsError) -> String?
 
+  /// The secret of `key` when the store's server does not keep it yet, still sealed under a key
+  /// file (a store from before its server kept them); given only with `proof`, the account's
+  /// whole password hash, to a caller that does not administer. Nil when there is none.
+  func keyFileSealedSecret(key: String, proof: String) throws(AccountsError)
+    -> KeyFileSealedSecret?
+
   /// The host this process writes as (its node name, or `ACCOUNTS_HOST_NAME`).
   ///
   /// Every audit event appended and every session started without a host of its own is stamped
@@ -389,4 +395,24 @@ extension AccountRepository {
 
   /// Nil: a store of one device.
   public func authenticatorDomain() throws(AccountsError) -> String? { nil }
+
+  /// Nil: a store that keeps no secret for its server keeps every one under the key file.
+  public func keyFileSealedSecret(key: String, proof: String) throws(AccountsError)
+    -> KeyFileSealedSecret?
+  { nil }
+}
+
+/// A second factor's secret a store whose server keeps the others still keeps sealed under a
+/// key file, as it was sealed before the server kept them.
+public struct KeyFileSealedSecret: Equatable, Sendable {
+  /// The sealed secret (AES-256-GCM, bound to the account's id).
+  public var sealed: [UInt8]
+  /// The id of the key file's key it is sealed under.
+  public var keyID: String
+
+  /// Creates one.
+  public init(sealed: [UInt8], keyID: String) {
+    self.sealed = sealed
+    self.keyID = keyID
+  }
 }

@@ -26,17 +26,23 @@ public protocol SealingKeyStore: AnyObject {
   func keyMakingIfNeeded() throws(AccountsError) -> SealingKey
 }
 
-/// What the client keeps of its session: which database, and the token.
+/// What the client keeps of its session: which store, and the token.
 public struct SavedSession: Equatable, Sendable {
   /// The database, as the keeper records it (`SessionKeeper.recorded`): the session means
   /// nothing to another one.
   public var database: String
+  /// The identity of a PostgreSQL store (`userdb_setting.store_id`), read at login.
+  ///
+  /// Another URI of the same store keeps the session. Nil for SQLite, whose canonical path
+  /// names its store.
+  public var storeID: String?
   /// The 256-bit token.
   public var token: [UInt8]
 
   /// Creates a saved session.
-  public init(database: String, token: [UInt8]) {
+  public init(database: String, storeID: String? = nil, token: [UInt8]) {
     self.database = database
+    self.storeID = storeID
     self.token = token
   }
 }

@@ -162,6 +162,8 @@ struct Authenticator {
     } else {
       fresh = verified.needsRehash ? try? env.hasher.hash(password: verified.password) : nil
     }
+    var completion = completion
+    completion.keepsRecoveryCodes = env.loginCacheFiles != nil
     let outcome: LoginSuccessOutcome
     do {
       outcome = try LoginRecorder.recordSuccess(
@@ -178,7 +180,8 @@ struct Authenticator {
     case .loggedIn(let home):
       LoginCacheRefresh.afterLogin(
         env, store: store, verified: verified, password: newPassword ?? verified.password,
-        proof: completion.proof, learned: home.learnedSecondFactor)
+        proof: completion.proof, learned: home.learnedSecondFactor,
+        learnedCodes: home.learnedRecoveryCodes)
       return home
     case .locked(let until): throw env.lockedError(until: until)
     case .gone: throw .invalidCredentials

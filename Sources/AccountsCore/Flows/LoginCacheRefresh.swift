@@ -19,14 +19,16 @@ enum LoginCacheRefresh {
 
   /// Writes the entry of a login the server just recorded: `password` is the one now valid
   /// (the new one when a change was required), `proof` the second factor it accepted, `learned`
-  /// the secret and step a server that keeps the second factors gave back with a code it took.
+  /// the secret and step a server that keeps the second factors gave back with a code it took,
+  /// `learnedCodes` the unused recovery codes' hashes it gave back with a second step it took.
   ///
   /// Where the server keeps the secrets, the host learns one only from a login with password and
   /// code: after another login (a recovery code) an entry whose secret still holds is kept as
   /// it was, and one whose secret cannot be sealed again is removed.
   static func afterLogin(
     _ env: AccountsEnvironment, store: any AccountRepository, verified: Authenticator.Verified,
-    password: String, proof: VerificationProof?, learned: LearnedSecondFactor?
+    password: String, proof: VerificationProof?, learned: LearnedSecondFactor?,
+    learnedCodes: [[UInt8]]? = nil
   ) {
     guard let cache = cache(env) else { return }
     let account = verified.account
@@ -77,8 +79,10 @@ enum LoginCacheRefresh {
       if let factor = verified.secondFactor {
         lastStep = max(factor.lastStep, learned?.step ?? 0)
         if case .totp(let step) = proof { lastStep = max(step, factor.lastStep) }
+        // A host role reads no recovery code's hash: the server hands them to the login.
         codes =
-          (try? store.read { reader throws(AccountsError) in
+          learnedCodes
+          ?? (try? store.read { reader throws(AccountsError) in
             try reader.unusedRecoveryCodeHashes(accountID: account.id)
           }) ?? []
       }

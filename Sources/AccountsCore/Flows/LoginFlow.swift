@@ -63,7 +63,8 @@ public enum LoginFlow {
     let home = try authenticator.logIn(
       verified, newPassword: newPassword,
       completion: LoginCompletion(proof: proof, session: start))
-    try SessionBook.keep(token: token, tokenHash: hash, env: env, store: store)
+    try SessionBook.keep(
+      token: token, tokenHash: hash, storeID: home.storeID, env: env, store: store)
     if let proof {
       SecondFactorGate.acknowledge(proof, account: verified.account, env: env, store: store)
     }

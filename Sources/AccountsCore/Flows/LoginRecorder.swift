@@ -33,14 +33,19 @@ public struct LoginCompletion: Equatable, Sendable {
   public var session: SessionStart?
   /// Where the login came from, for the audit event (`pam service=sshd`).
   public var origin: String?
+  /// Whether this host keeps a login cache: a store whose server keeps the second factors then
+  /// hands back the unused recovery codes' hashes with a login that passed a second step.
+  public var keepsRecoveryCodes: Bool
 
   /// Creates a completion.
   public init(
-    proof: VerificationProof? = nil, session: SessionStart? = nil, origin: String? = nil
+    proof: VerificationProof? = nil, session: SessionStart? = nil, origin: String? = nil,
+    keepsRecoveryCodes: Bool = false
   ) {
     self.proof = proof
     self.session = session
     self.origin = origin
+    self.keepsRecoveryCodes = keepsRecoveryCodes
   }
 }
 

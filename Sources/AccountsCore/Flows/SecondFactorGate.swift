@@ -7,8 +7,10 @@ public enum VerificationProof: Equatable, Sendable {
   case totp(step: UInt64)
   /// An unused recovery code with this hash.
   case recovery(hash: [UInt8])
-  /// A TOTP code as typed, for the store's server to check (it keeps the secret).
-  case serverCheck(code: String)
+  /// A TOTP code as typed, for the store's server to check (it keeps the secret); `moving`,
+  /// the secret this host opened with its key file, for the server to keep from this login on
+  /// when it still keeps it sealed under that key file.
+  case serverCheck(code: String, moving: [UInt8]? = nil)
 }
 
 /// The second step after a right password: asking the code and checking it, for login, the
@@ -79,7 +81,7 @@ struct SecondFactorGate {
       if unused { return .recovery(hash: hash) }
       try wrong(verified)
     }
-    if factor.isServerHeld { return .serverCheck(code: typed) }
+    if factor.isServerHeld { return .serverCheck(code: typed, moving: keyFileSecret(verified)) }
     let secret = try Self.unseal(factor, keys: env.keys)
     let result = try hashing { () throws(CryptoError) in
       try SecondFactor.check(
@@ -93,6 +95,24 @@ struct SecondFactorGate {
         detail: Messages.detailReplayedCode, error: .replayedVerificationCode)
     case .wrong, .clockOff: try wrong(verified)
     }
+  }
+
+  /// The checked account's secret, opened, while its store's server keeps it sealed under the
+  /// key file this host holds.
+  ///
+  /// Nil otherwise: most hosts hold no key file, and nothing more is asked of the store then.
+  /// A secret this returns is the one sealed for this account: the key file's key opened it,
+  /// and the seal is bound to the account's id.
+  private func keyFileSecret(_ verified: Authenticator.Verified) -> [UInt8]? {
+    guard let key = try? env.keys.existingKey(),
+      let kept = try? store.keyFileSealedSecret(
+        key: verified.account.usernameKey, proof: verified.account.passwordHash),
+      kept.keyID == key.id
+    else { return nil }
+    let factor = StoredSecondFactor(
+      accountID: verified.account.id, sealedSecret: kept.sealed, keyID: kept.keyID, lastStep: 0,
+      enabledAt: Date(timeIntervalSince1970: 0))
+    return try? Self.unseal(factor, keys: env.keys)
   }
 
   private func wrong(_ verified: Authenticator.Verified) throws(AccountsError) -> Never {

@@ -51,18 +51,31 @@ enum SessionBook {
   }
 
   /// Reads the session file and looks its token up in `store` (nil: no database yet).
+  ///
+  /// A file that names the store by another URI is this store's when it recorded the store's
+  /// identity and the store says the same one, read first in the same transaction: the token's
+  /// hash goes to no other store. The file then records the URI used now.
   static func find(_ env: AccountsEnvironment, store: (any AccountRepository)?)
     throws(AccountsError) -> Found
   {
-    guard let saved = try env.sessions.load(),
-      saved.database == env.sessions.recorded(env.storeLocation)
-    else {
-      return .absent
+    guard var saved = try env.sessions.load() else { return .absent }
+    let here = env.sessions.recorded(env.storeLocation)
+    let elsewhere = saved.database != here
+    if elsewhere {
+      guard saved.storeID != nil, StoreLocation.isPostgres(saved.database),
+        StoreLocation.isPostgres(here), store != nil
+      else { return .absent }
     }
     guard let store else { return .ended(saved, sessionID: nil) }
     let hash = try hash(saved.token)
     let now = env.now()
     return try store.read { reader throws(AccountsError) -> Found in
+      if elsewhere {
+        guard try reader.userdbSettings().storeID == saved.storeID else { return .absent }
+        saved.database = here
+        // The session is found either way; a file that cannot be rewritten is asked again.
+        try? env.sessions.save(saved)
+      }
       guard let session = try reader.session(tokenHash: hash) else {
         return .ended(saved, sessionID: nil)
       }
@@ -121,12 +134,19 @@ enum SessionBook {
 
   /// Writes the session file for a session just stored; if that fails, the session is ended
   /// again (nobody could use it) and the failure thrown.
+  ///
+  /// A PostgreSQL store's identity, as its login step gave it (`storeID`), is recorded with its
+  /// URI, so that another URI of the same store keeps the session; without one the session
+  /// stays tied to the URI. An SQLite file is named by its canonical path alone.
   static func keep(
-    token: [UInt8], tokenHash: [UInt8], env: AccountsEnvironment, store: any AccountRepository
+    token: [UInt8], tokenHash: [UInt8], storeID: String?, env: AccountsEnvironment,
+    store: any AccountRepository
   ) throws(AccountsError) {
+    let storeID = StoreLocation.isPostgres(env.storeLocation) ? storeID : nil
     do {
       try env.sessions.save(
-        SavedSession(database: env.sessions.recorded(env.storeLocation), token: token))
+        SavedSession(
+          database: env.sessions.recorded(env.storeLocation), storeID: storeID, token: token))
     } catch {
       _ = try? store.endSessions(
         SessionEnding(tokenHash: tokenHash, all: false, now: env.now(), quiet: true))

@@ -14,16 +14,28 @@ public struct HomeScreen: Equatable, Sendable {
   /// (a PostgreSQL store): what a host's offline-login cache may keep, sealed under a key
   /// derived from the password.
   public var learnedSecondFactor: LearnedSecondFactor?
+  /// The hashes of the unused recovery codes, or nil.
+  ///
+  /// Given only when the store's server took a second step with the password and the login
+  /// asked for them (`LoginCompletion.keepsRecoveryCodes`): what a host's login cache keeps
+  /// when this host may not read them itself.
+  public var learnedRecoveryCodes: [[UInt8]]?
+  /// The identity of the store that let the login in (a PostgreSQL store's `store_id`), or nil:
+  /// what the session file records beside the store's URI.
+  public var storeID: String?
 
   /// Creates a Home screen.
   public init(
     fullName: String, previousLogin: Date?, failuresSince: Int,
-    learnedSecondFactor: LearnedSecondFactor? = nil
+    learnedSecondFactor: LearnedSecondFactor? = nil, learnedRecoveryCodes: [[UInt8]]? = nil,
+    storeID: String? = nil
   ) {
     self.fullName = fullName
     self.previousLogin = previousLogin
     self.failuresSince = failuresSince
     self.learnedSecondFactor = learnedSecondFactor
+    self.learnedRecoveryCodes = learnedRecoveryCodes
+    self.storeID = storeID
   }
 
   /// The lines Home prints: welcome, last login, failures.
