@@ -13,10 +13,12 @@ extension AccountsCommand {
     static let configuration = CommandConfiguration(
       commandName: "store",
       abstract:
-        "Move a whole store between SQLite and PostgreSQL; give a PostgreSQL store's roles their "
+        "Move a whole store between SQLite and PostgreSQL; upgrade a PostgreSQL one; give a PostgreSQL store's roles their "
         + "rights and each host its own; keep logins for when its server is away; move second "
         + "factors to the server.",
-      subcommands: [Copy.self, Roles.self, Hosts.self, Cache.self, SecondFactors.self])
+      subcommands: [
+        Copy.self, Upgrade.self, Roles.self, Hosts.self, Cache.self, SecondFactors.self,
+      ])
 
     /// The PostgreSQL URI `global` names (the flag, else ACCOUNTS_DATABASE, else the default);
     /// for an SQLite store, a usage error saying `refusal` (exit 2).
