@@ -31,7 +31,8 @@ def test_schema_follows_the_contract(pg, pgdb, client):
     # And the user records' change counter and notes, the fleet's roles and hosts with a role
     # of their own, and the server's key for second factors: each store's own (not copied).
     assert pg.tables(pgdb) == sorted(TABLES + ["userdb_change", "userdb_generation",
-                                               "fleet_host", "fleet_role", "second_factor_key"])
+                                               "fleet_host", "fleet_role", "second_factor_key",
+                                               "schema_expansion"])
     columns = pg.json_rows(
         "SELECT table_name, column_name, data_type, is_identity FROM information_schema.columns "
         "WHERE table_schema = 'accounts'", pgdb)
