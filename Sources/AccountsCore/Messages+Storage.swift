@@ -123,7 +123,7 @@ extension Messages {
       upgrade.applied.isEmpty
         ? "The store \(location) is up to date for accounts \(upgrade.release)."
         : "The store \(location) is upgraded for accounts \(upgrade.release): applied "
-          + "\(upgrade.applied.joined(separator: ", ")).",
+          + "\(upgrade.applied.joined(separator: ", "))."
     ]
     if !upgrade.waiting.isEmpty {
       lines.append(

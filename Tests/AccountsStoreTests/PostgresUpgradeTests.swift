@@ -10,14 +10,15 @@ import Testing
 @Suite("PostgreSQL store upgrades")
 struct PostgresUpgradeTests {
   /// A release after this one, with an expansion and a contract step of its own.
-  static let later = postgresMigrations + [
-    PostgresMigration(
-      ("v9001", "CREATE TABLE accounts.later_table (id integer PRIMARY KEY);"), .expand,
-      release: "1.3.0"),
-    PostgresMigration(
-      ("v9002", "ALTER TABLE accounts.later_table ADD COLUMN note text NOT NULL;"), .contract,
-      release: "1.3.0"),
-  ]
+  static let later =
+    postgresMigrations + [
+      PostgresMigration(
+        ("v9001", "CREATE TABLE accounts.later_table (id integer PRIMARY KEY);"), .expand,
+        release: "1.3.0"),
+      PostgresMigration(
+        ("v9002", "ALTER TABLE accounts.later_table ADD COLUMN note text NOT NULL;"), .contract,
+        release: "1.3.0"),
+    ]
 
   /// A store of `uri` for a program of `release` that knows `migrations`.
   static func store(_ uri: String, _ migrations: [PostgresMigration], release: String)
@@ -30,7 +31,8 @@ struct PostgresUpgradeTests {
   }
 
   static func psql(_ uri: String, _ sql: String) throws -> String {
-    let result = try runTool("/usr/bin/psql", ["-qAt", "-v", "ON_ERROR_STOP=1", "-d", uri, "-c", sql])
+    let result = try runTool(
+      "/usr/bin/psql", ["-qAt", "-v", "ON_ERROR_STOP=1", "-d", uri, "-c", sql])
     #expect(result.status == 0, "\(result.output)")
     return result.output
   }
@@ -60,7 +62,9 @@ struct PostgresUpgradeTests {
         == StoreUpgrade(applied: [], waiting: [], release: AccountsRelease.version))
     #expect(try PostgresStore(uri: uri).status() != nil)
     #expect(try PostgresStore(uri: uri).opened(for: .readWrite) != nil)
-    #expect(try Self.psql(uri, "SELECT identifier, release FROM accounts.schema_expansion") == "v18|1.2.0")
+    #expect(
+      try Self.psql(uri, "SELECT identifier, release FROM accounts.schema_expansion") == "v18|1.2.0"
+    )
   }
 
   /// The next release's expansion keeps this one working; its contract step waits for
@@ -100,7 +104,9 @@ struct PostgresUpgradeTests {
     #expect(throws: StoreError.needsRelease(location: location, release: "1.3.0")) {
       try PostgresStore(uri: uri).status()
     }
-    #expect(throws: StoreError.needsRelease(location: location, release: "1.3.0")) {
+    #expect(
+      throws: AccountsError.storage(.needsRelease(location: location, release: "1.3.0"))
+    ) {
       try PostgresStore(uri: uri).upgrade(contract: false)
     }
     #expect(try Self.store(uri, Self.later, release: "1.3.0").opened(for: .readWrite) != nil)
@@ -123,9 +129,17 @@ struct PostgresUpgradeTests {
     #expect(contents(before, ["v18"], "1.3.0") == .older)
     #expect(contents(before, ["v18", "v9001"], "1.3.0") == .current)
     #expect(contents(before, ["v18", "v9001", "v9999"], "1.3.0") == .current)
-    #expect(contents(before.merging(["v9002": "1.3.0"]) { a, _ in a }, ["v18", "v9001"], "1.3.0") == .current)
-    #expect(contents(before.merging(["v9003": "1.10.0", "v9004": "1.9.0"]) { a, _ in a }, ["v18", "v9001"], "1.3.0") == .needsRelease("1.10.0"))
-    #expect(contents(before.merging(["v9003": "1.4.0", "v9004": nil]) { a, _ in a }, ["v18", "v9001"], "1.3.0") == .newer)
+    #expect(
+      contents(before.merging(["v9002": "1.3.0"]) { a, _ in a }, ["v18", "v9001"], "1.3.0")
+        == .current)
+    #expect(
+      contents(
+        before.merging(["v9003": "1.10.0", "v9004": "1.9.0"]) { a, _ in a }, ["v18", "v9001"],
+        "1.3.0") == .needsRelease("1.10.0"))
+    #expect(
+      contents(
+        before.merging(["v9003": "1.4.0", "v9004": nil]) { a, _ in a }, ["v18", "v9001"], "1.3.0")
+        == .newer)
     #expect(known.contents(of: nil, release: "1.3.0") { () -> Bool in false } == .absent)
     #expect(known.contents(of: nil, release: "1.3.0") { () -> Bool in true } == .foreign)
   }

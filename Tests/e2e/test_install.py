@@ -65,7 +65,7 @@ def test_program_installed(installed):
     program = base / "bin" / "accounts"
     assert os.access(program, os.X_OK)
     result = subprocess.run([str(program), "--version"], capture_output=True, text=True)
-    assert (result.returncode, result.stdout) == (0, "1.1.0\n")
+    assert (result.returncode, result.stdout) == (0, "1.2.0\n")
 
 
 def sections(path: pathlib.Path) -> list[str]:
