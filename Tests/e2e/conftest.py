@@ -107,6 +107,11 @@ def pytest_configure(config):
         "databases on the cluster); deselected when ACCOUNTS_TEST_BACKEND=sqlite, so that they "
         "run once")
     config.addinivalue_line(
+        "markers", "every_postgresql_run: about a store on the shared cluster that the test "
+        "makes and reaches itself, as the owner and as the run's roles through its pooler where "
+        "the run has them; deselected when ACCOUNTS_TEST_BACKEND=sqlite, kept in every "
+        "PostgreSQL run")
+    config.addinivalue_line(
         "markers", "empty_database: in a PostgreSQL run the test's stores start as empty "
         "databases (the program makes its schema at the first write), not as copies of the "
         "schema the program made once: the tests about that first use")
@@ -122,7 +127,10 @@ def pytest_collection_modifyitems(config, items):
     that store, or were run on the other one."""
     def elsewhere(item) -> bool:
         if not POSTGRESQL:
-            return item.get_closest_marker("postgresql_only") is not None
+            return any(item.get_closest_marker(name)
+                       for name in ("postgresql_only", "every_postgresql_run"))
+        if item.get_closest_marker("every_postgresql_run"):
+            return False
         if item.get_closest_marker("postgresql_only"):
             # A front end's test about PostgreSQL itself runs in the postgresql run; the pooled
             # and roles runs leave them out: they make clusters, URIs and roles of their own.

@@ -2,7 +2,8 @@
 v17) made is used by no command of this one, `status` included, until its owner runs `accounts
 store upgrade`, which applies the expansion v18 once; the previous release then still logs
 people in there (login, verify, pam-auth, pam-helper), as the owner and as the fleet's host role
-(through the pooler in the pgfleet run), while this release does too.
+(in the pgfleet run through its pooler, as a fleet's hosts reach the server), while this release
+does too. Every PostgreSQL run runs them (each test makes its database and names its roles).
 
 Oracles: the exact lines and exit codes, both programs' answers, psql as the owner."""
 
@@ -15,7 +16,7 @@ from stores import ADMIN_ROLE, HOST_ROLE, ROLES
 from upgradehelp import (PREVIOUS_BIN, PREVIOUS_RELEASE, RELEASE, pam_auth, pam_helper,
                          previous, program_uri)
 
-pytestmark = pytest.mark.postgresql_only
+pytestmark = pytest.mark.every_postgresql_run
 
 
 def older(location: str) -> str:
@@ -31,7 +32,7 @@ def upgraded(location: str) -> str:
 def owner(pg, pgdb, tmp_path):
     """The store's owner with a store the previous release made: alice activated it, bob
     added."""
-    client = Client(tmp_path / "owner", pg.uri(pgdb))
+    client = Client(tmp_path / "owner", program_uri(pg, pgdb, "postgres"))
     assert previous(client, "--version").stdout == f"{PREVIOUS_RELEASE}\n"
     result = previous(client, "activate", input=form())
     assert (result.code, result.stderr) == (0, ""), result
@@ -129,7 +130,7 @@ def test_the_host_role_is_told_to_upgrade_then_both_releases_log_in(pg, pgdb, ow
     has no right to migrate, and is not asked to); after it, without `store roles` again, the
     previous release and this one both log people in, `pam-auth` and `pam-helper` included."""
     _, host = fleet
-    uri = program_uri(pg, pgdb, host)
+    uri = program_uri(pg, pgdb, host) if ROLES else pg.uri(pgdb, user=host)
     kiosk = Client(tmp_path / "kiosk", uri)
     for args, given in [(("status",), None),
                         (("verify", "--username", "alice", "--password-stdin"), PASSWORD)]:
