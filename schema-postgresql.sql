@@ -1,13 +1,28 @@
 -- The PostgreSQL schema of accounts after every migration (generated from
 -- Sources/AccountsPostgres/PostgresSchema.swift; a test compares the two). accounts creates it
--- itself at the first write, and records the migration in accounts.schema_migration; a DBA may
+-- itself at the first write (later migrations: `accounts store upgrade`), and records the
+-- migrations in accounts.schema_migration and accounts.schema_expansion; a DBA may
 -- read it to review or grant rights (the role needs SELECT, INSERT, UPDATE, DELETE on its tables
 -- and USAGE, UPDATE on its sequences).
 CREATE SCHEMA IF NOT EXISTS accounts;
 
 -- Which migrations have run; a row this build does not know means a newer accounts wrote it.
+-- From migration "v18" on, the contract steps only (what changes or drops what an earlier
+-- release uses), each with the release that brought it: a program before it says it needs that
+-- release.
 CREATE TABLE accounts.schema_migration (
   identifier text PRIMARY KEY,
+  applied_at timestamptz NOT NULL DEFAULT now(),
+  release text CHECK (release IS NULL OR char_length(release) BETWEEN 1 AND 32)
+);
+
+-- The expansions that have run (migrations that only add: the release before keeps working;
+-- migration "v18"). Releases before rolling upgrades never read it; a program ignores one it
+-- does not know (a later release's addition) and runs no command until it has its own
+-- (`accounts store upgrade`).
+CREATE TABLE accounts.schema_expansion (
+  identifier text PRIMARY KEY,
+  release text NOT NULL CHECK (char_length(release) BETWEEN 1 AND 32),
   applied_at timestamptz NOT NULL DEFAULT now()
 );
 

@@ -10,7 +10,7 @@ import Glibc
 /// With no subcommand it walks Activation → Login → Home.
 @main
 struct AccountsCommand: ParsableCommand {
-  static let version = "1.1.0"
+  static let version = AccountsRelease.version
 
   static let configuration = CommandConfiguration(
     commandName: "accounts",

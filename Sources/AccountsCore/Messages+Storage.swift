@@ -26,6 +26,12 @@ extension Messages {
     case .newerSchema(let path):
       return "Cannot use the database \(path): it was written by a newer version of accounts. "
         + "Upgrade accounts to use it."
+    case .needsRelease(let path, let release):
+      return "Cannot use the database \(path): its store needs accounts \(release) or later; "
+        + "upgrade accounts on this host to use it."
+    case .upgradeNeeded(let path):
+      return "Cannot use the database \(path): its store is older than this version of accounts "
+        + "(\(AccountsRelease.version)); its owner must first run accounts store upgrade."
     case .olderSchema(let path):
       return "Cannot read the database \(path): it was written by an older version of accounts "
         + "and must be upgraded, which needs write access. Run accounts as the file's owner once."
@@ -105,6 +111,26 @@ extension Messages {
   public static func rolesGranted(admin: String, host: String, location: String) -> String {
     "The role \(admin) may now administer \(location), and the role \(host) may log people "
       + "in there."
+  }
+  /// `store upgrade` on an SQLite store.
+  public static let upgradeNeedsPostgres =
+    "accounts store upgrade upgrades a PostgreSQL store (a postgresql:// URI in --database or "
+    + "ACCOUNTS_DATABASE): an SQLite file upgrades itself when accounts next writes it."
+  /// `store upgrade` done: what it applied (or that there was nothing), and what waits for
+  /// `--contract`.
+  public static func storeUpgraded(_ upgrade: StoreUpgrade, location: String) -> [String] {
+    var lines = [
+      upgrade.applied.isEmpty
+        ? "The store \(location) is up to date for accounts \(upgrade.release)."
+        : "The store \(location) is upgraded for accounts \(upgrade.release): applied "
+          + "\(upgrade.applied.joined(separator: ", "))."
+    ]
+    if !upgrade.waiting.isEmpty {
+      lines.append(
+        "Once every host runs accounts \(upgrade.release), run accounts store upgrade "
+          + "--contract to apply \(upgrade.waiting.joined(separator: ", ")).")
+    }
+    return lines
   }
   /// `store copy` with the same store on both sides.
   public static func copyToItself(_ location: String) -> String {

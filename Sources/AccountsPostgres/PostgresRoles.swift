@@ -6,7 +6,7 @@ import AccountsCore
 ///
 /// An administrator role reads and writes every table (the audit log and the uids and gids
 /// given out: reads and appends only), every sequence and every function, but runs no
-/// migration (the schema's owner does, at its first write after an upgrade). A host role writes
+/// migration (the schema's owner does, with `accounts store upgrade`). A host role writes
 /// no table: it calls the functions of a host's steps (migrations "v5" to "v7", "v12" for
 /// `2fa enable --begin` and `--confirm`, "v13" for its own `userdb enable` and `disable`, "v19"
 /// for its syncs' reports) and reads what those steps and its user records read; not the audit
@@ -77,7 +77,7 @@ public enum PostgresRoles {
 
   /// The tables a host role reads: what a login, a session, PAM and the user records read.
   static let hostTables = [
-    "schema_migration", "activation", "account", "login_throttle", "audit_kind",
+    "schema_migration", "schema_expansion", "activation", "account", "login_throttle", "audit_kind",
     "second_factor", "recovery_code", "account_group", "group_member", "posix_id",
     "userdb_setting", "userdb_host", "ssh_key", "pending_second_factor", "userdb_generation",
     "userdb_change",
@@ -104,7 +104,7 @@ public enum PostgresRoles {
   /// The tables an administrator role only reads (the audit log: reads and appends; the user
   /// records' change counter and notes, which the store's triggers write).
   static let readOnlyTables = [
-    "schema_migration", "audit_kind", "userdb_generation", "userdb_change",
+    "schema_migration", "schema_expansion", "audit_kind", "userdb_generation", "userdb_change",
   ]
 
   /// The tables an administrator role reads and appends to but never changes: the audit log,

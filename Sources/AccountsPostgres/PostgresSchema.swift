@@ -4,19 +4,27 @@
 /// tables), every name in SQL written with it, so that no `search_path` can redirect a
 /// statement. `schema-postgresql.sql` at the top of the repository is the picture after every
 /// migration; a test compares it with a migrated database.
-let postgresMigrations: [(identifier: String, sql: String)] = [
-  ("v1", postgresSchemaV1), ("v2", postgresSchemaV2), ("v3", postgresSchemaV3),
-  ("v4", postgresSchemaV4), ("v5", postgresSchemaV5), ("v6", postgresSchemaV6),
-  ("v7", postgresSchemaV7), ("v8", postgresSchemaV8),
-  ("v9", postgresSchemaV9), ("v10", postgresSchemaV10), ("v11", postgresSchemaV11),
-  ("v12", postgresSchemaV12), ("v13", postgresSchemaV13), ("v14", postgresSchemaV14),
-  ("v15", postgresSchemaV15),
-  ("v16", postgresSchemaV16),
-  ("v17", postgresSchemaV17),
-  ("v19", postgresSchemaV19),
-  ("v20", postgresSchemaV20),
-  ("v21", postgresSchemaV21),
-]
+///
+/// From "v18" on each is written expand-then-contract (`PostgresMigration.Kind`): the hosts of
+/// the release before keep logging people in while the store is upgraded ahead of them. The
+/// steps before it count as contract steps of 1.1.0, the release that holds them all: each was
+/// refused by the programs before it.
+let postgresMigrations: [PostgresMigration] =
+  [
+    ("v1", postgresSchemaV1), ("v2", postgresSchemaV2), ("v3", postgresSchemaV3),
+    ("v4", postgresSchemaV4), ("v5", postgresSchemaV5), ("v6", postgresSchemaV6),
+    ("v7", postgresSchemaV7), ("v8", postgresSchemaV8),
+    ("v9", postgresSchemaV9), ("v10", postgresSchemaV10), ("v11", postgresSchemaV11),
+    ("v12", postgresSchemaV12), ("v13", postgresSchemaV13), ("v14", postgresSchemaV14),
+    ("v15", postgresSchemaV15),
+    ("v16", postgresSchemaV16),
+    ("v17", postgresSchemaV17),
+  ].map { PostgresMigration($0, .contract, release: "1.1.0") } + [
+    PostgresMigration(("v18", postgresSchemaV18), .expand, release: "1.2.0"),
+    PostgresMigration(("v19", postgresSchemaV19), .expand, release: "1.2.0"),
+    PostgresMigration(("v20", postgresSchemaV20), .expand, release: "1.2.0"),
+    PostgresMigration(("v21", postgresSchemaV21), .expand, release: "1.2.0"),
+  ]
 
 /// The SQL of PostgreSQL migration "v1": the whole of SQLite's schema after its "v4", in
 /// PostgreSQL's types (times `timestamptz`, flags `boolean`, bytes `bytea`, ids identities).

@@ -22,7 +22,9 @@ extension PostgresStore {
       rows = try db.run(
         """
         SELECT f.*, (SELECT pg_catalog.string_agg(m.identifier, ',')
-                     FROM accounts.schema_migration AS m)
+                     FROM accounts.schema_migration AS m),
+                    (SELECT pg_catalog.string_agg(e.identifier, ',')
+                     FROM accounts.schema_expansion AS e)
         FROM accounts.login_facts($1) AS f
         """, [.text(key)], pinning: false)
     } catch {
@@ -30,9 +32,9 @@ extension PostgresStore {
       if error.connectionLost { throw translate(error) }
       return nil
     }
-    let recorded = Set((rows.text(0, 27) ?? "").split(separator: ",").map(String.init))
-    let contents = SchemaContents.sorting(known: Self.known, recorded: recorded) { true }
-    guard rows.count == 1, contents == .current else { return nil }
+    guard rows.count == 1,
+      isCurrent(RecordedMigrations(steps: rows.text(0, 27), expansions: rows.text(0, 28)))
+    else { return nil }
     migrated = true
     let access = PostgresAccess(db: db, store: self)
     do {

@@ -24,6 +24,10 @@ public final class PostgresStore: AccountRepository {
   private let uri: String
   private var connection: PGConnection?
   var migrated = false
+  /// The migrations this program knows (a test gives others).
+  var migrations = postgresMigrations
+  /// The release this program is (a test gives another).
+  var release = AccountsRelease.version
 
   /// How long connecting may take, in seconds, when neither the URI nor PGCONNECT_TIMEOUT
   /// says.
@@ -39,15 +43,21 @@ public final class PostgresStore: AccountRepository {
 
   /// The store, ready for `access`; nil when reading a database that holds no store.
   ///
-  /// Reading creates nothing; writing creates or upgrades the schema. A schema `accounts` that
-  /// another program made, or that a newer accounts wrote, is refused.
+  /// Reading creates nothing; the first write creates an absent schema whole. No command but
+  /// `accounts store upgrade` migrates an existing one: a store older than this program is
+  /// refused, as are a schema `accounts` that another program made and one upgraded for a
+  /// newer accounts.
   public func opened(for access: StoreAccess) throws(StoreError) -> PostgresStore? {
     if migrated { return self }
     let db = try connected()
     let contents = try inspect(db)
     if let refusal = contents.refusal(location: location, schema: "accounts") { throw refusal }
-    if contents == .absent && access != .readWrite { return nil }
-    if contents != .current { try migrate(db) }
+    switch contents {
+    case .absent where access != .readWrite: return nil
+    case .absent: try migrate(db, upgrading: nil)
+    case .older: throw .upgradeNeeded(location: location)
+    default: break
+    }
     migrated = true
     return self
   }
@@ -60,13 +70,12 @@ public final class PostgresStore: AccountRepository {
       let rows = try db.run(
         """
         SELECT a.state, accounts.stamp(a.changed_at),
-               (SELECT string_agg(identifier, ',') FROM accounts.schema_migration)
+               (SELECT string_agg(identifier, ',') FROM accounts.schema_migration),
+               (SELECT string_agg(identifier, ',') FROM accounts.schema_expansion)
         FROM accounts.activation AS a WHERE a.id = 1
         """)
-      let recorded = Set((rows.text(0, 2) ?? "").split(separator: ",").map(String.init))
-      let contents = SchemaContents.sorting(known: Self.known, recorded: recorded) { true }
-      if contents == .newer { throw StoreError.newerSchema(location: location) }
-      if contents == .current {
+      // Anything but a current store is looked at more closely below (and refused there).
+      if isCurrent(RecordedMigrations(steps: rows.text(0, 2), expansions: rows.text(0, 3))) {
         migrated = true
         return try decoding(location: location) { () throws(PGUnreadableValue) in
           DeviceStatus(
@@ -245,106 +254,6 @@ public final class PostgresStore: AccountRepository {
     case let state where state.hasPrefix("08") || state.hasPrefix("57P"):
       return .connectionLost(location: location, reason: failure.message)
     default: return .failure(location: location, reason: failure.message)
-    }
-  }
-
-  // MARK: - Migrations
-
-  static let known = postgresMigrations.map(\.identifier)
-
-  /// What the database holds; a schema that looks foreign is looked at again once no
-  /// migration is running.
-  ///
-  /// Another process creating the schema at this moment can make it look foreign for an
-  /// instant: its tables found by one look at the catalog, its migration table not yet by
-  /// another (12 first writes racing on a new database showed it). Waiting for the migration
-  /// lock, then looking in a new statement, sees its migration whole.
-  private func inspect(_ db: PGConnection) throws(StoreError) -> SchemaContents {
-    let first = try look(db)
-    guard first == .foreign else { return first }
-    return try underMigrationLock(db) { () throws(StoreError) in
-      let contents = try look(db)
-      do {
-        try db.run("COMMIT")
-      } catch {
-        throw translate(error)
-      }
-      return contents
-    }
-  }
-
-  /// Runs `body` in a new transaction that holds the migration lock (`body` ends it).
-  ///
-  /// The lock is the transaction's (`pg_advisory_xact_lock`), never the session's: behind
-  /// a pooler in transaction mode a session lock could be taken on one server connection and
-  /// released on another, and stay held for good. The transaction is READ COMMITTED, so each
-  /// statement after the lock sees what any migration that held it committed.
-  private func underMigrationLock<T>(
-    _ db: PGConnection, _ body: () throws(StoreError) -> T
-  ) throws(StoreError) -> T {
-    do {
-      try db.run(
-        """
-        BEGIN ISOLATION LEVEL READ COMMITTED; \(Self.pinnedPath)
-        SELECT pg_catalog.pg_advisory_xact_lock(\(Self.migrationLock))
-        """)
-      return try body()
-    } catch {
-      if db.isAlive && db.inTransaction { _ = try? db.run("ROLLBACK") }
-      if let error = error as? StoreError { throw error }
-      throw translate(error)
-    }
-  }
-
-  /// One look at the catalog: both questions answered from the same snapshot of `pg_class`.
-  private func look(_ db: PGConnection) throws(StoreError) -> SchemaContents {
-    do {
-      let rows = try db.run(
-        """
-        SELECT coalesce(bool_or(c.relname = 'schema_migration' AND c.relkind = 'r'), false),
-               count(*) > 0
-        FROM pg_catalog.pg_class AS c
-        JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
-        WHERE n.nspname = 'accounts' AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
-        """)
-      var recorded: Set<String>?
-      if rows.flag(0, 0) {
-        let identifiers = try db.run("SELECT identifier FROM accounts.schema_migration")
-        recorded = Set((0..<identifiers.count).compactMap { identifiers.text($0, 0) })
-      }
-      return SchemaContents.sorting(known: Self.known, recorded: recorded) { rows.flag(0, 1) }
-    } catch {
-      throw translate(error)
-    }
-  }
-
-  /// Runs the migrations this database lacks, in one transaction, one process at a time (the
-  /// migration lock, then a second look under it, in a statement of its own: a look taken
-  /// before the lock would see the catalog as it was before another process's migration
-  /// committed, and create the tables a second time).
-  private func migrate(_ db: PGConnection) throws(StoreError) {
-    try underMigrationLock(db) { () throws(StoreError) in try migrateLocked(db) }
-  }
-
-  private func migrateLocked(_ db: PGConnection) throws(StoreError) {
-    do {
-      let recorded: Set<String>
-      if try db.run("SELECT to_regclass('accounts.schema_migration') IS NOT NULL").flag(0, 0) {
-        let rows = try db.run("SELECT identifier FROM accounts.schema_migration")
-        recorded = Set((0..<rows.count).compactMap { rows.text($0, 0) })
-      } else {
-        recorded = []
-      }
-      for migration in postgresMigrations where !recorded.contains(migration.identifier) {
-        try db.run(migration.sql)
-        try db.run(
-          "INSERT INTO accounts.schema_migration (identifier) VALUES ($1)",
-          [.text(migration.identifier)])
-      }
-      try db.run("COMMIT")
-    } catch {
-      if db.isAlive && db.inTransaction { _ = try? db.run("ROLLBACK") }
-      throw translate(error)
     }
   }
 

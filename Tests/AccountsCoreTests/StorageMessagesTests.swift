@@ -35,4 +35,26 @@ struct StorageMessagesTests {
       Messages.databaseMissing("/srv/a.sqlite3", in: .ownFile)
         == "Database: /srv/a.sqlite3 (no database exists at this path)")
   }
+
+  /// `store upgrade` says what it applied, or that the store is up to date, and names the
+  /// contract steps it left for `--contract`.
+  @Test func storeUpgradeSaysWhatItAppliedAndWhatWaits() {
+    let uri = "postgresql://db.example/accounts"
+    #expect(
+      Messages.storeUpgraded(
+        StoreUpgrade(applied: ["v18", "v19"], waiting: ["v20"], release: "1.3.0"), location: uri)
+        == [
+          "The store \(uri) is upgraded for accounts 1.3.0: applied v18, v19.",
+          "Once every host runs accounts 1.3.0, run accounts store upgrade --contract to apply "
+            + "v20.",
+        ])
+    #expect(
+      Messages.storeUpgraded(
+        StoreUpgrade(applied: [], waiting: [], release: "1.2.0"), location: uri)
+        == ["The store \(uri) is up to date for accounts 1.2.0."])
+    #expect(
+      Messages.storage(.needsRelease(location: uri, release: "1.3.0"))
+        == "Cannot use the database \(uri): its store needs accounts 1.3.0 or later; upgrade "
+        + "accounts on this host to use it.")
+  }
 }

@@ -107,8 +107,10 @@ def pytest_configure(config):
         "databases on the cluster); deselected when ACCOUNTS_TEST_BACKEND=sqlite, so that they "
         "run once")
     config.addinivalue_line(
-        "markers", "postgresql_store: about what only a PostgreSQL store has (its server, its "
-        "hosts), run in every PostgreSQL run and deselected when ACCOUNTS_TEST_BACKEND=sqlite")
+        "markers", "every_postgresql_run: about a store on the shared cluster that the test "
+        "makes and reaches itself, as the owner and as the run's roles through its pooler where "
+        "the run has them; deselected when ACCOUNTS_TEST_BACKEND=sqlite, kept in every "
+        "PostgreSQL run")
     config.addinivalue_line(
         "markers", "empty_database: in a PostgreSQL run the test's stores start as empty "
         "databases (the program makes its schema at the first write), not as copies of the "
@@ -121,12 +123,14 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     """A postgresql run deselects the sqlite_only and front_end tests, an sqlite run the
-    postgresql_only and postgresql_store ones (pytest reports how many): they are not skipped,
+    postgresql_only and every_postgresql_run ones (pytest reports how many): they are not skipped,
     they do not apply to that store, or were run on the other one."""
     def elsewhere(item) -> bool:
         if not POSTGRESQL:
             return any(item.get_closest_marker(name)
-                       for name in ("postgresql_only", "postgresql_store"))
+                       for name in ("postgresql_only", "every_postgresql_run"))
+        if item.get_closest_marker("every_postgresql_run"):
+            return False
         if item.get_closest_marker("postgresql_only"):
             # A front end's test about PostgreSQL itself runs in the postgresql run; the pooled
             # and roles runs leave them out: they make clusters, URIs and roles of their own.

@@ -27,6 +27,16 @@ POSTGRES_MIGRATIONS = set(re.findall(
     (REPO / "Sources" / "AccountsPostgres" / "PostgresSchema.swift").read_text()))
 
 
+def recorded_migrations(db) -> set:
+    """The migrations a store's schema records: its steps (`schema_migration`) and, from
+    migration v18 on, its expansions (`schema_expansion`); empty where there is no schema."""
+    found = set()
+    for table in ("schema_migration", "schema_expansion"):
+        if db.execute(f"SELECT to_regclass('accounts.{table}')").fetchone()[0]:
+            found |= {row[0] for row in db.execute(f"SELECT identifier FROM accounts.{table}")}
+    return found
+
+
 def stamp_text(moment: datetime.datetime) -> str:
     """A time as SQLite stores it (`2026-11-23T17:28:03.123Z`): PostgreSQL's timestamptz values
     are read back in this form, so a test's assertion is the same on both stores."""
@@ -100,7 +110,7 @@ class PostgresCluster:
                 3, "", f"The database postgresql:///{name} failed: the role "
                 f'"{ABSENT_ADMIN}" does not exist: create it first.\n'), proc
             with self.connect(name) as db:
-                found = {row[0] for row in db.execute("SELECT identifier FROM schema_migration")}
+                found = recorded_migrations(db)
             assert found == POSTGRES_MIGRATIONS, found
             self._template = name
         return self._template
@@ -193,10 +203,7 @@ class PostgresStore:
             return None
         if not self._roles_given:
             with self.cluster.connect(self.name) as db:
-                found = set()
-                if db.execute("SELECT to_regclass('accounts.schema_migration')").fetchone()[0]:
-                    found = {row[0] for row in db.execute(
-                        "SELECT identifier FROM accounts.schema_migration")}
+                found = recorded_migrations(db)
             if found != POSTGRES_MIGRATIONS:
                 return None
             self.give_roles()

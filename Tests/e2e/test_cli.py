@@ -162,7 +162,7 @@ def test_unreadable_blocklist_exits_3(device):
 def test_version(device):
     """--version prints the version on stdout, exit 0."""
     result = device.run("--version")
-    assert (result.code, result.stdout, result.stderr) == (0, "1.1.0\n", "")
+    assert (result.code, result.stdout, result.stderr) == (0, "1.2.0\n", "")
 
 
 @pytest.mark.parametrize("shell,marker", [("bash", "-F _accounts accounts"), ("zsh", "#compdef accounts"),

@@ -25,7 +25,8 @@ COMMANDS = ["activate", "help", "log", "login", "logout", "passwd", "reset", "st
             "user.passwd", "user.remove", "user.reset-2fa", "user.show", "user.import",
             "user.export", "verify", "whoami", "pam-auth", "pam-helper",
             "2fa", "2fa.enable", "2fa.disable", "2fa.status", "2fa.recovery-codes", "session",
-            "session.list", "session.revoke", "store", "store.copy", "store.roles", "store.hosts",
+            "session.list", "session.revoke", "store", "store.copy", "store.upgrade", "store.roles",
+            "store.hosts",
             "store.hosts.add", "store.hosts.list", "store.hosts.remove", "store.cache",
             "store.cache.enable", "store.cache.status", "store.cache.disable",
             "store.second-factors", "store.second-factors.import-key", "store.health", "group",
@@ -66,7 +67,7 @@ def test_program_installed(installed):
     program = base / "bin" / "accounts"
     assert os.access(program, os.X_OK)
     result = subprocess.run([str(program), "--version"], capture_output=True, text=True)
-    assert (result.returncode, result.stdout) == (0, "1.1.0\n")
+    assert (result.returncode, result.stdout) == (0, "1.2.0\n")
 
 
 def sections(path: pathlib.Path) -> list[str]:

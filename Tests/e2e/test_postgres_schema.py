@@ -33,7 +33,7 @@ def test_schema_follows_the_contract(pg, pgdb, client):
     # own (not copied).
     assert pg.tables(pgdb) == sorted(TABLES + ["userdb_change", "userdb_generation",
                                                "fleet_host", "fleet_role", "second_factor_key",
-                                               "host_report"])
+                                               "host_report", "schema_expansion"])
     columns = pg.json_rows(
         "SELECT table_name, column_name, data_type, is_identity FROM information_schema.columns "
         "WHERE table_schema = 'accounts'", pgdb)

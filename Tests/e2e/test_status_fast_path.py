@@ -59,4 +59,4 @@ def test_version_fast_path_answers_as_the_parser(device):
     fast = device.run("--version")
     parsed = device.run("--database", str(device.db), "--version")
     assert (fast.code, fast.stdout, fast.stderr) == (parsed.code, parsed.stdout, parsed.stderr)
-    assert fast.stdout == "1.1.0\n"
+    assert fast.stdout == "1.2.0\n"

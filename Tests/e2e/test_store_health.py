@@ -84,7 +84,7 @@ def host_row(device, host=HOST) -> str:
                str(r["applied_generation"]), str(r["failures"]), r["release"])
 
 
-@pytest.mark.postgresql_store
+@pytest.mark.every_postgresql_run
 def test_healthy_in_text_and_json(activated, tmp_path):
     """A host that synced: exit 0, the exact lines; --json with every key, the host's report
     as the store holds it."""
@@ -113,7 +113,7 @@ def test_healthy_in_text_and_json(activated, tmp_path):
                    "release": RELEASE, "failures": 0, "lastFailure": None, "problems": []}]}
 
 
-@pytest.mark.postgresql_store
+@pytest.mark.every_postgresql_run
 def test_a_sync_with_nothing_behind_writes_no_report(activated, tmp_path):
     """A second sync within the minute leaves the report as it was (the row's version
     unchanged): only a change, or a contact a minute old, is written."""
@@ -131,7 +131,7 @@ def test_a_sync_with_nothing_behind_writes_no_report(activated, tmp_path):
                            before[0][1])[0][0] in (True, 1)
 
 
-@pytest.mark.postgresql_store
+@pytest.mark.every_postgresql_run
 def test_a_host_behind_is_degraded(activated, tmp_path):
     """An account added elsewhere after the host's sync: the host is behind (exit 1) once its
     last sync is older than --behind-minutes; within it, the timer has time and all is well."""
@@ -167,7 +167,7 @@ def test_a_host_behind_is_degraded(activated, tmp_path):
     assert (result.code, result.out_lines[0]) == (0, "Store health: healthy."), result
 
 
-@pytest.mark.postgresql_store
+@pytest.mark.every_postgresql_run
 def test_failing_syncs_are_reported_and_cleared(activated, tmp_path):
     """Syncs that fail while the server answers (a folder others may write) are counted in a
     row with the last reason (exit 1); the next sync that works clears the count and keeps the
@@ -200,7 +200,7 @@ def test_failing_syncs_are_reported_and_cleared(activated, tmp_path):
     assert (host["failures"], host["lastFailure"], host["problems"]) == (0, reason + ".", [])
 
 
-@pytest.mark.postgresql_store
+@pytest.mark.every_postgresql_run
 def test_failed_logins_are_counted_and_a_login_is_contact(activated, tmp_path):
     """Two wrong passwords on the host: counted for the last hour, degraded only from
     --failed-logins on; the host's last contact is its newest event when that is later than its
@@ -228,7 +228,7 @@ def test_failed_logins_are_counted_and_a_login_is_contact(activated, tmp_path):
     assert below.code == 0, below
 
 
-@pytest.mark.postgresql_store
+@pytest.mark.every_postgresql_run
 def test_unreachable_is_one_sentence_within_the_connect_timeout(device, tmp_path):
     """A server that never answers: exit 3 and one sentence once the URI's connect_timeout
     has passed; a port where nothing listens: at once."""

@@ -126,7 +126,8 @@ def grant_the_step(pg, pgdb, role):
 
 def test_a_v7_store_runs_the_callers_cast_as_its_owner_until_v8(pg, pgdb, tmp_path, caller):
     """On the v7 store the way in works: the cast's function runs as the owner (postgres) and
-    reads alice's whole hash. After the upgrade (the owner's `store roles --apply`), the same
+    reads alice's whole hash. After the upgrade (the owner's `store upgrade`, then `store roles
+    --apply`), the same
     SQL by the same role runs the step with the catalog's text: it logs the session and
     returns true, the cast's function never called."""
     load_v7_store(pg, pgdb)
@@ -137,6 +138,7 @@ def test_a_v7_store_runs_the_callers_cast_as_its_owner_until_v8(pg, pgdb, tmp_pa
     assert f"ran as postgres and read {whole}" in before.stderr, before.stderr
 
     owner = Client(tmp_path / "owner", pg.uri(pgdb))
+    upgrade(owner, pg, pgdb)
     admin, host = pg.create_role("admin"), pg.create_role("host")
     try:
         result = owner.run("store", "roles", "--admin", admin, "--host", host, "--apply")
@@ -153,26 +155,43 @@ def test_a_v7_store_runs_the_callers_cast_as_its_owner_until_v8(pg, pgdb, tmp_pa
             pg.drop_role(role)
 
 
+def upgrade(owner, pg, pgdb):
+    """The owner's `store upgrade` of the v7 store: v8 to v18, said in one line; no other
+    command would migrate it."""
+    result = owner.run("store", "upgrade")
+    applied = ", ".join(f"v{n}" for n in range(8, 22))
+    assert (result.code, result.stdout, result.stderr) == (
+        0, f"The store {pg.uri(pgdb)} is upgraded for accounts 1.2.0: applied {applied}.\n",
+        ""), result
+
+
 def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
-    """The v7 store's first write as its owner runs v8 to v21: every row of every table and
-    every sequence as it was (schema_migration gains "v8" to "v21", host_report is new and
-    empty, audit_kind v11's and v21's kinds, v17's server key and empty server_secret column, and
+    """The v7 store's `store upgrade` as its owner runs v8 to v21: every row of every table and
+    every sequence as it was (schema_migration gains "v8" to "v17" and v18's release column,
+    empty on every step, schema_expansion "v18" to "v21", host_report is new and empty,
+    audit_kind v11's and v21's kinds, v17's server key and empty server_secret column, and
     pending_second_factor is new and empty; bob, whose uid was given, has his home /home/bob
     recorded in home_path and pinned); bob then logs in with his password."""
     load_v7_store(pg, pgdb)
     before = dump_accounts_schema(pg, pgdb)
     assert all(before[table] for table in before if not table.startswith("seq:")), before
     owner = Client(tmp_path / "owner", pg.uri(pgdb))
+    upgrade(owner, pg, pgdb)
     admin, host = pg.create_role("admin"), pg.create_role("host")
     try:
         result = owner.run("store", "roles", "--admin", admin, "--host", host, "--apply")
         assert (result.code, result.stderr) == (0, ""), result
         after = dump_accounts_schema(pg, pgdb)
-        added = sorted(json.loads(row)["identifier"] for row in after["schema_migration"]
+        steps = [json.loads(row) for row in after["schema_migration"]]
+        assert all(step.pop("release") is None for step in steps), steps
+        steps = [json.dumps(step, sort_keys=True) for step in steps]
+        added = sorted(json.loads(row)["identifier"] for row in steps
                        if row not in before["schema_migration"])
-        assert added == ["v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v19", "v20",
-                         "v21", "v8", "v9"], added
+        assert added == ["v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v8", "v9"], added
         after["schema_migration"] = before["schema_migration"]
+        assert [(e["identifier"], e["release"]) for e in map(json.loads,
+                                                             after.pop("schema_expansion"))] == [
+            ("v18", "1.2.0"), ("v19", "1.2.0"), ("v20", "1.2.0"), ("v21", "1.2.0")]
         # Migration v15's fleet: the roles `store roles --apply` recorded, no host of its own.
         assert [{k: v for k, v in json.loads(row).items() if k != "applied_at"}
                 for row in after.pop("fleet_role")] == [

@@ -13,6 +13,9 @@ public enum SchemaContents: Sendable, Equatable {
   case current
   /// A migration this build does not know: a newer accounts wrote it.
   case newer
+  /// A contract step this build does not know, of the release given (a PostgreSQL store
+  /// upgraded past this build's window): that release or a later one uses it.
+  case needsRelease(String)
 
   /// Sorts what a store found: `recorded`, the identifiers of the migrations it holds (nil when
   /// it has no migration record at all), against `known`, this build's migrations in order;
@@ -35,6 +38,7 @@ public enum SchemaContents: Sendable, Equatable {
       guard let schema else { return .foreignDatabase(location: location) }
       return .foreignSchema(location: location, schema: schema)
     case .newer: return .newerSchema(location: location)
+    case .needsRelease(let release): return .needsRelease(location: location, release: release)
     case .absent, .older, .current: return nil
     }
   }

@@ -20,6 +20,11 @@ public enum StoreError: Error, Equatable, Sendable {
   case corrupt(location: String)
   /// The file was written by a newer version of `accounts`.
   case newerSchema(location: String)
+  /// The PostgreSQL store had a contract step of `release`, which this version precedes.
+  case needsRelease(location: String, release: String)
+  /// The PostgreSQL store lacks migrations of this version: its owner runs
+  /// `accounts store upgrade` (no other command migrates a shared store).
+  case upgradeNeeded(location: String)
   /// The file was written by an older version of `accounts` and needs an upgrade, which this
   /// process cannot write (the file or its folder is read-only to it).
   case olderSchema(location: String)

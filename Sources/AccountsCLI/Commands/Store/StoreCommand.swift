@@ -13,11 +13,12 @@ extension AccountsCommand {
     static let configuration = CommandConfiguration(
       commandName: "store",
       abstract:
-        "Move a whole store between SQLite and PostgreSQL; give a PostgreSQL store's roles their "
+        "Move a whole store between SQLite and PostgreSQL; upgrade a PostgreSQL one; give a PostgreSQL store's roles their "
         + "rights and each host its own; keep logins for when its server is away; move second "
         + "factors to the server; watch its health.",
       subcommands: [
-        Copy.self, Roles.self, Hosts.self, Cache.self, SecondFactors.self, Health.self,
+        Copy.self, Upgrade.self, Roles.self, Hosts.self, Cache.self, SecondFactors.self,
+        Health.self,
       ])
 
     /// The PostgreSQL URI `global` names (the flag, else ACCOUNTS_DATABASE, else the default);

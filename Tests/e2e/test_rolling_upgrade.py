@@ -1,0 +1,172 @@
+"""Rolling upgrades of a shared PostgreSQL store: a store the previous release (1.1.0, schema
+v17) made is used by no command of this one, `status` included, until its owner runs `accounts
+store upgrade`, which applies its expansions (v18 to v21) once; the previous release then still logs
+people in there (login, verify, pam-auth, pam-helper), as the owner and as the fleet's host role
+(in the pgfleet run through its pooler, as a fleet's hosts reach the server), while this release
+does too. Every PostgreSQL run runs them (each test makes its database and names its roles).
+
+Oracles: the exact lines and exit codes, both programs' answers, psql as the owner."""
+
+import pytest
+
+from conftest import BIN, BOB, BOB_PASSWORD, PASSWORD, WRONG_PASSWORD, form
+from pgcluster import Client
+from pgcluster import pg, pgdb  # noqa: F401
+from stores import ADMIN_ROLE, HOST_ROLE, ROLES
+from upgradehelp import (PREVIOUS_BIN, PREVIOUS_RELEASE, RELEASE, pam_auth, pam_helper,
+                         previous, program_uri)
+
+pytestmark = pytest.mark.every_postgresql_run
+
+
+def older(location: str) -> str:
+    return (f"Cannot use the database {location}: its store is older than this version of "
+            f"accounts ({RELEASE}); its owner must first run accounts store upgrade.\n")
+
+
+def upgraded(location: str) -> str:
+    return (f"The store {location} is upgraded for accounts {RELEASE}: applied v18, v19, v20, "
+            "v21.\n")
+
+
+@pytest.fixture
+def owner(pg, pgdb, tmp_path):
+    """The store's owner with a store the previous release made: alice activated it, bob
+    added."""
+    client = Client(tmp_path / "owner", program_uri(pg, pgdb, "postgres"))
+    assert previous(client, "--version").stdout == f"{PREVIOUS_RELEASE}\n"
+    result = previous(client, "activate", input=form())
+    assert (result.code, result.stderr) == (0, ""), result
+    result = previous(client, "user", "add", "--username", BOB, "--full-name", "Bob Builder",
+                      "--email", "bob@example.org", "--password-stdin", input=BOB_PASSWORD)
+    assert (result.code, result.stderr) == (0, ""), result
+    return client
+
+
+def test_a_write_no_longer_upgrades_the_store(pg, pgdb, owner):
+    """This release's write and `status`, as the owner: exit 3, one sentence naming `accounts
+    store upgrade`; nothing migrated; the previous release goes on as before."""
+    for args, given in [(("unlock", "alice"), None), (("status",), None),
+                        (("verify", "--username", "alice", "--password-stdin"), PASSWORD)]:
+        result = owner.run(*args, input=given)
+        assert (result.code, result.stdout, result.stderr) == (3, "", older(owner.database)), args
+    assert pg.value("SELECT to_regclass('accounts.schema_expansion')", pgdb) == ""
+    assert pg.value("SELECT count(*) FROM accounts.schema_migration", pgdb) == "17"
+    result = previous(owner, "verify", "--username", "alice", "--password-stdin", input=PASSWORD)
+    assert (result.code, result.stdout, result.stderr) == (0, "", ""), result
+
+
+def test_store_upgrade_applies_the_expansion_once(pg, pgdb, owner, tmp_path):
+    """`store upgrade`: this release's expansions (v18 to v21) applied, said in one line; again: up to date; an SQLite store is a
+    usage error (it upgrades itself)."""
+    result = owner.run("store", "upgrade")
+    assert (result.code, result.stdout, result.stderr) == (0, upgraded(owner.database), "")
+    result = owner.run("store", "upgrade", "--contract")
+    assert (result.code, result.stdout, result.stderr) == (
+        0, f"The store {owner.database} is up to date for accounts {RELEASE}.\n", "")
+    assert pg.psql("SELECT identifier || ' ' || release FROM accounts.schema_expansion "
+                   "ORDER BY 1", pgdb).splitlines() == [
+        "v18 1.2.0", "v19 1.2.0", "v20 1.2.0", "v21 1.2.0"]
+    assert pg.value("SELECT count(*) FROM accounts.schema_migration", pgdb) == "17"
+    sqlite = Client(tmp_path / "sqlite", str(tmp_path / "accounts.sqlite3"))
+    result = sqlite.run("store", "upgrade")
+    assert result.code == 2 and result.stdout == "", result
+    assert result.err_lines[0] == (
+        "Error: accounts store upgrade upgrades a PostgreSQL store (a postgresql:// URI in "
+        "--database or ACCOUNTS_DATABASE): an SQLite file upgrades itself when accounts next "
+        "writes it."), result
+
+
+def test_the_previous_release_logs_in_on_the_upgraded_store(pg, pgdb, owner, tmp_path):
+    """After `store upgrade`, the previous release as the owner: `status`, `login`, `verify`
+    (right and wrong), `pam-auth`, and pam-helper's auth and account stages; this release
+    logs the same people in."""
+    assert owner.run("store", "upgrade").stdout == upgraded(owner.database)
+    result = previous(owner, "status")
+    assert (result.code, result.stderr) == (0, ""), result
+    assert result.out_lines[0] == "State: Activated", result
+    result = previous(owner, "login", "--no-session", input=f"alice\n{PASSWORD}\n")
+    assert (result.code, result.stderr) == (0, ""), result
+    assert result.out_lines[0].startswith("Welcome back "), result
+    result = previous(owner, "verify", "--username", BOB, "--password-stdin", input=BOB_PASSWORD)
+    assert (result.code, result.stdout, result.stderr) == (0, "", ""), result
+    result = previous(owner, "verify", "--username", BOB, "--password-stdin",
+                      input=WRONG_PASSWORD)
+    assert (result.code, result.stdout, result.stderr) == (1, "", ""), result
+    assert_pam_paths(PREVIOUS_BIN, owner, owner.database)
+    result = owner.run("verify", "--username", BOB, "--password-stdin", input=BOB_PASSWORD)
+    assert (result.code, result.stdout, result.stderr) == (0, "", ""), result
+
+
+def assert_pam_paths(binary, client, database):
+    """pam-auth exit 0 silent; pam-helper auth asks the password and says success, account
+    says success."""
+    result = pam_auth(binary, client, database)
+    assert (result.code, result.stdout, result.stderr) == (0, "", ""), result
+    result = pam_helper(binary, client, "auth", database, [f"OK {PASSWORD}"])
+    assert result.code == 0, result
+    assert result.out_lines[0].startswith("AUTHTOK "), result
+    assert result.out_lines[-1] == "RESULT success", result
+    result = pam_helper(binary, client, "account", database)
+    assert (result.code, result.out_lines[-1:]) == (0, ["RESULT success"]), result
+
+
+@pytest.fixture
+def fleet(pg, pgdb, owner):
+    """The previous release's `store roles --apply` on its store: (admin role, host role); the
+    fleet run's own roles, which its pooler lets in, or two made for this test."""
+    made = [] if ROLES else [pg.create_role("admin"), pg.create_role("host")]
+    admin, host = made or [ADMIN_ROLE, HOST_ROLE]
+    result = previous(owner, "store", "roles", "--admin", admin, "--host", host, "--apply")
+    assert (result.code, result.stderr) == (0, ""), result
+    yield admin, host
+    for role in made:
+        pg.psql(f'DROP OWNED BY "{role}"', pgdb, check=False)
+        pg.drop_role(role)
+
+
+def test_the_host_role_is_told_to_upgrade_then_both_releases_log_in(pg, pgdb, owner, fleet,
+                                                                      tmp_path):
+    """As the fleet's host role (through the pooler in the pgfleet run): before `store upgrade`
+    this release's `status` and `verify` say the store is older (exit 3, one sentence: the role
+    has no right to migrate, and is not asked to); after it, without `store roles` again, the
+    previous release and this one both log people in, `pam-auth` and `pam-helper` included."""
+    _, host = fleet
+    uri = program_uri(pg, pgdb, host) if ROLES else pg.uri(pgdb, user=host)
+    kiosk = Client(tmp_path / "kiosk", uri)
+    for args, given in [(("status",), None),
+                        (("verify", "--username", "alice", "--password-stdin"), PASSWORD)]:
+        result = kiosk.run(*args, input=given)
+        assert (result.code, result.stdout, result.stderr) == (3, "", older(uri)), args
+    result = previous(kiosk, "verify", "--username", "alice", "--password-stdin", input=PASSWORD)
+    assert (result.code, result.stdout, result.stderr) == (0, "", ""), result
+
+    assert owner.run("store", "upgrade").stdout == upgraded(owner.database)
+    for binary in (PREVIOUS_BIN, None):
+        result = kiosk.run("verify", "--username", BOB, "--password-stdin", input=BOB_PASSWORD,
+                           binary=binary)
+        assert (result.code, result.stdout, result.stderr) == (0, "", ""), (binary, result)
+        result = kiosk.run("login", "--no-session", input=f"alice\n{PASSWORD}\n",
+                           binary=binary)
+        assert (result.code, result.stderr) == (0, ""), (binary, result)
+        result = kiosk.run("status", binary=binary)
+        assert (result.code, result.out_lines[:1]) == (0, ["State: Activated"]), (binary, result)
+        assert_pam_paths(binary or BIN, kiosk, uri)
+
+
+def test_a_store_upgraded_past_this_release_names_the_release_it_needs(pg, pgdb, owner):
+    """A contract step this release does not know, recorded with the release that brought it:
+    every command says which release the store needs (exit 3, one sentence), `store upgrade`
+    too; an expansion it does not know (a later release's addition) is no obstacle."""
+    assert owner.run("store", "upgrade").code == 0
+    pg.psql("INSERT INTO accounts.schema_expansion (identifier, release) "
+            "VALUES ('v9001', '1.3.0')", pgdb)
+    result = owner.run("status")
+    assert (result.code, result.stderr) == (0, ""), result
+    pg.psql("INSERT INTO accounts.schema_migration (identifier, release) "
+            "VALUES ('v9002', '1.3.0')", pgdb)
+    needs = (f"Cannot use the database {owner.database}: its store needs accounts 1.3.0 or "
+             "later; upgrade accounts on this host to use it.\n")
+    for args in (("status",), ("unlock", "alice"), ("store", "upgrade")):
+        result = owner.run(*args)
+        assert (result.code, result.stdout, result.stderr) == (3, "", needs), args
