@@ -1,7 +1,7 @@
 """Rolling upgrades of a shared PostgreSQL store: a store the previous release (1.1.0, schema
 v17) made is used by no command of this one, `status` included, until its owner runs `accounts
-store upgrade`, which applies its expansions (v18 to v21) once; the previous release then still logs
-people in there (login, verify, pam-auth, pam-helper), as the owner and as the fleet's host role
+store upgrade`, which applies its expansions (v18 to v21) once; the previous release then still
+logs people in there (login, verify, pam-auth, pam-helper), as the owner and as the fleet's host role
 (in the pgfleet run through its pooler, as a fleet's hosts reach the server), while this release
 does too. Every PostgreSQL run runs them (each test makes its database and names its roles).
 
