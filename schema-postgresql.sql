@@ -150,7 +150,7 @@ INSERT INTO accounts.audit_kind (name) VALUES
   ('group_added'), ('group_removed'), ('group_member_added'), ('group_member_removed'),
   ('pam_session_opened'), ('pam_session_closed'), ('ssh_key_added'), ('ssh_key_removed'),
   ('access_refused'), ('userdb_enabled'), ('userdb_disabled'), ('userdb_synced'),
-  ('fleet_host_added'), ('fleet_host_removed');
+  ('fleet_host_added'), ('fleet_host_removed'), ('store_upgraded');
 
 -- What happened, oldest first. Never a password or a hash. Survives reset. Ids never reused.
 -- `host`: the host that wrote it (its node name, or ACCOUNTS_HOST_NAME; none for the events from

@@ -242,7 +242,8 @@ INSERT INTO audit_kind (name) VALUES
   ('userdb_disabled'),
   ('userdb_synced'),
   ('fleet_host_added'),
-  ('fleet_host_removed');
+  ('fleet_host_removed'),
+  ('store_upgraded');
 
 -- Migration "v12": the change counter and the change of each account and group.
 -- The store's change counter: one more for every row change a user record reads (accounts,

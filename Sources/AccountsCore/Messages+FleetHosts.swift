@@ -57,4 +57,8 @@ extension Messages {
   public static func detailFleetHost(_ host: String, role: String) -> String {
     "host \(host) role \(role)"
   }
+  /// The audit log's detail of a shared store upgraded (`store_upgraded`).
+  public static func detailStoreUpgraded(release: String, applied: [String]) -> String {
+    "accounts \(release): \(applied.joined(separator: ", "))"
+  }
 }

@@ -36,21 +36,32 @@ extension PostgresStore {
       db,
       """
       SELECT to_regclass('accounts.schema_migration') IS NOT NULL,
-        to_regclass('accounts.host_report') IS NOT NULL
+        to_regclass('accounts.host_report') IS NOT NULL,
+        to_regclass('accounts.schema_expansion') IS NOT NULL
       """)
     guard found.flag(0, 0) else {
       throw .storage(.failure(location: location, reason: "it holds no accounts store"))
     }
+    // The expansions ("v18" on) are steps of the schema too, and the newest may be one.
+    let steps =
+      found.flag(0, 2)
+      ? """
+      (SELECT m.identifier, m.applied_at FROM accounts.schema_migration AS m
+       UNION ALL SELECT x.identifier, x.applied_at FROM accounts.schema_expansion AS x)
+      """ : "accounts.schema_migration"
     let store = try healthStep(
       db,
       """
       SELECT accounts.stamp(pg_catalog.now()),
         (SELECT string_agg(m.identifier, ',') FROM accounts.schema_migration AS m),
-        (SELECT accounts.stamp(max(m.applied_at)) FROM accounts.schema_migration AS m),
+        (SELECT accounts.stamp(max(m.applied_at)) FROM \(steps) AS m),
         (SELECT accounts.stamp(r.applied_at) FROM accounts.fleet_role AS r WHERE r.id = 1),
         (SELECT g.generation FROM accounts.userdb_generation AS g WHERE g.id = 1),
         (SELECT count(*) FROM accounts.audit_event AS e
-         WHERE e.kind = 'login_failure' AND e.occurred_at > pg_catalog.now() - interval '1 hour')
+         WHERE e.kind = 'login_failure' AND e.occurred_at > pg_catalog.now() - interval '1 hour'),
+        \(found.flag(0, 2)
+          ? "(SELECT string_agg(x.identifier, ',') FROM accounts.schema_expansion AS x)"
+          : "NULL::text")
       """)
     // A store an earlier release made has no reports yet: its hosts are listed all the same.
     let reports =
@@ -79,13 +90,15 @@ extension PostgresStore {
       LEFT JOIN \(reports) AS r ON r.host = k.host
       ORDER BY k.host
       """)
-    let recorded = Set((store.text(0, 1) ?? "").split(separator: ",").map(String.init))
-    let schema = SchemaContents.sorting(known: Self.known, recorded: recorded) { true }
+    let recorded = RecordedMigrations(steps: store.text(0, 1), expansions: store.text(0, 6))
+    let schema = migrations.contents(of: recorded, release: release) { () -> Bool in true }
+    let identifiers = Array(recorded.steps.keys) + recorded.expansions
     return try storing { () throws(StoreError) in
       try decoding(location: location) { () throws(PGUnreadableValue) in
         StoreHealthFacts(
           now: try store.decode(Date.self, 0, 0), schema: schema,
-          storeSchema: Self.newest(recorded), programSchema: Self.newest(Self.known),
+          storeSchema: Self.newest(identifiers),
+          programSchema: Self.newest(migrations.map(\.identifier)),
           rolesAppliedAt: try store.decode(Date?.self, 0, 3),
           migratedAt: try store.decode(Date?.self, 0, 2),
           generation: try store.decode(Int64?.self, 0, 4) ?? 0,

@@ -156,6 +156,7 @@ extension PostgresStore {
               [.text(migration.identifier)] + (releases ? [.text(migration.release)] : []))
           }
         }
+        if upgrading != nil, !apply.isEmpty { try logUpgrade(db, applied: apply) }
       } catch {
         throw translate(error)
       }
@@ -173,4 +174,20 @@ extension PostgresStore {
     }
   }
 
+  /// Appends the event of an upgrade that applied `applied`, in its transaction, once the store
+  /// knows the kind (PostgreSQL's "v21" on).
+  private func logUpgrade(_ db: PGConnection, applied: [PostgresMigration]) throws(PGFailure) {
+    let kind = AuditEventKind.storeUpgraded.rawValue
+    try db.run(
+      """
+      INSERT INTO accounts.audit_event (occurred_at, kind, detail, host)
+      SELECT pg_catalog.date_trunc('milliseconds', pg_catalog.now()), $1, $2, $3
+      WHERE EXISTS (SELECT 1 FROM accounts.audit_kind WHERE name = $1)
+      """,
+      [
+        .text(kind),
+        .text(Messages.detailStoreUpgraded(release: release, applied: applied.map(\.identifier))),
+        writingHost.map(PGValue.text) ?? .null,
+      ])
+  }
 }

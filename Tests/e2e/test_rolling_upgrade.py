@@ -7,6 +7,8 @@ does too. Every PostgreSQL run runs them (each test makes its database and names
 
 Oracles: the exact lines and exit codes, both programs' answers, psql as the owner."""
 
+import json
+
 import pytest
 
 from conftest import BIN, BOB, BOB_PASSWORD, PASSWORD, WRONG_PASSWORD, form
@@ -57,9 +59,10 @@ def test_a_write_no_longer_upgrades_the_store(pg, pgdb, owner):
 
 
 def test_store_upgrade_applies_the_expansion_once(pg, pgdb, owner, tmp_path):
-    """`store upgrade`: this release's expansions (v18 to v21) applied, said in one line; again: up to date; an SQLite store is a
-    usage error (it upgrades itself)."""
-    result = owner.run("store", "upgrade")
+    """`store upgrade`: this release's expansions (v18 to v21) applied, said in one line and
+    logged once (`store_upgraded`, as the owner's host); again: up to date, nothing logged; an
+    SQLite store is a usage error (it upgrades itself)."""
+    result = owner.run("store", "upgrade", env=owner.env(ACCOUNTS_HOST_NAME="office-1"))
     assert (result.code, result.stdout, result.stderr) == (0, upgraded(owner.database), "")
     result = owner.run("store", "upgrade", "--contract")
     assert (result.code, result.stdout, result.stderr) == (
@@ -67,6 +70,10 @@ def test_store_upgrade_applies_the_expansion_once(pg, pgdb, owner, tmp_path):
     assert pg.psql("SELECT identifier || ' ' || release FROM accounts.schema_expansion "
                    "ORDER BY 1", pgdb).splitlines() == [
         "v18 1.2.0", "v19 1.2.0", "v20 1.2.0", "v21 1.2.0"]
+    logged = owner.run("log", "--event", "store_upgraded", "--json")
+    assert [(e["event"], e["user"], e["detail"], e["host"])
+            for e in map(json.loads, logged.out_lines)] == [
+        ("store_upgraded", None, f"accounts {RELEASE}: v18, v19, v20, v21", "office-1")], logged
     assert pg.value("SELECT count(*) FROM accounts.schema_migration", pgdb) == "17"
     sqlite = Client(tmp_path / "sqlite", str(tmp_path / "accounts.sqlite3"))
     result = sqlite.run("store", "upgrade")

@@ -213,7 +213,7 @@ def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
         kinds = set(after["audit_kind"]) - set(before["audit_kind"])
         assert kinds == {json.dumps({"name": k}) for k in (
             "access_refused", "userdb_enabled", "userdb_disabled", "userdb_synced",
-            "fleet_host_added", "fleet_host_removed")}, kinds
+            "fleet_host_added", "fleet_host_removed", "store_upgraded")}, kinds
         after["audit_kind"] = before["audit_kind"]
         homes = [(row["path"], row["uid"]) for row in map(json.loads, after.pop("home_path"))]
         assert homes == [("/home/bob", 20000)], homes

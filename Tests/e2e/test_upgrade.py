@@ -40,7 +40,7 @@ LATEST_KINDS = {"activation", "login_success", "login_failure", "lockout", "unlo
                 "group_member_added", "group_member_removed", "pam_session_opened",
                 "pam_session_closed", "ssh_key_added", "ssh_key_removed", "access_refused",
                 "userdb_enabled", "userdb_disabled", "userdb_synced", "fleet_host_added",
-                "fleet_host_removed"}
+                "fleet_host_removed", "store_upgraded"}
 
 
 @pytest.fixture

@@ -21,8 +21,8 @@ PASSWORD = "correct horse battery staple"
 # kinds of events, v10's empty table, v12's change counter (0: the rows before it are no
 # change) and its empty notes, v13's kinds of events. Nothing else may differ.
 MIGRATED_SINCE = ["v9", "v10", "v12", "v13"]
-ADDED_KINDS = ["access_refused", "fleet_host_added", "fleet_host_removed", "userdb_disabled",
-               "userdb_enabled", "userdb_synced"]
+ADDED_KINDS = ["access_refused", "fleet_host_added", "fleet_host_removed", "store_upgraded",
+               "userdb_disabled", "userdb_enabled", "userdb_synced"]
 ADDED_TABLES = {"pending_second_factor": [], "userdb_change": [],
                 "userdb_generation": [{"id": 1, "generation": 0}]}
 

@@ -69,8 +69,8 @@ V6_AUDIT_KINDS = V5_AUDIT_KINDS | {"ssh_key_added", "ssh_key_removed"}
 # Migration "v9": PAM's refusals and the user records' changes.
 V9_AUDIT_KINDS = V6_AUDIT_KINDS | {
     "access_refused", "userdb_enabled", "userdb_disabled", "userdb_synced"}
-# Migration "v13": a fleet host's own role made and withdrawn.
-LATEST_AUDIT_KINDS = V9_AUDIT_KINDS | {"fleet_host_added", "fleet_host_removed"}
+# Migration "v13": a fleet host's own role made and withdrawn, a shared store upgraded.
+LATEST_AUDIT_KINDS = V9_AUDIT_KINDS | {"fleet_host_added", "fleet_host_removed", "store_upgraded"}
 V2_SCHEMA = {
     ("table", "account"), ("table", "activation"), ("table", "login_throttle"),
     ("table", "audit_event"), ("table", "audit_kind"), ("table", "grdb_migrations"),

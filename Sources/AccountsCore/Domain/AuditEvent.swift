@@ -91,6 +91,9 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
   /// A fleet host's own role was withdrawn (`store hosts remove`; the detail names the host and
   /// the role).
   public static let fleetHostRemoved = Self(rawValue: "fleet_host_removed")
+  /// The owner upgraded a shared store (`store upgrade`; the detail names the release and the
+  /// steps applied).
+  public static let storeUpgraded = Self(rawValue: "store_upgraded")
 
   /// Every kind this build writes, in the order docs/commands.md lists them.
   public static let known: [AuditEventKind] = [
@@ -101,7 +104,7 @@ public struct AuditEventKind: RawRepresentable, Hashable, Sendable, Comparable {
     .accountsImported, .accountsExported, .groupAdded, .groupRemoved, .groupMemberAdded,
     .groupMemberRemoved, .pamSessionOpened, .pamSessionClosed, .sshKeyAdded, .sshKeyRemoved,
     .accessRefused, .userdbEnabled, .userdbDisabled, .userdbSynced, .fleetHostAdded,
-    .fleetHostRemoved,
+    .fleetHostRemoved, .storeUpgraded,
   ]
 
   /// Orders by name.

@@ -155,7 +155,7 @@ public enum StoreHealth {
     switch facts.schema {
     case .older:
       found.append(.schemaOlder(store: facts.storeSchema, program: facts.programSchema))
-    case .newer:
+    case .newer, .needsRelease:
       found.append(.schemaNewer(store: facts.storeSchema, program: facts.programSchema))
     case .absent, .foreign, .current: break
     }

@@ -72,7 +72,7 @@ public enum HealthPresentation {
   private static func state(_ schema: SchemaContents) -> String {
     switch schema {
     case .older: return "older"
-    case .newer: return "newer"
+    case .newer, .needsRelease: return "newer"
     case .absent, .foreign, .current: return "current"
     }
   }

@@ -35,7 +35,7 @@ extension AccountsCommand.StoreCommand {
 
     func run(_ context: CommandContext) throws {
       let role = role ?? FleetHost.defaultRole(for: name)
-      let hostRole = try Hosts.store(global).addFleetHost(
+      let hostRole = try Hosts.store(global, context: context).addFleetHost(
         named: name, role: role, at: context.environment.now())
       context.console.output(Messages.fleetHostAdded(name, role: role, hostRole: hostRole))
     }

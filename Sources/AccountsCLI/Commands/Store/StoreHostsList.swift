@@ -18,7 +18,7 @@ extension AccountsCommand.StoreCommand {
     @OptionGroup var global: GlobalOptions
 
     func run(_ context: CommandContext) throws {
-      let hosts = try Hosts.store(global).fleetHosts()
+      let hosts = try Hosts.store(global, context: context).fleetHosts()
       if json {
         for host in hosts { context.bulk.line(FleetHostPresentation.json(host)) }
       } else if hosts.isEmpty {

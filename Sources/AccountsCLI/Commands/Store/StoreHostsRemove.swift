@@ -20,7 +20,7 @@ extension AccountsCommand.StoreCommand {
     func validate() throws { try Hosts.validate(name: name) }
 
     func run(_ context: CommandContext) throws {
-      let role = try Hosts.store(global).removeFleetHost(
+      let role = try Hosts.store(global, context: context).removeFleetHost(
         named: name, at: context.environment.now())
       context.console.output(Messages.fleetHostRemoved(name, role: role))
     }

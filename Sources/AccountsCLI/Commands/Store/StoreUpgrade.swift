@@ -24,7 +24,9 @@ extension AccountsCommand.StoreCommand {
     func run(_ context: CommandContext) throws {
       let uri = try AccountsCommand.StoreCommand.postgresURI(
         global, refusal: Messages.upgradeNeedsPostgres)
-      let upgrade = try PostgresStore(uri: uri, busyTimeout: 5).upgrade(contract: contract)
+      let store = PostgresStore(uri: uri, busyTimeout: 5)
+      store.writingHost = context.environment.writingHost
+      let upgrade = try store.upgrade(contract: contract)
       for line in Messages.storeUpgraded(upgrade, location: context.environment.storeLocation) {
         context.console.output(line)
       }
