@@ -22,7 +22,7 @@ from userdbhelp import unique
 
 HOST = "web-1"
 SCHEMA = max(int(v[1:]) for v in POSTGRES_MIGRATIONS)
-RELEASE = "1.1.0"
+RELEASE = "1.2.0"
 
 
 def on(device, host, *args, input=None):

@@ -226,6 +226,11 @@ def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
         # Migration v16's offline mark: none on the events from before it.
         events = [json.loads(row) for row in after["audit_event"]]
         assert all(event.pop("offline_id") is None for event in events), events
+        # The upgrade's own event (migration v21's kind), the one event added.
+        upgraded = [e for e in events if e["kind"] == "store_upgraded"]
+        assert [e["detail"] for e in upgraded] == [
+            "accounts 1.2.0: " + ", ".join(f"v{n}" for n in range(8, 22))], upgraded
+        events = [e for e in events if e["kind"] != "store_upgraded"]
         after["audit_event"] = sorted(json.dumps(e, sort_keys=True) for e in events)
         assert after == before
         result = login(owner, username="bob", password=BOB_V7_PASSWORD)
