@@ -5,9 +5,10 @@ module's line protocol on a pipe)."""
 
 import os
 import subprocess
+from urllib.parse import quote
 
 from conftest import PASSWORD, REPO, USERNAME, Result
-from constants import program_server
+from constants import POOLED, program_server
 
 PREVIOUS_BIN = os.environ.get("ACCOUNTS_PREVIOUS_BIN") or str(
     REPO / ".build" / "previous" / "debug" / "accounts")
@@ -28,7 +29,10 @@ def program_uri(pg, database: str, user: str) -> str:
     """The URI the program is given for `database` as `user`: through the pooler in a pooled
     run (pgfleet), as a fleet's hosts reach the server."""
     host, port = program_server(str(pg.socket), str(pg.port))
-    return f"postgresql://{user}@/{database}?host={host}&port={port}"
+    uri = f"postgresql://{user}@/{database}?host={host}&port={port}"
+    # Behind the pooler every role has a password, in the passfile Scripts/pgbouncer made (the
+    # PAM paths start from an empty environment: the URI names it).
+    return uri + f"&passfile={quote(os.environ['PGPASSFILE'], safe='')}" if POOLED else uri
 
 
 def pam_auth(binary, client, database, password=PASSWORD) -> Result:
