@@ -1,5 +1,6 @@
 """The files a client keeps beside the store, read directly: the session file (three lines:
-`accounts-session 1`, the database, a 64-hex-digit token; mode 0600 in a 0700 folder) and the
+`accounts-session 1`, the database, a 64-hex-digit token, and for a PostgreSQL store a line
+naming the store's identity before the token; mode 0600 in a 0700 folder) and the
 key file sealing TOTP secrets (64 hex digits and a newline, mode 0600), each either absent or
 whole, never half-written."""
 
@@ -11,7 +12,8 @@ import pathlib
 import re
 import stat
 
-SESSION_TEXT = re.compile(r"accounts-session 1\ndatabase (.+)\ntoken ([0-9a-f]{64})\n")
+SESSION_TEXT = re.compile(
+    r"accounts-session 1\ndatabase (.+)\n(?:store [0-9a-f]{32}\n)?token ([0-9a-f]{64})\n")
 KEY_TEXT = re.compile(r"[0-9a-f]{64}\n")
 
 

@@ -1,5 +1,5 @@
-"""A TOTP code across hosts: `2fa enable` on host-00 (its otpauth URI names host-00, no key file
-made: the server keeps the secret); a code accepted on host-1 is refused on host-2 (login: "already
+"""A TOTP code across hosts: `2fa enable` on host-00 (its otpauth URI names the store's database,
+whichever host enrolled, no key file made: the server keeps the secret); a code accepted on host-1 is refused on host-2 (login: "already
 used") and host-3 (verify); 12 hosts racing one fresh code (as the SQLite race: the password
 and the code at once, or the code released once all 12 read the password): exactly one exits
 0, one session row (the winner's file names it), last_step is the step, every replay logged,
@@ -38,12 +38,12 @@ def test_a_code_used_on_one_host_is_refused_on_the_others(pg: PgContext, knobs):
     key_made = hosts.key_file.exists()
     uri_host = re.search(r"^URI: otpauth://totp/accounts:[^?]*%40([^?]+)\?", r.stdout, re.M)
     assert (enabled_ok(r, name) and bool(secret) and not key_made
-        and (not hosts.uts or (uri_host is not None and uri_host.group(1) == "host-00"))), (
-        ("`2fa enable` on host-00 (password, then the code of the key shown): on, 10 recovery "
-        "codes; no ACCOUNTS_KEY_FILE made (the server keeps the secret)"
-        + ("; the otpauth URI names host-00 (its own host name)" if hosts.uts else "")) + ': '
-        + (r.brief() + f"; key file {'made' if key_made else 'none'}"
-        + f"; URI host {uri_host.group(1) if uri_host else None}"))
+        and uri_host is not None and uri_host.group(1) == db), (
+        "`2fa enable` on host-00 (password, then the code of the key shown): on, 10 recovery "
+        "codes; no ACCOUNTS_KEY_FILE made (the server keeps the secret); the otpauth URI names "
+        f"the store's database {db}, not the host: " + r.brief()
+        + f"; key file {'made' if key_made else 'none'}"
+        + f"; URI names {uri_host.group(1) if uri_host else None}")
     if not enabled_ok(r, name) or not secret:
         return
 
