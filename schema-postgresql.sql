@@ -1980,6 +1980,21 @@ END $$;
 REVOKE ALL ON accounts.host_report FROM PUBLIC;
 REVOKE ALL ON FUNCTION accounts.host_report_sync(text, bigint, text, text) FROM PUBLIC;
 
+-- A fleet whose roles `store roles --apply` recorded: its host role may report at once, so a
+-- host upgraded after `store upgrade` reports before the roles are applied again.
+DO $grant$
+DECLARE
+  recorded record;
+BEGIN
+  FOR recorded IN SELECT r.rolname FROM accounts.fleet_role AS f
+                  JOIN pg_catalog.pg_roles AS r ON r.rolname = f.host_role
+  LOOP
+    EXECUTE pg_catalog.format(
+      'GRANT EXECUTE ON FUNCTION accounts.host_report_sync(text, bigint, text, text) TO %I',
+      recorded.rolname);
+  END LOOP;
+END $grant$;
+
 -- Migration v20: a login moves its own secret still sealed under a key file into the server's
 -- keeping (a host that holds the key file opens what accounts.second_factor_sealed gives it with
 -- the password's proof, and hands it over through the overload of accounts.login_success with

@@ -63,4 +63,19 @@ let postgresSchemaV19 = """
 
   REVOKE ALL ON accounts.host_report FROM PUBLIC;
   REVOKE ALL ON FUNCTION accounts.host_report_sync(text, bigint, text, text) FROM PUBLIC;
+
+  -- A fleet whose roles `store roles --apply` recorded: its host role may report at once, so a
+  -- host upgraded after `store upgrade` reports before the roles are applied again.
+  DO $grant$
+  DECLARE
+    recorded record;
+  BEGIN
+    FOR recorded IN SELECT r.rolname FROM accounts.fleet_role AS f
+                    JOIN pg_catalog.pg_roles AS r ON r.rolname = f.host_role
+    LOOP
+      EXECUTE pg_catalog.format(
+        'GRANT EXECUTE ON FUNCTION accounts.host_report_sync(text, bigint, text, text) TO %I',
+        recorded.rolname);
+    END LOOP;
+  END $grant$;
   """

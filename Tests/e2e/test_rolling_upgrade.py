@@ -137,7 +137,8 @@ def test_the_host_role_is_told_to_upgrade_then_both_releases_log_in(pg, pgdb, ow
     """As the fleet's host role (through the pooler in the pgfleet run): before `store upgrade`
     this release's `status` and `verify` say the store is older (exit 3, one sentence: the role
     has no right to migrate, and is not asked to); after it, without `store roles` again, the
-    previous release and this one both log people in, `pam-auth` and `pam-helper` included."""
+    previous release and this one both log people in, `pam-auth` and `pam-helper` included, and
+    a host may report its syncs."""
     _, host = fleet
     uri = program_uri(pg, pgdb, host) if ROLES else pg.uri(pgdb, user=host)
     kiosk = Client(tmp_path / "kiosk", uri)
@@ -159,6 +160,10 @@ def test_the_host_role_is_told_to_upgrade_then_both_releases_log_in(pg, pgdb, ow
         result = kiosk.run("status", binary=binary)
         assert (result.code, result.out_lines[:1]) == (0, ["State: Activated"]), (binary, result)
         assert_pam_paths(binary or BIN, kiosk, uri)
+    # The upgrade granted the host role this release's new steps itself: a host reports to
+    # `store health` before the roles are applied again.
+    assert pg.psql("SELECT accounts.host_report_sync('kiosk-9', NULL, '1.2.0', NULL)", pgdb,
+                   user=host).strip() == "t"
 
 
 def test_a_store_upgraded_past_this_release_names_the_release_it_needs(pg, pgdb, owner):
