@@ -15,6 +15,7 @@ import subprocess
 import pexpect
 
 from constants import BIN, FULL_NAME, PASSWORD
+from docblocks import commands, fenced
 from pgserver import Server, bindir
 from sshd import free_port
 
@@ -26,30 +27,7 @@ HOST_ROLE = "accounts_host_kiosk-1"
 
 def blocks() -> list:
     """(fence language, body lines) of each fenced block of the page, in order."""
-    lines, found, index = PAGE.read_text().splitlines(), [], 0
-    while index < len(lines):
-        if lines[index].startswith("```"):
-            close = lines.index("```", index + 1)
-            found.append((lines[index][3:], lines[index + 1:close]))
-            index = close
-        index += 1
-    return found
-
-
-def commands(lines: list) -> list:
-    """A block cut into the commands a shell reads one at a time: a line with its here-document
-    (up to the word that ends it), comments left out."""
-    found, index = [], 0
-    while index < len(lines):
-        command = [lines[index]]
-        heredoc = re.search(r"<<'(\w+)'", lines[index])
-        while heredoc and command[-1] != heredoc.group(1):
-            index += 1
-            command.append(lines[index])
-        if not command[0].startswith("#"):
-            found.append("\n".join(command))
-        index += 1
-    return found
+    return [(language, body) for language, _, body in fenced(PAGE.read_text().splitlines())]
 
 
 def passwords(path: pathlib.Path) -> dict:

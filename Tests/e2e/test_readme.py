@@ -28,6 +28,7 @@ import pytest
 from totp import code_now
 
 from constants import BOB_PASSWORD, FULL_NAME, PASSWORD
+from docblocks import commands, fenced
 from secondfactor import wrong_code
 from sshd import PRIVSEP_FOLDER, REFUSED, REFUSED_CODE, Sshd, finish, free_port, spawn_ssh
 
@@ -116,34 +117,9 @@ def blocks() -> list:
     text = (ROOT / "README.md").read_text()
     start = text.index(f"\n{SECTION}\n")
     end = text.find("\n## ", start + 1)
-    found, lines = [], text[start:end if end >= 0 else len(text)].splitlines()
-    index = 0
-    while index < len(lines):
-        if lines[index].startswith("```"):
-            close = lines.index("```", index + 1)
-            background = index > 0 and lines[index - 1].startswith(BACKGROUND)
-            found.append((lines[index][3:], background, lines[index + 1:close]))
-            index = close
-        index += 1
-    return found
-
-
-def commands(lines: list) -> list:
-    """A block cut into the commands a shell reads one at a time: a line with the lines that
-    continue it (a trailing backslash) or its here-document, up to the word that ends it."""
-    found, index = [], 0
-    while index < len(lines):
-        command = [lines[index]]
-        heredoc = re.search(r"<<'(\w+)'", lines[index])
-        while heredoc and command[-1] != heredoc.group(1):
-            index += 1
-            command.append(lines[index])
-        while command[-1].endswith("\\"):
-            index += 1
-            command.append(lines[index])
-        found.append("\n".join(command))
-        index += 1
-    return found
+    section = text[start:end if end >= 0 else len(text)].splitlines()
+    return [(language, before.startswith(BACKGROUND), body)
+            for language, before, body in fenced(section)]
 
 
 class Trial:
