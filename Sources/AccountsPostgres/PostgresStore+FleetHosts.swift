@@ -94,20 +94,13 @@ extension PostgresStore {
     }
   }
 
-  /// Appends the event of a host's role made or withdrawn, in the same transaction.
+  /// Appends the event of a host's role made or withdrawn, in the same transaction, as every
+  /// write appends its own (`PostgresAccess.append`).
   private func logged(
     _ db: PGConnection, _ kind: AuditEventKind, host: String, role: String, at now: Date
   ) throws(AccountsError) {
-    try fleetStep(
-      db,
-      """
-      INSERT INTO accounts.audit_event (occurred_at, kind, detail, host)
-      VALUES ($1::timestamptz, $2, $3, $4)
-      """,
-      [
-        PGValue(now), .text(kind.rawValue), .text(Messages.detailFleetHost(host, role: role)),
-        writingHost.map(PGValue.text) ?? .null,
-      ])
+    try PostgresAccess(db: db, store: self).append(
+      AuditRecord(kind, at: now, detail: Messages.detailFleetHost(host, role: role)))
   }
 
   /// The host role `store roles --apply` recorded; nil before it ran (or when what is recorded
@@ -158,14 +151,5 @@ extension PostgresStore {
       }
       throw .storage(translate(error))
     }
-  }
-}
-
-extension PostgresStore {
-  /// The database's name as its server calls it (`current_database()`): the same whichever URI
-  /// or pooler a host reaches it through.
-  public func authenticatorDomain() throws(AccountsError) -> String? {
-    let (rows, _) = try statement("SELECT pg_catalog.current_database()", [], for: .readOnly)
-    return rows.text(0, 0)
   }
 }

@@ -17,6 +17,13 @@ public final class PostgresStore: AccountRepository {
   public let location: String
   /// True: the server keeps every second factor's secret and checks codes (migration "v17").
   public var keepsSecondFactorsOnServer: Bool { true }
+
+  /// The database's name as its server calls it (`current_database()`): the same whichever URI
+  /// or pooler a host reaches it through.
+  public func authenticatorDomain() throws(AccountsError) -> String? {
+    let (rows, _) = try statement("SELECT pg_catalog.current_database()", [], for: .readOnly)
+    return rows.text(0, 0)
+  }
   /// How long a write waits for another one, in seconds.
   public let busyTimeout: Double
   /// The host this process writes as, stamped on the events and sessions it writes.
