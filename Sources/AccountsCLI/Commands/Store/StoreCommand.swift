@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsPostgres
 import ArgumentParser
 
 #if canImport(Glibc)
@@ -13,9 +14,9 @@ extension AccountsCommand {
     static let configuration = CommandConfiguration(
       commandName: "store",
       abstract:
-        "Move a whole store between SQLite and PostgreSQL; upgrade a PostgreSQL one; give a PostgreSQL store's roles their "
-        + "rights and each host its own; keep logins for when its server is away; move second "
-        + "factors to the server; watch its health.",
+        "Move a whole store between SQLite and PostgreSQL; upgrade a PostgreSQL one; give its "
+        + "roles their rights and each host its own; keep logins for when its server is away; "
+        + "move second factors to the server; watch its health.",
       subcommands: [
         Copy.self, Upgrade.self, Roles.self, Hosts.self, Cache.self, SecondFactors.self,
         Health.self,
@@ -28,6 +29,16 @@ extension AccountsCommand {
         flag: global.database, variable: { getenv($0).map { String(cString: $0) } })
       guard StoreLocation.isPostgres(path) else { throw ValidationError(refusal) }
       return path
+    }
+
+    /// The PostgreSQL store `global` names, writing as this host (the events a store command
+    /// logs); for an SQLite store, a usage error saying `refusal` (exit 2).
+    static func postgresStore(
+      _ global: GlobalOptions, refusal: String, context: CommandContext
+    ) throws -> PostgresStore {
+      let store = PostgresStore(uri: try postgresURI(global, refusal: refusal), busyTimeout: 5)
+      store.writingHost = context.environment.writingHost
+      return store
     }
   }
 }

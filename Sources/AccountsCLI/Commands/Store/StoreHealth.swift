@@ -1,5 +1,4 @@
 import AccountsCore
-import AccountsPostgres
 import ArgumentParser
 
 extension AccountsCommand.StoreCommand {
@@ -57,10 +56,8 @@ extension AccountsCommand.StoreCommand {
     }
 
     func run(_ context: CommandContext) throws {
-      let store = PostgresStore(
-        uri: try AccountsCommand.StoreCommand.postgresURI(
-          global, refusal: Messages.healthNeedsPostgres),
-        busyTimeout: 5)
+      let store = try AccountsCommand.StoreCommand.postgresStore(
+        global, refusal: Messages.healthNeedsPostgres, context: context)
       let facts = try store.healthFacts()
       let limits = HealthThresholds(
         silentMinutes: silentMinutes, behindMinutes: behindMinutes, failures: failures,

@@ -16,15 +16,10 @@ extension AccountsCommand.StoreCommand {
         """,
       subcommands: [HostsAdd.self, HostsList.self, HostsRemove.self])
 
-    /// The PostgreSQL store `global` names, writing as this host (the events of `add` and
-    /// `remove`); a usage error for an SQLite one.
+    /// The PostgreSQL store `global` names; a usage error for an SQLite one.
     static func store(_ global: GlobalOptions, context: CommandContext) throws -> PostgresStore {
-      let store = PostgresStore(
-        uri: try AccountsCommand.StoreCommand.postgresURI(
-          global, refusal: Messages.hostsNeedPostgres),
-        busyTimeout: 5)
-      store.writingHost = context.environment.writingHost
-      return store
+      try AccountsCommand.StoreCommand.postgresStore(
+        global, refusal: Messages.hostsNeedPostgres, context: context)
     }
 
     /// Refuses a host name `store hosts` does not take.

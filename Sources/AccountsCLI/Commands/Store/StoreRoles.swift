@@ -50,9 +50,9 @@ extension AccountsCommand.StoreCommand {
         }
         return
       }
-      let uri = try AccountsCommand.StoreCommand.postgresURI(
-        global, refusal: Messages.rolesNeedPostgres)
-      try PostgresStore(uri: uri, busyTimeout: 5).grantRoles(admin: admin, host: host)
+      try AccountsCommand.StoreCommand.postgresStore(
+        global, refusal: Messages.rolesNeedPostgres, context: context
+      ).grantRoles(admin: admin, host: host)
       context.console.output(
         Messages.rolesGranted(
           admin: admin, host: host, location: context.environment.storeLocation))

@@ -1,5 +1,4 @@
 import AccountsCore
-import AccountsPostgres
 import ArgumentParser
 
 extension AccountsCommand.StoreCommand {
@@ -22,10 +21,8 @@ extension AccountsCommand.StoreCommand {
     @OptionGroup var global: GlobalOptions
 
     func run(_ context: CommandContext) throws {
-      let uri = try AccountsCommand.StoreCommand.postgresURI(
-        global, refusal: Messages.upgradeNeedsPostgres)
-      let store = PostgresStore(uri: uri, busyTimeout: 5)
-      store.writingHost = context.environment.writingHost
+      let store = try AccountsCommand.StoreCommand.postgresStore(
+        global, refusal: Messages.upgradeNeedsPostgres, context: context)
       let upgrade = try store.upgrade(contract: contract)
       for line in Messages.storeUpgraded(upgrade, location: context.environment.storeLocation) {
         context.console.output(line)
