@@ -42,8 +42,11 @@ public struct OfflineCredential: Sendable {
   public let sealingKey: [UInt8]
 
   /// The verifier and key of `password` (its UTF-8, NFKC as the store hashes it) under `salt`,
-  /// at `iterations` PBKDF2 rounds.
-  public init(password: String, salt: [UInt8], iterations: Int) throws(CryptoError) {
+  /// at `iterations` PBKDF2 rounds, counted on `meter` if given.
+  public init(password: String, salt: [UInt8], iterations: Int, meter: WorkMeter? = nil)
+    throws(CryptoError)
+  {
+    meter?.add(iterations)
     let master = try PBKDF2.sha256(
       password: Array(password.utf8), salt: salt, iterations: iterations)
     verifier = try HKDF.expand(

@@ -28,15 +28,19 @@ struct World {
   /// The key file beside the database.
   let keys = MemorySealingKeyStore()
   var sessionPolicy = SessionPolicy.standard
+  /// This host's login cache, when the test keeps one.
+  var loginCacheFiles: (any LoginCacheFiles)?
 
   init() throws {
     store = try SQLiteStore.inMemory()
   }
 
   func environment(_ console: ScriptedConsole) -> AccountsEnvironment {
-    AccountsEnvironment(
+    var env = AccountsEnvironment(
       console: console, store: store, now: { [clock] in clock.now }, hasher: hasher,
       blocklist: blocklist, sessions: sessions, keys: keys, sessionPolicy: sessionPolicy)
+    env.loginCacheFiles = loginCacheFiles
+    return env
   }
 
   /// Activates alice through the flow, from a pipe.

@@ -113,7 +113,7 @@ struct Authenticator {
     }
     guard verification.isValid, var account else {
       let damaged = account != nil && stored == nil && imported == nil
-      LoginCacheRefresh.afterFailure(env, key: key, password: password)
+      LoginCacheRefresh.afterFailure(env, key: key, password: password, cost: workTarget)
       try fail(
         username: username, key: key,
         detail: damaged ? ImportedHash.damageDetail(readable) : Messages.detailInvalidCredentials)
@@ -132,12 +132,14 @@ struct Authenticator {
       }
     }
     if account.isDisabled {
-      LoginCacheRefresh.afterFailure(env, key: key, password: nil)
+      LoginCacheRefresh.afterFailure(
+        env, key: key, password: password, cost: workTarget, always: true)
       try fail(username: username, key: key, detail: Messages.detailDisabled)
     }
     // An expired account is refused as a disabled one is: same answer, same cost, counted.
     if account.isExpired(at: env.now()) {
-      LoginCacheRefresh.afterFailure(env, key: key, password: nil)
+      LoginCacheRefresh.afterFailure(
+        env, key: key, password: password, cost: workTarget, always: true)
       try fail(username: username, key: key, detail: Messages.detailExpired)
     }
     return Verified(

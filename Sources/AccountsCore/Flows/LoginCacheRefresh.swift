@@ -55,7 +55,8 @@ enum LoginCacheRefresh {
       var codes: [[UInt8]] = []
       if still == nil {
         let credential = try hashing { () throws(CryptoError) in
-          try OfflineCredential(password: password, salt: salt, iterations: iterations)
+          try OfflineCredential(
+            password: password, salt: salt, iterations: iterations, meter: env.hasher.meter)
         }
         verifier = credential.verifier
         if let factor = verified.secondFactor {
@@ -105,19 +106,32 @@ enum LoginCacheRefresh {
   }
 
   /// After the server refused `password` for `key`: the entry goes when the password is the
-  /// one it keeps (changed on the server since), or at once when `always` (the account is
-  /// disabled or expired there).
-  static func afterFailure(_ env: AccountsEnvironment, key: String, password: String?) {
-    guard let cache = cache(env), let entry = try? cache.entry(key: key) else { return }
-    if let password {
-      guard
-        let credential = try? OfflineCredential(
-          password: password, salt: entry.salt, iterations: entry.iterations),
-        (try? ConstantTime.equals(credential.verifier, entry.verifier)) == true
+  /// one it keeps (changed on the server since), or whatever the password when `always` (the
+  /// account is disabled or expired there).
+  ///
+  /// On a host that keeps a cache, every refusal costs one derivation of the password here,
+  /// entry or none, and whether or not it is needed: at `cost` rounds (what an entry made now
+  /// would take) under a fixed salt when there is no entry. Otherwise a wrong password of a
+  /// person cached here would cost twice what anybody else's costs, and a right password of a
+  /// disabled account less than a wrong one.
+  static func afterFailure(
+    _ env: AccountsEnvironment, key: String, password: String, cost: Int, always: Bool = false
+  ) {
+    guard let cache = cache(env) else { return }
+    let entry = (try? cache.entry(key: key)) ?? nil
+    let credential = try? OfflineCredential(
+      password: password, salt: entry?.salt ?? unusedSalt,
+      iterations: entry?.iterations ?? cost, meter: env.hasher.meter)
+    guard let entry else { return }
+    if !always {
+      guard let credential, (try? ConstantTime.equals(credential.verifier, entry.verifier)) == true
       else { return }
     }
     _ = try? cache.forget(key: key)
   }
+
+  /// The salt a refusal without an entry derives under (its result is thrown away).
+  private static let unusedSalt = [UInt8](repeating: 0, count: OfflineCredential.saltByteCount)
 
   /// The entry's mark, HMAC-SHA256 under the entry's salt.
   ///
