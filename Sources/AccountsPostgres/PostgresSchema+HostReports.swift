@@ -64,18 +64,23 @@ let postgresSchemaV19 = """
   REVOKE ALL ON accounts.host_report FROM PUBLIC;
   REVOKE ALL ON FUNCTION accounts.host_report_sync(text, bigint, text, text) FROM PUBLIC;
 
-  -- A fleet whose roles `store roles --apply` recorded: its host role may report at once, so a
-  -- host upgraded after `store upgrade` reports before the roles are applied again.
+  -- A fleet whose roles `store roles --apply` recorded: both may report at once, and its
+  -- administrator role reads the reports (`store health`), before the roles are applied again.
   DO $grant$
   DECLARE
     recorded record;
   BEGIN
     FOR recorded IN SELECT r.rolname FROM accounts.fleet_role AS f
-                    JOIN pg_catalog.pg_roles AS r ON r.rolname = f.host_role
+                    JOIN pg_catalog.pg_roles AS r ON r.rolname IN (f.admin_role, f.host_role)
     LOOP
       EXECUTE pg_catalog.format(
         'GRANT EXECUTE ON FUNCTION accounts.host_report_sync(text, bigint, text, text) TO %I',
         recorded.rolname);
+    END LOOP;
+    FOR recorded IN SELECT r.rolname FROM accounts.fleet_role AS f
+                    JOIN pg_catalog.pg_roles AS r ON r.rolname = f.admin_role
+    LOOP
+      EXECUTE pg_catalog.format('GRANT SELECT ON accounts.host_report TO %I', recorded.rolname);
     END LOOP;
   END $grant$;
   """

@@ -166,6 +166,48 @@ def test_the_host_role_is_told_to_upgrade_then_both_releases_log_in(pg, pgdb, ow
                    user=host).strip() == "t"
 
 
+# What a role may do in the store's schema: each function it may run, each table, column and
+# sequence right it holds (has_*_privilege: through the roles it is a member of too).
+RIGHTS = """
+SELECT 'function ' || p.oid::regprocedure FROM pg_catalog.pg_proc AS p
+  WHERE p.pronamespace = 'accounts'::regnamespace
+    AND pg_catalog.has_function_privilege('{role}', p.oid, 'EXECUTE')
+UNION ALL
+SELECT 'table ' || c.relname || ' ' || r FROM pg_catalog.pg_class AS c,
+    unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER']) AS r
+  WHERE c.relnamespace = 'accounts'::regnamespace AND c.relkind IN ('r', 'v', 'p')
+    AND pg_catalog.has_table_privilege('{role}', c.oid, r)
+UNION ALL
+SELECT 'column ' || c.relname || '.' || a.attname || ' ' || r FROM pg_catalog.pg_class AS c
+    JOIN pg_catalog.pg_attribute AS a ON a.attrelid = c.oid AND a.attnum > 0
+      AND NOT a.attisdropped, unnest(ARRAY['SELECT', 'INSERT', 'UPDATE']) AS r
+  WHERE c.relnamespace = 'accounts'::regnamespace AND c.relkind IN ('r', 'v', 'p')
+    AND pg_catalog.has_column_privilege('{role}', c.oid, a.attnum, r)
+UNION ALL
+SELECT 'sequence ' || c.relname || ' ' || r FROM pg_catalog.pg_class AS c,
+    unnest(ARRAY['USAGE', 'SELECT', 'UPDATE']) AS r
+  WHERE c.relnamespace = 'accounts'::regnamespace AND c.relkind = 'S'
+    AND pg_catalog.has_sequence_privilege('{role}', c.oid, r)
+ORDER BY 1"""
+
+
+def test_store_upgrade_gives_the_roles_what_store_roles_gives(pg, pgdb, owner, fleet):
+    """The roles the previous release applied, then `store upgrade`: each has exactly the rights
+    this release's `store roles --apply` then gives, so no host or administrator waits for the
+    roles to be applied again (each expansion grants what it adds, in itself)."""
+    assert owner.run("store", "upgrade").code == 0
+    upgraded = {role: pg.psql(RIGHTS.format(role=role), pgdb).splitlines() for role in fleet}
+    admin, host = fleet
+    result = owner.run("store", "roles", "--admin", admin, "--host", host, "--apply")
+    assert (result.code, result.stderr) == (0, ""), result
+    for role in fleet:
+        applied = pg.psql(RIGHTS.format(role=role), pgdb).splitlines()
+        assert any(line.startswith("function accounts.login_facts(") for line in applied), role
+        missing = sorted(set(applied) - set(upgraded[role]))
+        extra = sorted(set(upgraded[role]) - set(applied))
+        assert (missing, extra) == ([], []), role
+
+
 def test_a_store_upgraded_past_this_release_names_the_release_it_needs(pg, pgdb, owner):
     """A contract step this release does not know, recorded with the release that brought it:
     every command says which release the store needs (exit 3, one sentence), `store upgrade`
