@@ -47,8 +47,8 @@ extension PostgresStore {
         .text(record.newHash), step, recovery,
         PostgresAccess.textArray(
           (0...SecondFactor.recoveryCodeCount).map(Messages.detailCodesLeft)),
-        record.keeping.map { .bytes($0) } ?? .null, .null, PGValue(writingHost),
-        .text(record.expected.passwordHash), code,
+        record.keeping.map { .bytes($0) } ?? .null, PGValue(record.detail),
+        PGValue(writingHost), .text(record.expected.passwordHash), code,
       ], for: .readWrite)
     return try access.decoded { () throws(PGUnreadableValue) in
       switch try rows.decode(String.self, 0, 0) {

@@ -4,7 +4,8 @@ import Foundation
 import Testing
 
 /// What `pam_accounts.so`'s stages write to the log an administrator reads: a login its auth
-/// did not log (a key login), the account stage's refusals, and the factors of its own logins.
+/// did not log (a key login), the account stage's refusals, the factors of its own logins, and
+/// where a password changed through it came from.
 @Suite("pam_accounts.so in the audit log")
 struct PamModuleLogTests {
   let world: World
@@ -93,5 +94,32 @@ struct PamModuleLogTests {
     let request = PamModuleRequest(username: "Alice", service: "login", tty: "tty1")
     #expect(run(.auth, request, [typed(password)]) == .success)
     #expect(try events() == ["login_success: password; pam service=login tty=tty1"])
+  }
+
+  /// A password changed through the password stage, by choice or because it had to change, is
+  /// logged with where it came from, as a login is; one changed with `accounts passwd` is not.
+  @Test func passwordChangeSaysWhereFrom() throws {
+    // Given a password that must change
+    let first = "a brand new passphrase for alice"
+    let second = "another new passphrase for alice"
+    let third = "yet another passphrase for alice"
+    try UserPasswordFlow.run(
+      world.environment(ScriptedConsole([first])), username: "Alice",
+      passwordFromStandardInput: true, mustChange: true)
+    // When sshd's forced change, then `passwd` at a terminal, then `accounts passwd` change it
+    var forced = sshd(nil)
+    forced.expiredOnly = true
+    forced.authenticated = true
+    #expect(run(.password, forced, [typed(first), typed(second), typed(second)]) == .success)
+    let passwd = PamModuleRequest(username: "Alice", service: "passwd", tty: "pts/2")
+    #expect(run(.password, passwd, [typed(second), typed(third), typed(third)]) == .success)
+    try PasswordChangeFlow.run(
+      world.environment(ScriptedConsole(["Alice", third, password, password])), username: nil)
+    // Then each PAM change names its service and terminal, and the program's change nothing
+    #expect(
+      try events().filter { $0.hasPrefix("password_changed") } == [
+        "password_changed: pam service=sshd rhost=203.0.113.5 tty=ssh",
+        "password_changed: pam service=passwd tty=pts/2", "password_changed: -",
+      ])
   }
 }

@@ -5,7 +5,8 @@ import Foundation
 import Testing
 
 /// The repository contract for what PAM's stages and `userdb` log: a login PAM's session
-/// records, the account stage's refusals, and the user records' changes.
+/// records, the account stage's refusals, a password changed through PAM, and the user
+/// records' changes.
 @Suite("Repository contract: PAM's decisions and user record changes")
 struct PamDecisionContract {
   let noon = Date(timeIntervalSince1970: 1_800_000_000)
@@ -66,6 +67,31 @@ struct PamDecisionContract {
       try events(store) == [
         "userdb_enabled - /etc/userdb@host-2", "userdb_disabled - /etc/userdb@host-2",
         "userdb_synced - /etc/userdb@host-2",
+      ])
+  }
+
+  /// A person's own change logs `password_changed` with the detail it is given (where a change
+  /// through PAM came from), and with none when given none, as a change through `accounts`
+  /// (and the previous release's hosts) asks.
+  @Test(arguments: Backend.allCases) func ownPasswordChangeDetail(_ backend: Backend) throws {
+    let (store, cleanup) = try backend.make()
+    defer { cleanup() }
+    var stamped = store
+    stamped.writingHost = "host-1"
+    var account = try alice(store)
+    let origin = "pam service=passwd rhost=203.0.113.5 tty=pts/2"
+    for (offset, detail) in [(1.0, origin), (2.0, nil)] {
+      let outcome = try store.changeOwnPassword(
+        PasswordChangeRecord(
+          expected: account, now: noon + offset,
+          newHash: "pbkdf2_sha256$1000$salt$new\(Int(offset))", proof: nil, keeping: nil,
+          detail: detail))
+      #expect(outcome == .changed)
+      account = try #require(try store.account(key: "alice"))
+    }
+    #expect(
+      try events(store) == [
+        "password_changed Alice \(origin)@host-1", "password_changed Alice -@host-1",
       ])
   }
 }

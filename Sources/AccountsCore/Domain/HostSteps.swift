@@ -46,16 +46,21 @@ public struct PasswordChangeRecord: Sendable {
   public var proof: VerificationProof?
   /// The SHA-256 of the token of the client's own session, which stays; every other ends.
   public var keeping: [UInt8]?
+  /// The `password_changed` event's detail: where a change through PAM came from
+  /// (`pam service=passwd tty=…`); nil for one through `accounts`.
+  public var detail: String?
 
   /// Creates a record.
   public init(
-    expected: Account, now: Date, newHash: String, proof: VerificationProof?, keeping: [UInt8]?
+    expected: Account, now: Date, newHash: String, proof: VerificationProof?, keeping: [UInt8]?,
+    detail: String? = nil
   ) {
     self.expected = expected
     self.now = now
     self.newHash = newHash
     self.proof = proof
     self.keeping = keeping
+    self.detail = detail
   }
 }
 
@@ -129,7 +134,9 @@ extension AccountRepository {
       try writer.update(account)
       try writer.setTally(nil, key: key, at: now)
       try writer.append(
-        AuditRecord(.passwordChanged, at: now, username: account.username, usernameKey: key))
+        AuditRecord(
+          .passwordChanged, at: now, username: account.username, usernameKey: key,
+          detail: record.detail))
       let keeping = try record.keeping.flatMap { hash throws(AccountsError) in
         try writer.session(tokenHash: hash)?.id
       }

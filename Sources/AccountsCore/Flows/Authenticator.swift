@@ -202,9 +202,11 @@ struct Authenticator {
   /// cleared, the name's tally cleared, one event, every session of the account ended but the
   /// one whose token hashes to `keeping`; refused if the password was changed by another process
   /// meanwhile (not if a concurrent login only rehashed it).
+  ///
+  /// The event's detail is `detail`: where a change through PAM came from.
   func changePassword(
     _ verified: Verified, to newPassword: String, proof: VerificationProof? = nil,
-    keeping: [UInt8]? = nil
+    keeping: [UInt8]? = nil, detail: String? = nil
   ) throws(AccountsError) {
     let fresh = try hashing { () throws(CryptoError) in
       try env.hasher.hash(password: newPassword)
@@ -212,7 +214,7 @@ struct Authenticator {
     let outcome = try store.changeOwnPassword(
       PasswordChangeRecord(
         expected: verified.account, now: env.now(), newHash: fresh.description, proof: proof,
-        keeping: keeping))
+        keeping: keeping, detail: detail))
     switch outcome {
     case .changed: return
     case .codeAlreadyUsed:

@@ -76,7 +76,8 @@ extension PamModuleFlow {
     let proof = skipCode ? nil : try secondFactor(verified, authenticator: authenticator)
     let newPassword = try reader.newPassword(
       for: verified.account, current: verified.password, blocklist: env.blocklist)
-    try authenticator.changePassword(verified, to: newPassword, proof: proof)
+    try authenticator.changePassword(
+      verified, to: newPassword, proof: proof, detail: env.origin)
     conversation.info(Messages.passwordChanged(account.username))
     return .success
   }
