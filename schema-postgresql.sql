@@ -1410,6 +1410,42 @@ FOR EACH ROW EXECUTE FUNCTION accounts.stamp_caller_host();
 CREATE TRIGGER session_caller_host BEFORE INSERT ON accounts.session
 FOR EACH ROW EXECUTE FUNCTION accounts.stamp_caller_host();
 
+-- Migration v22.
+-- An event's user name and detail are cut to their bounds (the cut marked), whichever step or
+-- statement writes it.
+CREATE FUNCTION accounts.audit_event_bounded() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  IF pg_catalog.char_length(NEW.detail) > 4096 THEN
+    NEW.detail := pg_catalog.left(NEW.detail, 4095) || '…';
+  END IF;
+  IF pg_catalog.char_length(NEW.username) > 256 THEN
+    NEW.username := pg_catalog.left(NEW.username, 255) || '…';
+  END IF;
+  IF pg_catalog.char_length(NEW.username_key) > 256 THEN
+    NEW.username_key := pg_catalog.left(NEW.username_key, 255) || '…';
+  END IF;
+  RETURN NEW;
+END $$;
+
+REVOKE ALL ON FUNCTION accounts.audit_event_bounded() FROM PUBLIC;
+
+CREATE TRIGGER audit_event_bounded BEFORE INSERT ON accounts.audit_event
+FOR EACH ROW EXECUTE FUNCTION accounts.audit_event_bounded();
+
+-- The fleet's administrator role runs every function of the schema (`store roles --apply`).
+DO $grant$
+DECLARE
+  recorded record;
+BEGIN
+  FOR recorded IN SELECT r.rolname FROM accounts.fleet_role AS f
+                  JOIN pg_catalog.pg_roles AS r ON r.rolname = f.admin_role
+  LOOP
+    EXECUTE pg_catalog.format(
+      'GRANT EXECUTE ON FUNCTION accounts.audit_event_bounded() TO %I', recorded.rolname);
+  END LOOP;
+END $grant$;
+
 -- One offline event of a host's login cache (migration "v16"): true when written, false when an
 -- event of that id is already in the log.
 CREATE FUNCTION accounts.audit_offline_event(
