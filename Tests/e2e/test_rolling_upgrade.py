@@ -1,6 +1,6 @@
 """Rolling upgrades of a shared PostgreSQL store: a store the previous release (1.1.0, schema
 v17) made is used by no command of this one, `status` included, until its owner runs `accounts
-store upgrade`, which applies its expansions (v18 to v21) once; the previous release then still
+store upgrade`, which applies its expansions (v18 to v23) once; the previous release then still
 logs people in there (login, verify, pam-auth, pam-helper), as the owner and as the fleet's host role
 (in the pgfleet run through its pooler, as a fleet's hosts reach the server), while this release
 does too. Every PostgreSQL run runs them (each test makes its database and names its roles).
@@ -28,7 +28,7 @@ def older(location: str) -> str:
 
 def upgraded(location: str) -> str:
     return (f"The store {location} is upgraded for accounts {RELEASE}: applied v18, v19, v20, "
-            "v21.\n")
+            "v21, v23.\n")
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ def test_a_write_no_longer_upgrades_the_store(pg, pgdb, owner):
 
 
 def test_store_upgrade_applies_the_expansion_once(pg, pgdb, owner, tmp_path):
-    """`store upgrade`: this release's expansions (v18 to v21) applied, said in one line and
+    """`store upgrade`: this release's expansions (v18 to v23) applied, said in one line and
     logged once (`store_upgraded`, as the owner's host); again: up to date, nothing logged; an
     SQLite store is a usage error (it upgrades itself)."""
     result = owner.run("store", "upgrade", env=owner.env(ACCOUNTS_HOST_NAME="office-1"))
@@ -69,11 +69,12 @@ def test_store_upgrade_applies_the_expansion_once(pg, pgdb, owner, tmp_path):
         0, f"The store {owner.database} is up to date for accounts {RELEASE}.\n", "")
     assert pg.psql("SELECT identifier || ' ' || release FROM accounts.schema_expansion "
                    "ORDER BY 1", pgdb).splitlines() == [
-        "v18 1.2.0", "v19 1.2.0", "v20 1.2.0", "v21 1.2.0"]
+        "v18 1.2.0", "v19 1.2.0", "v20 1.2.0", "v21 1.2.0", "v23 1.2.0"]
     logged = owner.run("log", "--event", "store_upgraded", "--json")
     assert [(e["event"], e["user"], e["detail"], e["host"])
             for e in map(json.loads, logged.out_lines)] == [
-        ("store_upgraded", None, f"accounts {RELEASE}: v18, v19, v20, v21", "office-1")], logged
+        ("store_upgraded", None, f"accounts {RELEASE}: v18, v19, v20, v21, v23",
+         "office-1")], logged
     assert pg.value("SELECT count(*) FROM accounts.schema_migration", pgdb) == "17"
     sqlite = Client(tmp_path / "sqlite", str(tmp_path / "accounts.sqlite3"))
     result = sqlite.run("store", "upgrade")
