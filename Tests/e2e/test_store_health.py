@@ -110,7 +110,9 @@ def test_healthy_in_text_and_json(activated, tmp_path):
         "generation": generation(activated), "failedLoginsLastHour": 0,
         "hosts": [{"name": HOST, "keepsRecords": True, "lastContact": seen["contact_at"],
                    "lastSync": seen["synced_at"], "applied": generation(activated),
-                   "release": RELEASE, "failures": 0, "lastFailure": None, "problems": []}]}
+                   "release": RELEASE, "failures": 0, "lastFailure": None, "unreached": 0,
+                   "unreachedFirst": None, "unreachedLast": None, "unreachedReason": None,
+                   "unreachedReportedAt": None, "problems": []}]}
 
 
 @pytest.mark.every_postgresql_run
