@@ -58,7 +58,8 @@ struct PostgresUpgradeTests {
     #expect(
       try PostgresStore(uri: uri).upgrade(contract: false)
         == StoreUpgrade(
-          applied: ["v18", "v19", "v20", "v21", "v23"], waiting: [], release: AccountsRelease.version))
+          applied: ["v18", "v19", "v20", "v21", "v23"], waiting: [],
+          release: AccountsRelease.version))
     #expect(
       try PostgresStore(uri: uri).upgrade(contract: true)
         == StoreUpgrade(applied: [], waiting: [], release: AccountsRelease.version))

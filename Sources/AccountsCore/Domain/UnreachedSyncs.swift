@@ -24,11 +24,16 @@ public struct UnreachedSyncs: Equatable, Sendable {
 
   /// Creates a record; `reason` is made `bounded`.
   public init(host: String, count: Int, first: Date, last: Date, reason: String) {
+    self.init(
+      host: host, count: count, first: first, last: last, boundedReason: Self.bounded(reason))
+  }
+
+  private init(host: String, count: Int, first: Date, last: Date, boundedReason: String) {
     self.host = host
     self.count = min(max(count, 1), Self.largestCount)
     self.first = first
     self.last = last
-    self.reason = Self.bounded(reason)
+    self.reason = boundedReason
   }
 
   /// These syncs and one more that failed at `now` for `reason`.
@@ -72,9 +77,10 @@ public struct UnreachedSyncs: Equatable, Sendable {
       let count = values["count"].flatMap({ Int($0) }), count >= 1, count <= Self.largestCount,
       let first = values["first"].flatMap(Timestamp.date(from:)),
       let last = values["last"].flatMap(Timestamp.date(from:)), first <= last,
-      let reason = values["reason"], Self.bounded(reason) == reason
+      let reason = values["reason"], reason.count <= Self.reasonLength,
+      Escaping.visible(reason) == reason
     else { return nil }
-    self.init(host: host, count: count, first: first, last: last, reason: reason)
+    self.init(host: host, count: count, first: first, last: last, boundedReason: reason)
   }
 }
 
