@@ -159,7 +159,7 @@ def upgrade(owner, pg, pgdb):
     """The owner's `store upgrade` of the v7 store: v8 to v18, said in one line; no other
     command would migrate it."""
     result = owner.run("store", "upgrade")
-    applied = ", ".join(f"v{n}" for n in range(8, 22))
+    applied = ", ".join(f"v{n}" for n in [*range(8, 22), 23])
     assert (result.code, result.stdout, result.stderr) == (
         0, f"The store {pg.uri(pgdb)} is upgraded for accounts 1.2.0: applied {applied}.\n",
         ""), result
