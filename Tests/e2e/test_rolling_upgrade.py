@@ -165,6 +165,13 @@ def test_the_host_role_is_told_to_upgrade_then_both_releases_log_in(pg, pgdb, ow
     # `store health` before the roles are applied again.
     assert pg.psql("SELECT accounts.host_report_sync('kiosk-9', NULL, '1.2.0', NULL)", pgdb,
                    user=host).strip() == "t"
+    # With the syncs that could not reach the server, the later times bounded by the server's.
+    assert pg.psql("SELECT accounts.host_report_sync('kiosk-9', NULL, '1.2.0', NULL, 3, "
+                   "'2026-01-01T00:00:00Z', '2999-01-01T00:00:00Z', 'away')", pgdb,
+                   user=host).strip() == "t"
+    assert pg.psql("SELECT unreached, unreached_first, unreached_last <= now(), unreached_reason "
+                   "FROM accounts.host_report WHERE host = 'kiosk-9'", pgdb).strip() == (
+        "3|2026-01-01 00:00:00+00|t|away")
 
 
 def test_a_store_upgraded_past_this_release_names_the_release_it_needs(pg, pgdb, owner):
