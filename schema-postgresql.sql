@@ -1962,7 +1962,9 @@ REVOKE ALL ON FUNCTION accounts.second_factor_change(text, text, bigint, text, t
 -- Each host's last report (migration "v19", for `accounts store health`): when it was last heard from, when its last sync that worked was
 -- reported and which change counter its records then held, the release it runs, and how
 -- many syncs failed in a row since (the last failure's one-line reason kept after a sync
--- that worked).
+-- that worked). Since migration "v23", the syncs that could not reach the server, as the host's
+-- last report of them said: how many, the first and the last (the host's clock), the last
+-- reason (one line), and when the server was told; a later report of others replaces them.
 CREATE TABLE accounts.host_report (
   host text COLLATE "C" PRIMARY KEY CHECK (char_length(host) BETWEEN 1 AND 253),
   contact_at timestamptz NOT NULL,
@@ -1971,7 +1973,12 @@ CREATE TABLE accounts.host_report (
   release text NOT NULL CHECK (char_length(release) BETWEEN 1 AND 64),
   failures integer NOT NULL DEFAULT 0 CHECK (failures >= 0),
   last_failure text CHECK (char_length(last_failure) <= 1024),
-  last_failure_at timestamptz
+  last_failure_at timestamptz,
+  unreached integer CHECK (unreached BETWEEN 1 AND 1000000),
+  unreached_first timestamptz,
+  unreached_last timestamptz,
+  unreached_reason text CHECK (char_length(unreached_reason) <= 1024),
+  unreached_reported_at timestamptz
 );
 
 -- `userdb sync`'s report: p_generation the counter its records hold after a sync that worked
@@ -2033,6 +2040,53 @@ BEGIN
                   JOIN pg_catalog.pg_roles AS r ON r.rolname = f.admin_role
   LOOP
     EXECUTE pg_catalog.format('GRANT SELECT ON accounts.host_report TO %I', recorded.rolname);
+  END LOOP;
+END $grant$;
+
+-- Migration "v23": `userdb sync`'s report (the "v19" step's), with the syncs before it that
+-- could not reach the server when p_unreached is not null: their count, first and last time
+-- and last reason. True when written.
+CREATE FUNCTION accounts.host_report_sync(
+  p_host text, p_generation bigint, p_release text, p_failure text, p_unreached integer,
+  p_unreached_first timestamptz, p_unreached_last timestamptz, p_unreached_reason text)
+RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  v_now timestamptz := pg_catalog.date_trunc('milliseconds', pg_catalog.now());
+  v_written boolean;
+BEGIN
+  v_written := accounts.host_report_sync(p_host, p_generation, p_release, p_failure);
+  IF p_unreached IS NULL THEN
+    RETURN v_written;
+  END IF;
+  p_unreached_last := pg_catalog.date_trunc('milliseconds',
+    least(coalesce(p_unreached_last, v_now), v_now));
+  p_unreached_first := pg_catalog.date_trunc('milliseconds',
+    least(coalesce(p_unreached_first, p_unreached_last), p_unreached_last));
+  UPDATE accounts.host_report AS r SET
+    unreached = least(greatest(p_unreached, 1), 1000000),
+    unreached_first = p_unreached_first,
+    unreached_last = p_unreached_last,
+    unreached_reason = pg_catalog.left(coalesce(p_unreached_reason, ''), 1024),
+    unreached_reported_at = v_now
+  WHERE r.host = accounts.caller_host(p_host);
+  RETURN true;
+END $$;
+
+REVOKE ALL ON FUNCTION accounts.host_report_sync(
+  text, bigint, text, text, integer, timestamptz, timestamptz, text) FROM PUBLIC;
+
+-- A fleet whose roles `store roles --apply` recorded: both may report at once.
+DO $grant$
+DECLARE
+  recorded record;
+BEGIN
+  FOR recorded IN SELECT r.rolname FROM accounts.fleet_role AS f
+                  JOIN pg_catalog.pg_roles AS r ON r.rolname IN (f.admin_role, f.host_role)
+  LOOP
+    EXECUTE pg_catalog.format(
+      'GRANT EXECUTE ON FUNCTION accounts.host_report_sync(text, bigint, text, text, '
+      || 'integer, timestamptz, timestamptz, text) TO %I', recorded.rolname);
   END LOOP;
 END $grant$;
 

@@ -64,6 +64,9 @@ public struct AccountsEnvironment {
   public var nameService: (any NameService)?
   /// Where this host keeps its login cache (nil: nowhere, as for an SQLite store).
   public var loginCacheFiles: (any LoginCacheFiles)?
+  /// Where this host keeps its syncs that could not reach the server until one that does
+  /// reports them (nil: nowhere, as for an SQLite store).
+  public var unreachedSyncs: (any UnreachedSyncsKeeper)?
   /// Called after an offline event is written on the server and before the login cache
   /// forgets it (a test's hook: the program stops there).
   public var afterOfflineDelivery: (() -> Void)?

@@ -362,6 +362,8 @@ public enum ClientFileProblem: Equatable, Sendable {
     case sessionFile
     /// `<database>.key`, `ACCOUNTS_KEY_FILE` or `--key-file`.
     case keyFile
+    /// `unreached-syncs` beside the login cache.
+    case unreachedSyncsFile
   }
   /// Group or others may read or write it (`mode` as octal digits).
   case notPrivate(Kind, path: String, mode: String)

@@ -69,6 +69,14 @@ extension Messages {
       let syncs = failures == 1 ? "last sync failed" : "last \(failures) syncs failed"
       let why = reason.map { ": " + ($0.hasSuffix(".") ? String($0.dropLast()) : $0) } ?? ""
       return "\(host)'s \(syncs)\(why)."
+    case .unreached(let host, let count, let first, let last, let reason):
+      let times =
+        count == 1
+        ? "once, at \(Timestamp.string(from: first))"
+        : "\(count) times between \(Timestamp.string(from: first)) and "
+          + Timestamp.string(from: last)
+      let why = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+      return "\(host) could not reach the server \(times), last: \(why)."
     case .failedLogins(let count):
       return count == 1
         ? "1 failed login in the last hour." : "\(count) failed logins in the last hour."

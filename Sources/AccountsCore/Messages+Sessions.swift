@@ -156,12 +156,18 @@ extension Messages {
   /// What is wrong with the session file or the key file.
   public static func clientFile(_ problem: ClientFileProblem) -> String {
     func name(_ kind: ClientFileProblem.Kind, _ path: String) -> String {
-      kind == .sessionFile ? "The session file \(path)" : "The key file \(path)"
+      switch kind {
+      case .sessionFile: return "The session file \(path)"
+      case .keyFile: return "The key file \(path)"
+      case .unreachedSyncsFile: return "The file of syncs that could not reach the server \(path)"
+      }
     }
     func remedy(_ kind: ClientFileProblem.Kind) -> String {
-      kind == .sessionFile
-        ? "Remove it and log in again."
-        : "Make it yours with mode 0600 (chmod 600), or restore it from a backup."
+      switch kind {
+      case .sessionFile: return "Remove it and log in again."
+      case .keyFile: return "Make it yours with mode 0600 (chmod 600), or restore it from a backup."
+      case .unreachedSyncsFile: return "Remove it (it only counts syncs for store health)."
+      }
     }
     switch problem {
     case .notPrivate(let kind, let path, let mode):
@@ -175,7 +181,7 @@ extension Messages {
         + remedy(kind)
     case .damaged(let kind, let path):
       return "\(name(kind, path)) is damaged; it was not used. "
-        + (kind == .sessionFile ? remedy(kind) : "Restore it from a backup.")
+        + (kind == .keyFile ? "Restore it from a backup." : remedy(kind))
     case .unusable(let kind, let path, let reason):
       return "\(name(kind, path)) cannot be used: \(reason)."
     case .keyMissing(let path):

@@ -73,6 +73,7 @@ public enum PostgresRoles {
     "caller_host(text)",
     "audit_offline_event(text, timestamptz, text, text, text, text, text, integer)",
     "host_report_sync(text, bigint, text, text)",
+    "host_report_sync(text, bigint, text, text, integer, timestamptz, timestamptz, text)",
   ]
 
   /// The tables a host role reads: what a login, a session, PAM and the user records read.

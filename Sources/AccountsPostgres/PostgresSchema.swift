@@ -25,6 +25,7 @@ let postgresMigrations: [PostgresMigration] =
     PostgresMigration(("v20", postgresSchemaV20), .expand, release: "1.2.0"),
     PostgresMigration(("v21", postgresSchemaV21), .expand, release: "1.2.0"),
     PostgresMigration(("v22", postgresSchemaV22), .expand, release: "1.2.0"),
+    PostgresMigration(("v23", postgresSchemaV23), .expand, release: "1.2.0"),
   ]
 
 /// The SQL of PostgreSQL migration "v1": the whole of SQLite's schema after its "v4", in

@@ -1,15 +1,27 @@
 import AccountsCore
 import FoundationEssentials
 
-/// `store health`'s reads and the hosts' reports (migration "v19").
+/// `store health`'s reads and the hosts' reports (migrations "v19" and "v23").
 extension PostgresStore {
   public func reportHost(_ report: HostReport) throws(AccountsError) {
+    let values: [PGValue] = [
+      .text(report.host), report.applied.map(PGValue.init) ?? .null, .text(report.release),
+      PGValue(report.failure),
+    ]
     // One statement outside any transaction: the only one a sync with nothing behind adds.
+    guard let unreached = report.unreached else {
+      _ = try statement(
+        "SELECT accounts.host_report_sync($1, $2::bigint, $3, $4)", values, for: .readWrite)
+      return
+    }
     _ = try statement(
-      "SELECT accounts.host_report_sync($1, $2::bigint, $3, $4)",
-      [
-        .text(report.host), report.applied.map(PGValue.init) ?? .null, .text(report.release),
-        PGValue(report.failure),
+      """
+      SELECT accounts.host_report_sync($1, $2::bigint, $3, $4, $5::integer, $6::timestamptz,
+        $7::timestamptz, $8)
+      """,
+      values + [
+        PGValue(unreached.count), PGValue(unreached.first), PGValue(unreached.last),
+        .text(unreached.reason),
       ], for: .readWrite)
   }
 
@@ -37,7 +49,10 @@ extension PostgresStore {
       """
       SELECT to_regclass('accounts.schema_migration') IS NOT NULL,
         to_regclass('accounts.host_report') IS NOT NULL,
-        to_regclass('accounts.schema_expansion') IS NOT NULL
+        to_regclass('accounts.schema_expansion') IS NOT NULL,
+        EXISTS (SELECT FROM pg_catalog.pg_attribute AS a
+          WHERE a.attrelid = to_regclass('accounts.host_report') AND a.attname = 'unreached'
+            AND NOT a.attisdropped)
       """)
     guard found.flag(0, 0) else {
       throw .storage(.failure(location: location, reason: "it holds no accounts store"))
@@ -72,6 +87,13 @@ extension PostgresStore {
         NULL::timestamptz AS synced_at, NULL::bigint AS applied_generation, NULL::text AS release,
         0 AS failures, NULL::text AS last_failure WHERE false)
       """
+    // A store before "v23" holds no unreached syncs.
+    let unreached =
+      found.flag(0, 3)
+      ? """
+      r.unreached, accounts.stamp(r.unreached_first), accounts.stamp(r.unreached_last),
+        r.unreached_reason, accounts.stamp(r.unreached_reported_at)
+      """ : "NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text"
     let hosts = try healthStep(
       db,
       """
@@ -84,7 +106,7 @@ extension PostgresStore {
           (SELECT e.occurred_at FROM accounts.audit_event AS e
            WHERE e.host = k.host ORDER BY e.id DESC LIMIT 1))),
         accounts.stamp(r.synced_at), r.applied_generation, r.release,
-        coalesce(r.failures, 0), r.last_failure
+        coalesce(r.failures, 0), r.last_failure, \(unreached)
       FROM known AS k
       LEFT JOIN accounts.userdb_host AS u ON u.host = k.host
       LEFT JOIN \(reports) AS r ON r.host = k.host
@@ -112,10 +134,25 @@ extension PostgresStore {
               applied: try hosts.decode(Int64?.self, row, 4),
               release: try hosts.decode(String?.self, row, 5),
               failures: try hosts.decode(Int.self, row, 6),
-              lastFailure: try hosts.decode(String?.self, row, 7))
+              lastFailure: try hosts.decode(String?.self, row, 7),
+              unreached: try Self.unreachedReport(hosts, row))
           })
       }
     }
+  }
+
+  /// The unreached syncs of `row` (columns 8 to 12); nil when it reported none.
+  private static func unreachedReport(_ rows: PGRows, _ row: Int) throws(PGUnreadableValue)
+    -> UnreachedReport?
+  {
+    guard let count = try rows.decode(Int?.self, row, 8),
+      let first = try rows.decode(Date?.self, row, 9),
+      let last = try rows.decode(Date?.self, row, 10),
+      let reportedAt = try rows.decode(Date?.self, row, 12)
+    else { return nil }
+    return UnreachedReport(
+      count: count, first: first, last: last,
+      reason: try rows.decode(String?.self, row, 11) ?? "", reportedAt: reportedAt)
   }
 
   /// The highest N of the migrations `identifiers` ("vN") names.

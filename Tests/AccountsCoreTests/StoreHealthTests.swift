@@ -115,6 +115,8 @@ struct StoreHealthTests {
         + #""failedLoginsLastHour":4,"hosts":[{"name":"web-1","keepsRecords":true,"#
         + #""lastContact":"2027-01-15T07:59:00.000Z","lastSync":"2027-01-15T07:59:00.000Z","#
         + #""applied":7,"release":"1.1.0","failures":1,"lastFailure":"No.\u001b[2J","#
+        + #""unreached":0,"unreachedFirst":null,"unreachedLast":null,"unreachedReason":null,"#
+        + #""unreachedReportedAt":null,"#
         + #""problems":["web-1's last sync failed: No.\u001b[2J."]}]}"#)
   }
 }

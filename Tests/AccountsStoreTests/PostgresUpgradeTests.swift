@@ -58,7 +58,7 @@ struct PostgresUpgradeTests {
     #expect(
       try PostgresStore(uri: uri).upgrade(contract: false)
         == StoreUpgrade(
-          applied: ["v18", "v19", "v20", "v21", "v22"], waiting: [],
+          applied: ["v18", "v19", "v20", "v21", "v22", "v23"], waiting: [],
           release: AccountsRelease.version))
     #expect(
       try PostgresStore(uri: uri).upgrade(contract: true)
@@ -68,7 +68,7 @@ struct PostgresUpgradeTests {
     #expect(
       try Self.psql(
         uri, "SELECT identifier, release FROM accounts.schema_expansion ORDER BY applied_at, 1")
-        == "v18|1.2.0\nv19|1.2.0\nv20|1.2.0\nv21|1.2.0\nv22|1.2.0")
+        == "v18|1.2.0\nv19|1.2.0\nv20|1.2.0\nv21|1.2.0\nv22|1.2.0\nv23|1.2.0")
   }
 
   /// The next release's expansion keeps this one working; its contract step waits for

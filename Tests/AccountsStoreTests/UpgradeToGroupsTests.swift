@@ -234,7 +234,7 @@ struct UpgradeToGroupsTests {
         == "v1\nv10\nv11\nv12\nv13\nv14\nv15\nv16\nv17\nv2\nv3\nv4\nv5\nv6\nv7\nv8\nv9")
     #expect(
       try run("SELECT identifier FROM accounts.schema_expansion ORDER BY 1")
-        == "v18\nv19\nv20\nv21\nv22"
+        == "v18\nv19\nv20\nv21\nv22\nv23"
     )
     #expect(
       try run(

@@ -1,6 +1,6 @@
 """Rolling upgrades of a shared PostgreSQL store: a store the previous release (1.1.0, schema
 v17) made is used by no command of this one, `status` included, until its owner runs `accounts
-store upgrade`, which applies its expansions (v18 to v22) once; the previous release then still
+store upgrade`, which applies its expansions (v18 to v23) once; the previous release then still
 logs people in there (login, verify, pam-auth, pam-helper), as the owner and as the fleet's host role
 (in the pgfleet run through its pooler, as a fleet's hosts reach the server), while this release
 does too. Every PostgreSQL run runs them (each test makes its database and names its roles).
@@ -28,7 +28,7 @@ def older(location: str) -> str:
 
 def upgraded(location: str) -> str:
     return (f"The store {location} is upgraded for accounts {RELEASE}: applied v18, v19, v20, "
-            "v21, v22.\n")
+            "v21, v22, v23.\n")
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ def test_a_write_no_longer_upgrades_the_store(pg, pgdb, owner):
 
 
 def test_store_upgrade_applies_the_expansion_once(pg, pgdb, owner, tmp_path):
-    """`store upgrade`: this release's expansions (v18 to v22) applied, said in one line and
+    """`store upgrade`: this release's expansions (v18 to v23) applied, said in one line and
     logged once (`store_upgraded`, as the owner's host); again: up to date, nothing logged; an
     SQLite store is a usage error (it upgrades itself)."""
     result = owner.run("store", "upgrade", env=owner.env(ACCOUNTS_HOST_NAME="office-1"))
@@ -70,11 +70,12 @@ def test_store_upgrade_applies_the_expansion_once(pg, pgdb, owner, tmp_path):
     assert pg.psql("SELECT identifier || ' ' || release FROM accounts.schema_expansion "
                    "ORDER BY 1", pgdb).splitlines() == [
         "v18 1.2.0", "v19 1.2.0", "v20 1.2.0", "v21 1.2.0",
-        "v22 1.2.0"]
+        "v22 1.2.0", "v23 1.2.0"]
     logged = owner.run("log", "--event", "store_upgraded", "--json")
     assert [(e["event"], e["user"], e["detail"], e["host"])
             for e in map(json.loads, logged.out_lines)] == [
-        ("store_upgraded", None, f"accounts {RELEASE}: v18, v19, v20, v21, v22", "office-1")], logged
+        ("store_upgraded", None, f"accounts {RELEASE}: v18, v19, v20, v21, v22, v23",
+         "office-1")], logged
     assert pg.value("SELECT count(*) FROM accounts.schema_migration", pgdb) == "17"
     sqlite = Client(tmp_path / "sqlite", str(tmp_path / "accounts.sqlite3"))
     result = sqlite.run("store", "upgrade")
@@ -165,6 +166,13 @@ def test_the_host_role_is_told_to_upgrade_then_both_releases_log_in(pg, pgdb, ow
     # `store health` before the roles are applied again.
     assert pg.psql("SELECT accounts.host_report_sync('kiosk-9', NULL, '1.2.0', NULL)", pgdb,
                    user=host).strip() == "t"
+    # With the syncs that could not reach the server, the later times bounded by the server's.
+    assert pg.psql("SELECT accounts.host_report_sync('kiosk-9', NULL, '1.2.0', NULL, 3, "
+                   "'2026-01-01T00:00:00Z', '2999-01-01T00:00:00Z', 'away')", pgdb,
+                   user=host).strip() == "t"
+    assert pg.psql("SELECT unreached, unreached_first, unreached_last <= now(), unreached_reason "
+                   "FROM accounts.host_report WHERE host = 'kiosk-9'", pgdb).strip() == (
+        "3|2026-01-01 00:00:00+00|t|away")
 
 
 # What a role may do in the store's schema: each function it may run, each table, column and

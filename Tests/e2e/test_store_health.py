@@ -110,7 +110,9 @@ def test_healthy_in_text_and_json(activated, tmp_path):
         "generation": generation(activated), "failedLoginsLastHour": 0,
         "hosts": [{"name": HOST, "keepsRecords": True, "lastContact": seen["contact_at"],
                    "lastSync": seen["synced_at"], "applied": generation(activated),
-                   "release": RELEASE, "failures": 0, "lastFailure": None, "problems": []}]}
+                   "release": RELEASE, "failures": 0, "lastFailure": None, "unreached": 0,
+                   "unreachedFirst": None, "unreachedLast": None, "unreachedReason": None,
+                   "unreachedReportedAt": None, "problems": []}]}
 
 
 @pytest.mark.every_postgresql_run
@@ -261,9 +263,11 @@ def test_the_host_role_is_refused(pg, pgdb, tmp_path, roles):
     assert reason == "permission denied for table fleet_role", result
     granted = pg.psql("SELECT has_function_privilege("
                       f"'{host}', 'accounts.host_report_sync(text, bigint, text, text)', "
-                      "'EXECUTE'), has_table_privilege("
+                      "'EXECUTE'), has_function_privilege("
+                      f"'{host}', 'accounts.host_report_sync(text, bigint, text, text, integer, "
+                      "timestamptz, timestamptz, text)', 'EXECUTE'), has_table_privilege("
                       f"'{host}', 'accounts.host_report', 'SELECT')", pgdb).strip()
-    assert granted == "t|f", granted
+    assert granted == "t|t|f", granted
 
 
 @pytest.mark.sqlite_only

@@ -156,19 +156,19 @@ def test_a_v7_store_runs_the_callers_cast_as_its_owner_until_v8(pg, pgdb, tmp_pa
 
 
 def upgrade(owner, pg, pgdb):
-    """The owner's `store upgrade` of the v7 store: v8 to v18, said in one line; no other
+    """The owner's `store upgrade` of the v7 store: v8 to v23, said in one line; no other
     command would migrate it."""
     result = owner.run("store", "upgrade")
-    applied = ", ".join(f"v{n}" for n in range(8, 23))
+    applied = ", ".join(f"v{n}" for n in range(8, 24))
     assert (result.code, result.stdout, result.stderr) == (
         0, f"The store {pg.uri(pgdb)} is upgraded for accounts 1.2.0: applied {applied}.\n",
         ""), result
 
 
 def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
-    """The v7 store's `store upgrade` as its owner runs v8 to v22: every row of every table and
+    """The v7 store's `store upgrade` as its owner runs v8 to v23: every row of every table and
     every sequence as it was (schema_migration gains "v8" to "v17" and v18's release column,
-    empty on every step, schema_expansion "v18" to "v22", host_report is new and empty,
+    empty on every step, schema_expansion "v18" to "v23", host_report is new and empty,
     audit_kind v11's and v21's kinds, v17's server key and empty server_secret column, and
     pending_second_factor is new and empty; bob, whose uid was given, has his home /home/bob
     recorded in home_path and pinned); bob then logs in with his password."""
@@ -192,7 +192,7 @@ def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
         assert [(e["identifier"], e["release"]) for e in map(json.loads,
                                                              after.pop("schema_expansion"))] == [
             ("v18", "1.2.0"), ("v19", "1.2.0"), ("v20", "1.2.0"), ("v21", "1.2.0"),
-            ("v22", "1.2.0")]
+            ("v22", "1.2.0"), ("v23", "1.2.0")]
         # Migration v15's fleet: the roles `store roles --apply` recorded, no host of its own.
         assert [{k: v for k, v in json.loads(row).items() if k != "applied_at"}
                 for row in after.pop("fleet_role")] == [
@@ -230,7 +230,7 @@ def test_a_v7_store_upgraded_keeps_every_row(pg, pgdb, tmp_path):
         # The upgrade's own event (migration v21's kind), the one event added.
         upgraded = [e for e in events if e["kind"] == "store_upgraded"]
         assert [e["detail"] for e in upgraded] == [
-            "accounts 1.2.0: " + ", ".join(f"v{n}" for n in range(8, 23))], upgraded
+            "accounts 1.2.0: " + ", ".join(f"v{n}" for n in range(8, 24))], upgraded
         events = [e for e in events if e["kind"] != "store_upgraded"]
         after["audit_event"] = sorted(json.dumps(e, sort_keys=True) for e in events)
         assert after == before

@@ -87,6 +87,11 @@ struct CommandContext {
       environment.storeContainer = .sharedDatabase
       environment.readLoginStart = { key throws(StoreError) in try store.loginStart(key: key) }
       environment.loginCacheFiles = cacheFiles
+      // Beside the login cache, in root's state folder for this host: the records folder is
+      // named by the store (unknown while the server is away) and the cache file exists only
+      // where `store cache enable` made it, but the cache's folder is this host's whenever it
+      // syncs with a server, and ACCOUNTS_LOGIN_CACHE moves both together.
+      environment.unreachedSyncs = UnreachedSyncsFile(besideLoginCache: cacheFiles.path)
     } else if let openStore {
       environment = AccountsEnvironment(
         console: console, storeLocation: path,

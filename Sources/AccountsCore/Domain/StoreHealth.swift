@@ -11,13 +11,19 @@ public struct HostReport: Equatable, Sendable {
   public var release: String
   /// Why the sync failed, in one line; nil when it worked.
   public var failure: String?
+  /// The syncs before it that could not reach the server (migration "v23"); nil for none.
+  public var unreached: UnreachedSyncs?
 
   /// Creates a report.
-  public init(host: String, applied: Int64?, release: String, failure: String? = nil) {
+  public init(
+    host: String, applied: Int64?, release: String, failure: String? = nil,
+    unreached: UnreachedSyncs? = nil
+  ) {
     self.host = host
     self.applied = applied
     self.release = release
     self.failure = failure
+    self.unreached = unreached
   }
 }
 
@@ -39,11 +45,14 @@ public struct HostHealthFacts: Equatable, Sendable {
   public var failures: Int
   /// The last failure's one-line reason (kept after a sync that worked); nil for none.
   public var lastFailure: String?
+  /// The syncs it last reported could not reach the server; nil for none.
+  public var unreached: UnreachedReport?
 
   /// Creates a host's facts.
   public init(
     name: String, keepsRecords: Bool, lastContact: Date? = nil, lastSync: Date? = nil,
-    applied: Int64? = nil, release: String? = nil, failures: Int = 0, lastFailure: String? = nil
+    applied: Int64? = nil, release: String? = nil, failures: Int = 0, lastFailure: String? = nil,
+    unreached: UnreachedReport? = nil
   ) {
     self.name = name
     self.keepsRecords = keepsRecords
@@ -53,6 +62,30 @@ public struct HostHealthFacts: Equatable, Sendable {
     self.release = release
     self.failures = failures
     self.lastFailure = lastFailure
+    self.unreached = unreached
+  }
+}
+
+/// The syncs a host could not bring to the server, as its next report said (migration "v23").
+public struct UnreachedReport: Equatable, Sendable {
+  /// How many syncs could not reach the server.
+  public var count: Int
+  /// When the first failed (the host's clock).
+  public var first: Date
+  /// When the last failed (the host's clock).
+  public var last: Date
+  /// The last one's reason, one line.
+  public var reason: String
+  /// When the server was told (the server's clock).
+  public var reportedAt: Date
+
+  /// Creates a report of unreached syncs.
+  public init(count: Int, first: Date, last: Date, reason: String, reportedAt: Date) {
+    self.count = count
+    self.first = first
+    self.last = last
+    self.reason = reason
+    self.reportedAt = reportedAt
   }
 }
 
@@ -107,16 +140,21 @@ public struct HealthThresholds: Equatable, Sendable {
   public var failures: Int
   /// This many failed logins in the last hour degrade the store; nil: never.
   public var failedLogins: Int?
+  /// Syncs that could not reach the server, reported less than this many hours ago, make a
+  /// host degraded.
+  public var unreachedHours: Int
 
   /// The defaults: a timer every five minutes missed twice (silent after 15, behind after 10),
-  /// one failed sync, failed logins only counted.
+  /// one failed sync, failed logins only counted, unreached syncs for a day after their report.
   public init(
-    silentMinutes: Int = 15, behindMinutes: Int = 10, failures: Int = 1, failedLogins: Int? = nil
+    silentMinutes: Int = 15, behindMinutes: Int = 10, failures: Int = 1, failedLogins: Int? = nil,
+    unreachedHours: Int = 24
   ) {
     self.silentMinutes = silentMinutes
     self.behindMinutes = behindMinutes
     self.failures = failures
     self.failedLogins = failedLogins
+    self.unreachedHours = unreachedHours
   }
 }
 
@@ -134,6 +172,9 @@ public enum HealthProblem: Equatable, Sendable {
   case behind(host: String, applied: Int64?, generation: Int64, lastSync: Date?)
   /// A host's last `failures` syncs failed, the last for `reason`.
   case failing(host: String, failures: Int, reason: String?)
+  /// A host's `count` syncs from `first` to `last` could not reach the server, the last for
+  /// `reason`; reported recently.
+  case unreached(host: String, count: Int, first: Date, last: Date, reason: String)
   /// `count` failed logins in the last hour, at or above the limit.
   case failedLogins(count: Int)
 }
@@ -147,7 +188,7 @@ public enum StoreHealth {
   }
 
   /// Every problem `facts` shows: the schema, the roles, then host by host (silent, behind,
-  /// failing), then the failed logins.
+  /// failing, unreached), then the failed logins.
   public static func problems(_ facts: StoreHealthFacts, _ limits: HealthThresholds)
     -> [HealthProblem]
   {
@@ -190,6 +231,14 @@ public enum StoreHealth {
     }
     if host.failures > 0 && host.failures >= limits.failures {
       found.append(.failing(host: host.name, failures: host.failures, reason: host.lastFailure))
+    }
+    if let unreached = host.unreached,
+      heard(unreached.reportedAt, within: limits.unreachedHours * 60, of: facts.now)
+    {
+      found.append(
+        .unreached(
+          host: host.name, count: unreached.count, first: unreached.first, last: unreached.last,
+          reason: unreached.reason))
     }
     return found
   }

@@ -32,7 +32,8 @@ public enum HealthPresentation {
   /// The JSON form, every key always present: healthy, problems (sentences), location,
   /// schema {store, program, state}, rolesAppliedAt, generation, failedLoginsLastHour, and
   /// hosts (name, keepsRecords, lastContact, lastSync, applied, release, failures,
-  /// lastFailure, problems).
+  /// lastFailure, unreached, unreachedFirst, unreachedLast, unreachedReason,
+  /// unreachedReportedAt, problems).
   public static func json(
     _ facts: StoreHealthFacts, problems: [HealthProblem], location: String
   ) -> String {
@@ -46,6 +47,11 @@ public enum HealthPresentation {
         "release": JSON.string(host.release),
         "failures": String(host.failures),
         "lastFailure": JSON.string(host.lastFailure),
+        "unreached": String(host.unreached?.count ?? 0),
+        "unreachedFirst": date(host.unreached?.first),
+        "unreachedLast": date(host.unreached?.last),
+        "unreachedReason": JSON.string(host.unreached?.reason),
+        "unreachedReportedAt": date(host.unreached?.reportedAt),
         "problems": array(problems.filter { $0.host == host.name }),
       ])
     }
@@ -96,7 +102,9 @@ extension HealthProblem {
   /// The host a problem is about; nil for the store's own.
   public var host: String? {
     switch self {
-    case .silent(let host, _), .behind(let host, _, _, _), .failing(let host, _, _): return host
+    case .silent(let host, _), .behind(let host, _, _, _), .failing(let host, _, _),
+      .unreached(let host, _, _, _, _):
+      return host
     case .schemaOlder, .schemaNewer, .rolesBeforeMigration, .failedLogins: return nil
     }
   }

@@ -10,13 +10,15 @@ extension AccountsCommand.StoreCommand {
       discussion: """
         For an administrator (or the store's owner): whether the server answers, the schema \
         against this program's, when the fleet's roles got their rights, each host's last \
-        contact and last sync and whether it is behind, the failed logins of the last hour. \
+        contact and last sync and whether it is behind, the syncs that could not reach the \
+        server (once a later sync reported them), the failed logins of the last hour. \
         Changes nothing. Exit 0 healthy, 1 degraded (the first line says, then one sentence a \
         problem), 3 unreachable (one sentence, after at most the connect timeout). With \
         --json, one object with every key always present: healthy, problems, location, \
         schema {store, program, state}, rolesAppliedAt, generation, failedLoginsLastHour, \
         hosts [{name, keepsRecords, lastContact, lastSync, applied, release, failures, \
-        lastFailure, problems}].
+        lastFailure, unreached, unreachedFirst, unreachedLast, unreachedReason, \
+        unreachedReportedAt, problems}].
         """)
 
     @Option(
@@ -39,6 +41,11 @@ extension AccountsCommand.StoreCommand {
       help: "This many failed logins in the last hour make the store degraded (default: never).")
     var failedLogins: Int?
 
+    @Option(
+      name: .customLong("unreached-hours"),
+      help: "Unreached syncs reported within this many hours make a host degraded (default 24).")
+    var unreachedHours = 24
+
     @Flag(name: .customLong("json"), help: "Print one JSON object.")
     var json = false
 
@@ -50,6 +57,7 @@ extension AccountsCommand.StoreCommand {
       for (flag, value) in [
         ("--silent-minutes", silentMinutes), ("--behind-minutes", behindMinutes),
         ("--failures", failures), ("--failed-logins", failedLogins ?? 1),
+        ("--unreached-hours", unreachedHours),
       ] where !(0...100_000).contains(value) || (flag.hasPrefix("--fail") && value == 0) {
         throw ValidationError(Messages.healthThreshold(flag, value))
       }
@@ -61,7 +69,7 @@ extension AccountsCommand.StoreCommand {
       let facts = try store.healthFacts()
       let limits = HealthThresholds(
         silentMinutes: silentMinutes, behindMinutes: behindMinutes, failures: failures,
-        failedLogins: failedLogins)
+        failedLogins: failedLogins, unreachedHours: unreachedHours)
       let problems = StoreHealth.problems(facts, limits)
       if json {
         context.console.output(

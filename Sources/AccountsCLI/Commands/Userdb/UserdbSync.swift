@@ -13,7 +13,9 @@ extension AccountsCommand {
         not: it says so): the files of what changed since the folder was last written, or \
         with --full (and where the folder was changed by another hand) the whole folder. \
         Run as root, at boot and on a timer where hosts share a store. Each sync tells a \
-        PostgreSQL store that this host was heard from, and whether it worked (store health).
+        PostgreSQL store that this host was heard from, and whether it worked (store health); \
+        one that cannot reach the server is kept on this host, beside the login cache, and \
+        told by the next that does.
         """)
 
     @Flag(name: .customLong("full"), help: "Compare the whole folder with the store.")
