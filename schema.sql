@@ -56,7 +56,10 @@ CREATE TABLE audit_kind (
 
 -- What happened, oldest first. Never a password or a hash. Survives reset. `host`: the host
 -- that wrote it (its node name, or ACCOUNTS_HOST_NAME); migration "v7" added it with ALTER
--- TABLE, and the events from before have none.
+-- TABLE, and the events from before have none. `offline_id`: the id a host's login cache gave
+-- an event of a login it answered while a PostgreSQL server was away (migration "v14", as the
+-- server keeps it; unique where present), so that a store copied from the server and back
+-- keeps which events were offline.
 CREATE TABLE audit_event (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   occurred_at TEXT NOT NULL,
@@ -65,10 +68,13 @@ CREATE TABLE audit_event (
   username_key TEXT,
   detail TEXT
 , host TEXT CHECK (
-  host IS NULL OR length(host) BETWEEN 1 AND 253)) STRICT;
+  host IS NULL OR length(host) BETWEEN 1 AND 253), offline_id TEXT CHECK (
+  offline_id IS NULL OR (length(offline_id) = 32 AND offline_id NOT GLOB '*[^0-9a-f]*'))) STRICT;
 
 CREATE INDEX audit_event_by_host ON audit_event (host, id);
 CREATE INDEX audit_event_by_kind ON audit_event (kind, id);
+CREATE UNIQUE INDEX audit_event_by_offline_id ON audit_event (offline_id)
+  WHERE offline_id IS NOT NULL;
 CREATE INDEX audit_event_by_user ON audit_event (username_key, id);
 
 -- Accounts are added to an Activated device only.

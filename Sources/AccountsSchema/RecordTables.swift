@@ -43,7 +43,9 @@ extension StoreRecordKind {
     case .loginThrottle:
       return ["username_key", "failures", "lockouts", "locked_until", "updated_at"]
     case .auditEvent:
-      return ["id", "occurred_at", "kind", "username", "username_key", "detail", "host"]
+      return [
+        "id", "occurred_at", "kind", "username", "username_key", "detail", "host", "offline_id",
+      ]
     case .session:
       return [
         "id", "token_hash", "account_id", "created_at", "last_seen_at", "expires_at",

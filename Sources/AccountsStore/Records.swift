@@ -212,7 +212,8 @@ struct ThrottleRecord: FetchableRecord {
 
 /// A row of `audit_event`.
 struct AuditEventRecord: FetchableRecord {
-  static let selection = "id, occurred_at, kind, username, username_key, detail, host"
+  static let selection =
+    "id, occurred_at, kind, username, username_key, detail, host, offline_id"
   var id: Int64?
   var occurredAt: String
   var kind: String
@@ -220,6 +221,8 @@ struct AuditEventRecord: FetchableRecord {
   var usernameKey: String?
   var detail: String?
   var host: String?
+  /// The id a host's login cache gave the event (migration "v14"): nil for an online one.
+  var offlineID: String?
 
   init(row: Row) throws {
     id = try row[0]
@@ -229,9 +232,10 @@ struct AuditEventRecord: FetchableRecord {
     usernameKey = try row[4]
     detail = try row[5]
     host = try row[6]
+    offlineID = try row[7]
   }
 
-  init(_ event: AuditRecord) {
+  init(_ event: AuditRecord, offlineID: String? = nil) {
     id = nil
     occurredAt = Timestamp.string(from: event.occurredAt)
     kind = event.kind.rawValue
@@ -239,6 +243,7 @@ struct AuditEventRecord: FetchableRecord {
     usernameKey = event.usernameKey
     detail = event.detail
     host = event.host
+    self.offlineID = offlineID
   }
 
   /// The columns and the values written to them.
@@ -251,6 +256,7 @@ struct AuditEventRecord: FetchableRecord {
       ("username_key", usernameKey.databaseValue),
       ("detail", detail.databaseValue),
       ("host", host.databaseValue),
+      ("offline_id", offlineID.databaseValue),
     ]
   }
 
@@ -258,16 +264,18 @@ struct AuditEventRecord: FetchableRecord {
   func append(_ db: Database) throws {
     try db.execute(
       sql: """
-        INSERT INTO audit_event (occurred_at, kind, username, username_key, detail, host)
-        VALUES (?, ?, ?, ?, ?, ?)
+        INSERT INTO audit_event (occurred_at, kind, username, username_key, detail, host,
+                                 offline_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
         """,
-      arguments: [occurredAt, kind, username, usernameKey, detail, host])
+      arguments: [occurredAt, kind, username, usernameKey, detail, host, offlineID])
   }
 
   var event: AuditEvent {
     AuditEvent(
       id: id ?? 0, occurredAt: Timestamp.date(from: occurredAt) ?? .distantPast,
-      kind: AuditEventKind(rawValue: kind), username: username, detail: detail, host: host)
+      kind: AuditEventKind(rawValue: kind), username: username, detail: detail, host: host,
+      offline: offlineID != nil)
   }
 }
 

@@ -36,6 +36,18 @@ extension SQLiteStore: AccountRepository {
     }
   }
 
+  /// Appends `event` marked offline, as a PostgreSQL store does, in one transaction; false
+  /// when an event of its id is in the log already.
+  public func appendOfflineEvent(_ event: QueuedEvent) throws(AccountsError) -> Bool {
+    try run {
+      try writer.write { db in
+        try Self.passingThrough { () throws(AccountsError) in
+          try SQLiteAccountWriter(db: db, path: path, host: writingHost).appendOffline(event)
+        }
+      }
+    }
+  }
+
   public func consistencyFacts() throws(AccountsError) -> ConsistencyFacts {
     try run {
       try writer.read { db in

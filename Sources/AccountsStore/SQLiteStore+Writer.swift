@@ -157,6 +157,20 @@ struct SQLiteAccountWriter: SQLiteReading, AccountWriter {
     }
   }
 
+  /// Appends `event` with the id a host's login cache gave it, once: false when an event of
+  /// that id is in the log already.
+  func appendOffline(_ event: QueuedEvent) throws(AccountsError) -> Bool {
+    try statement(path) {
+      let known = try Bool.fetchOne(
+        db, sql: "SELECT 1 FROM audit_event WHERE offline_id = ?", arguments: [event.offlineID])
+      guard known != true else { return false }
+      var record = AuditEventRecord(event.record, offlineID: event.offlineID)
+      record.host = event.record.host ?? host
+      try record.append(db)
+      return true
+    }
+  }
+
   func startSession(_ session: NewSession) throws(AccountsError) -> Session {
     try statement(path) {
       var record = SessionRecord(session)

@@ -67,6 +67,7 @@ public final class SQLiteStore: Sendable {
     ("v10", { db in try db.execute(sql: schemaV10) }),
     ("v12", { db in try db.execute(sql: schemaV12) }),
     ("v13", { db in try db.execute(sql: schemaV13) }),
+    ("v14", { db in try db.execute(sql: schemaV14) }),
   ]
 
   /// The identifiers of the migrations this build knows, in order.

@@ -205,6 +205,42 @@ struct StoreCopyContract {
     #expect(dave.id > 2)
   }
 
+  /// An event a host's login cache delivered keeps its offline id: the copy's log says
+  /// `offline`, holds the same id, and takes the same event delivered again no second time.
+  @Test(arguments: pairs) func keepsOfflineEvents(_ from: Backend, _ to: Backend) throws {
+    let (source, dropSource) = try filled(from)
+    defer { dropSource() }
+    let (target, dropTarget) = try to.make()
+    defer { dropTarget() }
+    // Given an event delivered by a login cache (at a past time: a server takes none to come)
+    let offlineID = "0123456789abcdef0123456789abcdef"
+    let delivered = QueuedEvent(
+      offlineID: offlineID,
+      record: AuditRecord(
+        .loginSuccess, at: Date(timeIntervalSince1970: 1_700_000_000), username: "Alice",
+        usernameKey: "alice", host: "web-2"))
+    #expect(try source.appendOfflineEvent(delivered))
+    #expect(!(try source.appendOfflineEvent(delivered)))
+    // When the store is copied
+    _ = try StoreCopyFlow.run(
+      source: AccountsEnvironment(
+        console: ScriptedConsole([]), store: source,
+        keys: MemorySealingKeyStore(key: try Self.sealingKey())),
+      target: AccountsEnvironment(console: ScriptedConsole([]), store: target))
+    // Then the copy's last event is offline with the same id, the others are not
+    let events = try target.auditEvents()
+    #expect(events.map(\.offline) == Array(repeating: false, count: 7) + [true])
+    #expect(events.last?.host == "web-2" && events.last?.kind == .loginSuccess)
+    let rows = try contents(target).0[.auditEvent] ?? []
+    #expect(rows.last?.last == .text(offlineID))
+    #expect(rows.dropLast().allSatisfy { $0.last == .null })
+    #expect(!(try target.appendOfflineEvent(delivered)))
+    var another = delivered
+    another.offlineID = "fedcba9876543210fedcba9876543210"
+    #expect(try target.appendOfflineEvent(another))
+    #expect(try target.auditEvents().map(\.offline).suffix(2) == [true, true])
+  }
+
   /// A target that holds anything is refused, and nothing is written to it.
   @Test(arguments: [Backend.sqliteFile, .postgres]) func refusesANonEmptyTarget(_ to: Backend)
     throws

@@ -50,7 +50,7 @@ struct SchemaTests {
     let reference = try DatabaseQueue()
     try reference.write { try $0.execute(sql: schemaFile) }
     let expected = try reference.read(picture)
-    #expect(created.count == 38 + AuditEventKind.known.count)
+    #expect(created.count == 39 + AuditEventKind.known.count)
     #expect(created == expected)
   }
 
@@ -65,7 +65,9 @@ struct SchemaTests {
     }
     #expect(recorded == SQLiteStore.knownMigrations)
     #expect(
-      recorded == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v12", "v13"])
+      recorded == [
+        "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v12", "v13", "v14",
+      ])
   }
 
   /// Every table is STRICT: a wrong type is refused, not converted.

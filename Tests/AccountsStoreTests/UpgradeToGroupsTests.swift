@@ -7,8 +7,9 @@ import Testing
 @testable import AccountsStore
 
 /// The migrations that add groups and expiry (SQLite "v5", PostgreSQL "v2"), accounts as Linux
-/// users (SQLite "v6", PostgreSQL "v3") and the host of events and sessions (SQLite "v7",
-/// PostgreSQL "v4") keep every row of a store that holds something in every table.
+/// users (SQLite "v6", PostgreSQL "v3"), the host of events and sessions (SQLite "v7",
+/// PostgreSQL "v4") and the offline id of events (SQLite "v14") keep every row of a store that
+/// holds something in every table.
 @Suite("Upgrade to groups and expiry")
 struct UpgradeToGroupsTests {
   /// Rows for every table of the schema before the migration, in plain SQL both stores take
@@ -125,6 +126,57 @@ struct UpgradeToGroupsTests {
       #expect(try reader.account(key: "bob")?.home == "/home/Alice")
       #expect(try reader.homeOwner("/home/Alice") == 20001)
     }
+  }
+
+  /// A v13 SQLite file with a row in every table keeps every row at its upgrade ("v14" adds a
+  /// column only), its events online; the new column takes only an offline id's form, each id
+  /// once.
+  @Test func sqliteV13ToLatestKeepsEveryEventOnline() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("v13.sqlite3").path
+    let queue = try DatabaseQueue(path: path)
+    try SQLiteStore.migrator.migrate(queue, upTo: "v13")
+    try queue.write { db in
+      for sql in Self.rows(bytes: { "x'\($0)'" }) {
+        try db.execute(sql: sql.replacingOccurrences(of: "false", with: "0"))
+      }
+    }
+    func dump(_ db: Database) throws -> [String: [Row]] {
+      var dump: [String: [Row]] = [:]
+      for table in Self.tables {
+        let columns = table == "audit_event" ? Self.columns(table) + ", host" : "*"
+        dump[table] = try Row.fetchAll(
+          db, sql: "SELECT \(columns) FROM \(table) ORDER BY \(Self.order(table))")
+      }
+      return dump
+    }
+    let before = try queue.read(dump)
+    try queue.close()
+    chmod(path, 0o600)
+
+    let store = try #require(try SQLiteStore.open(path: path, access: .readWrite))
+    #expect(try store.writer.read(dump) == before)
+    let offline = try store.writer.read {
+      try Int64.fetchOne($0, sql: "SELECT count(*) FROM audit_event WHERE offline_id IS NOT NULL")
+    }
+    #expect(offline == 0)
+    #expect(try store.auditEvents().map(\.offline) == [false, false])
+    for id in [
+      "0123456789ABCDEF0123456789ABCDEF", "0123456789abcdef", "0123456789abcdef0123456789abcdeg",
+    ] {
+      #expect(throws: (any Error).self) {
+        try store.writer.write { db in
+          try db.execute(sql: "UPDATE audit_event SET offline_id = ? WHERE id = 7", arguments: [id])
+        }
+      }
+    }
+    let delivered = QueuedEvent(
+      offlineID: "0123456789abcdef0123456789abcdef",
+      record: AuditRecord(.loginSuccess, at: noon, username: "Alice", usernameKey: "alice"))
+    #expect(try store.appendOfflineEvent(delivered))
+    #expect(!(try store.appendOfflineEvent(delivered)))
+    #expect(try store.auditEvents().map(\.offline) == [false, false, true])
   }
 
   /// A v4 SQLite file with a row in every table becomes v7 at its first write with every row

@@ -64,7 +64,7 @@ def test_v1_database_upgrades_to_the_latest_on_login(device):
     assert (result.code, result.stderr) == (0, ""), result
     assert result.out_lines == [WELCOME, "Last login: Mon Nov 23 12:56:46 UTC 2026"]
     assert device.migrations() == {"v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9",
-                                    "v10", "v12", "v13"}
+                                    "v10", "v12", "v13", "v14"}
     (row,) = sessions(device)
     assert row["token_hash"] == token_hash(read_session_file(device.session_file)[1])
     assert [a["username"].lower() for a in device.accounts()] == [USERNAME]

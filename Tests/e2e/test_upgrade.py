@@ -2,8 +2,8 @@
 row recorded in v1.expected.json) is read, then upgraded by the first write through every
 migration (v2: several accounts; v3: sessions and second factors; v4: crypt(3) hashes; v5: groups
 and account expiry; v6: accounts as Linux users; v7: the host of events and sessions; v8: the
-home folders given; v10: new second factor secrets waiting for their first code), losing
-nothing."""
+home folders given; v10: new second factor secrets waiting for their first code; v14: which
+events a host's login cache delivered, none of the v1 file's), losing nothing."""
 
 import json
 import os
@@ -25,7 +25,8 @@ EXPECTED = json.loads((FIXTURES / "v1.expected.json").read_text())
 V1_USER = EXPECTED["user"][0]
 V1_ACTIVATION = EXPECTED["activation"][0]
 WELCOME = f"Welcome back {FULL_NAME}!"
-LATEST_MIGRATIONS = {"v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v12", "v13"}
+LATEST_MIGRATIONS = {"v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v12", "v13",
+                     "v14"}
 LATEST_TABLES = {"account", "activation", "audit_event", "audit_kind", "grdb_migrations",
                  "login_throttle", "sqlite_sequence", "session", "second_factor",
                  "recovery_code", "account_group", "group_member", "posix_id",
@@ -158,13 +159,13 @@ def test_upgrade_keeps_login_throttle(v1):
 
 
 def test_upgrade_keeps_audit_events(v1):
-    """Every v1 audit event is still there with the same id and fields, and no host; the login's
-    event comes after them, with this host's node name, and the sequence is not lower than
-    v1's."""
+    """Every v1 audit event is still there with the same id and fields, and no host and no
+    offline id; the login's event comes after them, with this host's node name, and the
+    sequence is not lower than v1's."""
     upgrade_by_login(v1)
     after = rows(v1, "SELECT * FROM audit_event ORDER BY id")
     assert after[:len(EXPECTED["audit_event"])] == [
-        {**event, "host": None} for event in EXPECTED["audit_event"]]
+        {**event, "host": None, "offline_id": None} for event in EXPECTED["audit_event"]]
     newest = after[len(EXPECTED["audit_event"]):]
     assert [(e["id"], e["kind"], e["username_key"], e["host"]) for e in newest] == [
         (18, "login_success", "alice", os.uname().nodename)]
@@ -190,15 +191,16 @@ def test_upgraded_file_keeps_its_modes(v1):
 
 
 def test_upgraded_log_shows_v1_history(v1):
-    """log --json after the upgrade shows the v1 events first, as v1 recorded them (host null),
-    then the login's with this host's node name."""
+    """log --json after the upgrade shows the v1 events first, as v1 recorded them (host null,
+    not offline), then the login's with this host's node name."""
     upgrade_by_login(v1)
     events = v1.events()
-    assert [(e["time"], e["event"], e["user"], e["detail"], e["host"]) for e in events[:17]] == [
-        (e["occurred_at"], e["kind"], e["username"], e["detail"], None)
+    assert [(e["time"], e["event"], e["user"], e["detail"], e["host"], e["offline"])
+            for e in events[:17]] == [
+        (e["occurred_at"], e["kind"], e["username"], e["detail"], None, False)
         for e in EXPECTED["audit_event"]]
-    assert [(e["event"], e["host"]) for e in events[17:]] == [
-        ("login_success", os.uname().nodename)]
+    assert [(e["event"], e["host"], e["offline"]) for e in events[17:]] == [
+        ("login_success", os.uname().nodename, False)]
 
 
 def test_upgraded_account_in_user_commands(v1):

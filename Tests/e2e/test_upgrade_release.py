@@ -19,12 +19,14 @@ UNUSED_CODES = EXPECTED.pop("unused recovery codes")
 PASSWORD = "correct horse battery staple"
 # What the migrations after the fixture's add when this version opens it: their records, v9's
 # kinds of events, v10's empty table, v12's change counter (0: the rows before it are no
-# change) and its empty notes, v13's kinds of events. Nothing else may differ.
-MIGRATED_SINCE = ["v9", "v10", "v12", "v13"]
+# change) and its empty notes, v13's kinds of events, v14's offline ids (none: every event the
+# release wrote is an online one). Nothing else may differ.
+MIGRATED_SINCE = ["v9", "v10", "v12", "v13", "v14"]
 ADDED_KINDS = ["access_refused", "fleet_host_added", "fleet_host_removed", "store_upgraded",
                "userdb_disabled", "userdb_enabled", "userdb_synced"]
 ADDED_TABLES = {"pending_second_factor": [], "userdb_change": [],
                 "userdb_generation": [{"id": 1, "generation": 0}]}
+ADDED_COLUMNS = {"audit_event": {"offline_id": None}}
 
 
 @pytest.fixture
@@ -64,8 +66,9 @@ def test_reads_every_account_and_event(release):
     accounts = {a["username"]: a for a in release.accounts()}
     assert sorted(accounts) == ["Alice", "bob", "carol"]
     assert accounts["bob"]["groups"] == ["staff"]
-    assert [e["event"] for e in release.events()] == [
-        e["kind"] for e in EXPECTED["audit_event"]]
+    events = release.events()
+    assert [e["event"] for e in events] == [e["kind"] for e in EXPECTED["audit_event"]]
+    assert [e["offline"] for e in events] == [False] * len(EXPECTED["audit_event"])
     assert upgraded(tables(release)) == EXPECTED
 
 
@@ -74,6 +77,11 @@ def upgraded(after):
     after = dict(after)
     for table, rows in ADDED_TABLES.items():
         assert after.pop(table) == rows
+    for table, columns in ADDED_COLUMNS.items():
+        rows = [dict(row) for row in after[table]]
+        for row in rows:
+            assert {column: row.pop(column) for column in columns} == columns, row
+        after[table] = rows
     migrations = [row["identifier"] for row in after["grdb_migrations"]]
     assert sorted(migrations, key=lambda m: int(m[1:])) == [
         row["identifier"] for row in EXPECTED["grdb_migrations"]] + MIGRATED_SINCE

@@ -36,7 +36,7 @@ LATEST_TABLES = (V2_TABLES | V3_TABLES | V5_TABLES | V6_TABLES | V8_TABLES | V10
                  | V12_TABLES)
 # A fully migrated file (v4 rebuilt account; v5 added groups and account.expires_at; v6 the
 # user record tables and account.uid, home, shell).
-MIGRATIONS = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v12", "v13"]
+MIGRATIONS = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v12", "v13", "v14"]
 V1_TABLES = {"user", "activation", "login_throttle", "audit_event"}
 STORED_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 STORED_HASH = re.compile(r"^pbkdf2_sha256\$([1-9][0-9]*)\$([A-Za-z0-9./+]{8,})\$([A-Za-z0-9+/]{43}=)$")
@@ -142,7 +142,8 @@ def inspect(db: str) -> Snapshot:
         # between v7 and v8 a whole v7 file, without v8's table; between v8 and v9 a whole v8
         # file, without v10's; between v9 and v10 the same (v9 adds kinds of events only).)
         # (Between v10 and v12 a whole v10 file, without v12's tables; between v12 and v13 a
-        # whole v12 file: v13 adds kinds of events only.)
+        # whole v12 file: v13 adds kinds of events only; between v13 and v14 a whole v13 file:
+        # v14 adds a column only.)
         earlier = LATEST_TABLES - V12_TABLES
         whole = LATEST_TABLES if migrations >= set(MIGRATIONS[:11]) else (
             earlier if migrations == set(MIGRATIONS[:10])
@@ -154,7 +155,8 @@ def inspect(db: str) -> Snapshot:
         missing = whole - tables if schema == "v3" else set()
         extra = tables - whole - {"grdb_migrations"}
         if missing or extra or (schema == "v3" and migrations not in (
-                set(MIGRATIONS), set(MIGRATIONS[:11]), set(MIGRATIONS[:10]), set(MIGRATIONS[:8]), set(MIGRATIONS[:7]),
+                set(MIGRATIONS), set(MIGRATIONS[:12]), set(MIGRATIONS[:11]), set(MIGRATIONS[:10]),
+                set(MIGRATIONS[:8]), set(MIGRATIONS[:7]),
                 set(MIGRATIONS[:6]),
                 set(MIGRATIONS[:9]), set(MIGRATIONS[:5]), set(MIGRATIONS[:4]),
                 set(MIGRATIONS[:3]))):

@@ -1,12 +1,12 @@
-"""The v1 -> latest (v13) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
+"""The v1 -> latest (v14) upgrade, killed. Tests/fixtures/v1.sqlite3 enlarged (100,000 audit
 events, 25,000 login_throttle rows, on the v1 schema) so that the upgrade takes long enough:
 
 - `login` and `user list` (twice each) upgrade it to the latest schema, every row copied;
-- 6 `user list` opening the v1 file at once all list the account, and leave a whole v13 file;
+- 6 `user list` opening the v1 file at once all list the account, and leave a whole v14 file;
 - `login` or `user list` killed at random moments of their first open: the file is a whole v1
   file with every row (and the next login upgrades it), a whole v2, v3, v4, v5, v6, v7, v8, v9,
-  v10 or v12 file (killed between two migrations, which commit one at a time) or a whole v13
-  file with every row copied, never in between. The first kill of each command comes as soon
+  v10, v12 or v13 file (killed between two migrations, which commit one at a time) or a whole
+  v14 file with every row copied, none of its events offline, never in between. The first kill of each command comes as soon
   as it has written 64 KiB of the upgrade to the WAL (a point it reaches well before the first migration
   commits), so that at least one kill lands before the upgrade committed whatever the machine's
   speed; the others come at random moments of a typical run (the moment is the randomness: any
@@ -28,6 +28,7 @@ import pytest
 
 from kills import kill_after, kill_moment
 from runner import PASSWORD, Gate, Sandbox, Started, login, wait_until
+from sqlite_files import private_copy, same_rows
 from sqlite_store import (MIGRATIONS, V3_TABLES, V5_TABLES, V6_TABLES, V8_TABLES, V10_TABLES,
                           V12_TABLES, events_since, v3_problems)
 
@@ -85,30 +86,8 @@ V1_SCHEMA = {
     ("index", "audit_event_by_user"), ("trigger", "activation_public_keeps_no_user")}
 
 
-def private_copy(source: pathlib.Path, folder: pathlib.Path) -> str:
-    """A copy of `source`, mode 0600 in a new folder of mode 0700."""
-    folder.mkdir(mode=0o700)
-    target = folder / "accounts.sqlite3"
-    shutil.copyfile(source, target)
-    os.chmod(target, 0o600)
-    return str(target)
-
-
 AUDIT_COLUMNS = "id, occurred_at, kind, username, username_key, detail"
 THROTTLE_COLUMNS = "username_key, failures, lockouts, locked_until, updated_at"
-
-
-def same_rows(con: sqlite3.Connection, table: str, columns: str, where: str = "",
-              args: tuple = ()) -> bool:
-    """The rows of `table` (`where` them) equal those of the reference copy (attached as
-    `reference`), compared in SQLite: same count, none missing."""
-    mine = f"SELECT {columns} FROM main.{table} {where}"
-    theirs = f"SELECT {columns} FROM reference.{table} {where}"
-    counts = [con.execute(f"SELECT count(*) FROM ({sql})", args).fetchone()[0]
-              for sql in (mine, theirs)]
-    missing = con.execute(f"SELECT count(*) FROM ({theirs} EXCEPT {mine})",
-                          args + args).fetchone()[0]
-    return counts[0] == counts[1] and missing == 0
 
 
 def enlarged_v1(box: Sandbox) -> tuple[pathlib.Path, dict]:
@@ -223,8 +202,10 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
                 problems.append(f"v1 rows differ: {differ}")
             return "v1", problems
         latest = migrations == MIGRATIONS
+        # Killed between v13 and v14: a whole v13 file (v14 adds a column and its index only).
+        has_v13 = latest or migrations == MIGRATIONS[:12]
         # Killed between v12 and v13: a whole v12 file (v13 adds kinds of events only).
-        has_v12 = latest or migrations == MIGRATIONS[:11]
+        has_v12 = has_v13 or migrations == MIGRATIONS[:11]
         # Killed between v3 and v4, v4 and v5, v5 and v6, v6 and v7, v7 and v8, v8 and v9, or v9
         # and v10 (each migration commits on its own): a whole v3, v4, v5, v6, v7, v8 or v9 file
         # (v9 adds kinds of events only: a v9 file has v8's tables).
@@ -243,13 +224,15 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
             added |= {("index", "account_by_uid")}  # v6's index on the v2 table `account`
         if has_v7:
             added |= {("index", "audit_event_by_host")}  # v7's, on the v2 table `audit_event`
+        if latest:
+            added |= {("index", "audit_event_by_offline_id")}  # v14's, on `audit_event` too
         if has_v12:  # v12's change counter's triggers on the v2 table `account`
             added |= {("trigger", f"userdb_account_{change}")
                       for change in ("added", "changed", "removed")}
         missing_v3 = {("table", t) for t in later_tables} - added
         if (migrations not in (["v1", "v2"], MIGRATIONS[:3], MIGRATIONS[:4], MIGRATIONS[:5],
                                MIGRATIONS[:6], MIGRATIONS[:7], MIGRATIONS[:8], MIGRATIONS[:9],
-                               MIGRATIONS[:10], MIGRATIONS[:11], MIGRATIONS)
+                               MIGRATIONS[:10], MIGRATIONS[:11], MIGRATIONS[:12], MIGRATIONS)
                 or objects - added != V2_SCHEMA or missing_v3):
             problems.append(f"migrations {migrations}; schema: extra "
                             f"{sorted(objects - added - V2_SCHEMA)}, missing "
@@ -269,7 +252,7 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
             problems.append(f"activation {activation}, was {expected['activation']}")
         kinds = {r[0] for r in con.execute("SELECT name FROM main.audit_kind")}
         has_v9 = has_v10 or migrations == MIGRATIONS[:9]
-        if kinds != (LATEST_AUDIT_KINDS if latest else V9_AUDIT_KINDS if has_v9
+        if kinds != (LATEST_AUDIT_KINDS if has_v13 else V9_AUDIT_KINDS if has_v9
                      else V6_AUDIT_KINDS if has_v6
                      else V5_AUDIT_KINDS if has_v5
                      else V4_AUDIT_KINDS if has_v4
@@ -282,6 +265,9 @@ def upgrade_state(db: str, expected: dict, logins: int) -> tuple[str, list[str]]
                             (expected["audit_max_id"],)).fetchall()
         if len(later) > logins or any(row != ("login_success", "alice") for row in later):
             problems.append(f"events after the copied ones: {later[:5]}")
+        if latest and con.execute("SELECT count(*) FROM main.audit_event "
+                                  "WHERE offline_id IS NOT NULL").fetchone()[0]:
+            problems.append("events of an upgraded file marked offline")
         if not same_rows(con, "login_throttle", THROTTLE_COLUMNS):
             problems.append("login_throttle rows were not all kept as they were")
         sequence = dict(con.execute("SELECT name, seq FROM main.sqlite_sequence").fetchall())

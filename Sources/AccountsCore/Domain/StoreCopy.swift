@@ -24,7 +24,8 @@ public enum StoreRecordKind: CaseIterable, Sendable {
   case groupMember
   /// Failed-login tallies, by user name key.
   case loginThrottle
-  /// The audit log.
+  /// The audit log, each event with the id a host's login cache gave it when it answered the
+  /// login offline (the mark `log` shows, and what keeps a delivered event from coming twice).
   case auditEvent
   /// Live logins.
   case session
@@ -64,7 +65,7 @@ public enum StoreRecordKind: CaseIterable, Sendable {
     case .group: return [.integer, .text, .time, .integer]
     case .groupMember: return [.integer, .integer]
     case .loginThrottle: return [.text, .integer, .integer, .time, .time]
-    case .auditEvent: return [.integer, .time, .text, .text, .text, .text, .text]
+    case .auditEvent: return [.integer, .time, .text, .text, .text, .text, .text, .text]
     case .session:
       return [.integer, .blob, .integer, .time, .time, .time, .integer, .time, .boolean, .text]
     case .secondFactor: return [.integer, .blob, .text, .integer, .time]
