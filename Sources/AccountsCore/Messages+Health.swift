@@ -44,6 +44,10 @@ extension Messages {
 
   /// One problem, in one sentence.
   public static func healthProblem(_ problem: HealthProblem) -> String {
+    // A reason is a sentence of its own: it ends this one without its full stop.
+    func clause(_ reason: String) -> String {
+      reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+    }
     switch problem {
     case .schemaOlder(let store, let program):
       return "The store's schema v\(store) is older than this program's v\(program): the next "
@@ -67,7 +71,7 @@ extension Messages {
         + "unsynced\(since)."
     case .failing(let host, let failures, let reason):
       let syncs = failures == 1 ? "last sync failed" : "last \(failures) syncs failed"
-      let why = reason.map { ": " + ($0.hasSuffix(".") ? String($0.dropLast()) : $0) } ?? ""
+      let why = reason.map { ": " + clause($0) } ?? ""
       return "\(host)'s \(syncs)\(why)."
     case .unreached(let host, let count, let first, let last, let reason):
       let times =
@@ -75,8 +79,7 @@ extension Messages {
         ? "once, at \(Timestamp.string(from: first))"
         : "\(count) times between \(Timestamp.string(from: first)) and "
           + Timestamp.string(from: last)
-      let why = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
-      return "\(host) could not reach the server \(times), last: \(why)."
+      return "\(host) could not reach the server \(times), last: \(clause(reason))."
     case .failedLogins(let count):
       return count == 1
         ? "1 failed login in the last hour." : "\(count) failed logins in the last hour."

@@ -16,6 +16,7 @@ struct StoredStatusTests {
       -> T
     { throw error }
     func consistencyFacts() throws(AccountsError) -> ConsistencyFacts { throw error }
+    func appendOfflineEvent(_ event: QueuedEvent) throws(AccountsError) -> Bool { throw error }
   }
 
   /// A store error comes out as it is.

@@ -116,7 +116,7 @@ public protocol AccountRepository: AnyObject {
   func keepUserdbHost(_ host: UserdbHost) throws(AccountsError) -> String
   /// Appends an event a host's login cache queued while the server was away, marked offline,
   /// in one transaction; false when an event of its id is in the log already (delivered
-  /// before). The default, for a store no cache serves, appends it as it is.
+  /// before).
   func appendOfflineEvent(_ event: QueuedEvent) throws(AccountsError) -> Bool
   /// Forgets the host named `host` and runs `body` (the removal of its files) in the same
   /// transaction, before it commits, logging `userdb_disabled` with the detail `body` gives
@@ -385,11 +385,6 @@ extension AccountRepository {
 }
 
 extension AccountRepository {
-  public func appendOfflineEvent(_ event: QueuedEvent) throws(AccountsError) -> Bool {
-    try write { writer throws(AccountsError) in try writer.append(event.record) }
-    return true
-  }
-
   /// False: the secrets are sealed under a key file the process holds (an SQLite store).
   public var keepsSecondFactorsOnServer: Bool { false }
 

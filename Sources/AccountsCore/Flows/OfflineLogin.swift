@@ -88,7 +88,9 @@ public struct OfflineLogin {
     let key = entry.usernameKey
     try refuseIfLocked(username: username, key: key)
     let credential = try hashing { () throws(CryptoError) in
-      try OfflineCredential(password: password, salt: entry.salt, iterations: entry.iterations)
+      try OfflineCredential(
+        password: password, salt: entry.salt, iterations: entry.iterations,
+        meter: env.hasher.meter)
     }
     let right = try hashing { () throws(CryptoError) in
       try ConstantTime.equals(credential.verifier, entry.verifier)
