@@ -123,15 +123,18 @@ def _check_entry(folder: pathlib.Path, entry: pathlib.Path):
     if entry.name.startswith(".accounts-"):
         if entry.name.endswith(".tmp"):
             return None
+        # One lstat: an entry another store's command removes meanwhile raises FileNotFoundError
+        # (skipped by the caller) rather than looking like a file of the wrong kind.
+        info = entry.lstat()
         # An earlier release's manifest (another store's, in a shared folder): one file.
-        if entry.name.endswith(".manifest") and entry.is_file():
-            assert stat.S_IMODE(entry.lstat().st_mode) == 0o644, entry
+        if entry.name.endswith(".manifest") and stat.S_ISREG(info.st_mode):
+            assert stat.S_IMODE(info.st_mode) == 0o644, entry
             return None
         # The manifest: a folder of root's (mode 0755) of files mode 0644 (its head, its shards).
         # A `tmp.N` in it is a file or link another store's command is writing (renamed into
         # place when whole); a command's own are gone when it ends (test_userdb_manifest).
-        assert entry.name.endswith(".manifest.d") and entry.is_dir(), entry
-        assert stat.S_IMODE(entry.lstat().st_mode) == 0o755 and entry.lstat().st_uid == 0, entry
+        assert entry.name.endswith(".manifest.d") and stat.S_ISDIR(info.st_mode), entry
+        assert stat.S_IMODE(info.st_mode) == 0o755 and info.st_uid == 0, entry
         for part in entry.iterdir():
             if not part.name.startswith("tmp."):
                 assert stat.S_IMODE(part.lstat().st_mode) == 0o644, part
