@@ -227,6 +227,22 @@ def pg_last_event(server: Server, db: str) -> int:
     return 0
 
 
+def pg_settled(server: Server, db: str) -> bool:
+    """Nothing a client that has exited sent can still change `db`. A killed client's last
+    statement runs to its end on the server after the client is gone, and may commit then: its
+    server process ends only once it has read and run everything sent to it; through PgBouncer,
+    a server connection is kept (listed by the pooler, idle) only after its answer."""
+    kept = server.kept_backends(db)
+    rows = query(server, db, "SELECT pid, state FROM pg_stat_activity WHERE datname = "
+                 "current_database() AND backend_type = 'client backend' AND pid <> "
+                 "pg_backend_pid()")
+    for line in rows.splitlines():
+        pid, state = line.split("|")
+        if int(pid) not in kept or state != "idle":
+            return False
+    return True
+
+
 def pg_snapshot_exists(server: Server, db: str) -> bool:
     return query(server, db, "SELECT count(*) FROM pg_namespace WHERE nspname = 'accounts'").strip() == "1"
 

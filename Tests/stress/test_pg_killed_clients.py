@@ -9,7 +9,9 @@ answers as it should (a second import is refused whole, an imported user verifie
 quarter of the kills land while the client runs, and at least one after its commit.
 
 The kill moments are the randomness (any must leave the store whole); they follow the commands'
-typical durations, measured first on a database of their own.
+typical durations, measured first on a database of their own. The store is looked at once the
+server has run to its end every statement the killed clients sent (`pg_settled`): a client
+killed after sending its last one does not stop the server from committing it.
 
 The store is PostgreSQL, shared by many hosts (see hosts.py). PBKDF2 costs 1,000 iterations.
 """
@@ -28,11 +30,11 @@ from dataclasses import dataclass
 import totp
 from hosts import Host, HostProc
 from pg_store import (IMPORT_HASH, PgContext, new_database, pg_code, pg_enable_2fa,
-                      pg_events_since, pg_last_step, pg_problems, pg_sessions, pg_setup,
-                      pg_snapshot, raw_pg)
+                      pg_events_since, pg_last_step, pg_problems, pg_sessions, pg_settled,
+                      pg_setup, pg_snapshot, raw_pg)
 from kills import kill_tally, show_typical_durations
 from runner import (KEY_LINE, PASSWORD, blocked_writing_stdout, enable_args, enabled_ok,
-                    login_args, read_key, user_add_args)
+                    login_args, read_key, user_add_args, wait_until)
 from client_files import key_problems, read_session_file, token_hash
 
 
@@ -254,6 +256,8 @@ def test_killed_clients_of_several_hosts_leave_the_store_whole(pg: PgContext, kn
             # as soon as the client printed that it committed (a point it reached).
             time.sleep(0.001)
         results = [v.proc.wait() for v in victims]
+        wait_until(lambda: pg_settled(server, db),
+                   "the killed clients' last statements ran to their end on the server")
 
         snap = pg_snapshot(server, db)
         problems_now = pg_problems(snap, import_rows)

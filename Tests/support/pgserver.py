@@ -13,7 +13,9 @@ bench use it as it is). Failures raise ServerError with the tool's own words.
 
 from __future__ import annotations
 
+import csv
 import glob
+import io
 import json
 import os
 import pathlib
@@ -215,6 +217,11 @@ class Server:
     def value(self, sql: str, database: str = "postgres") -> str:
         return self.psql(sql, database).strip()
 
+    def kept_backends(self, database: str) -> set[int]:
+        """The server processes of `database` that a pooler keeps for its clients to come (their
+        last statement answered): none when the clients connect straight to the server."""
+        return set()
+
     def json_rows(self, sql: str, database: str) -> list[dict]:
         """The rows of `sql` as dicts (through row_to_json)."""
         out = self.psql(f"SELECT row_to_json(q)::text FROM ({sql}) q", database)
@@ -296,6 +303,24 @@ class Pooler:
                  "passfile": str(self.dir / "pgpass"), **params}
         return f"postgresql://{user}@/{database}?" + "&".join(f"{k}={v}" for k, v in query.items())
 
+    def kept_backends(self, database: str) -> set[int]:
+        """The process ids of the server connections to `database` that PgBouncer keeps, each
+        released by its last client after its answer (SHOW SERVERS in the admin console, as the
+        postgres role, which `stats_users` names). A connection whose client left mid-statement
+        is closed by PgBouncer instead: it is not listed, and its server process ends once it
+        has run what it was sent."""
+        env = clean_environment()
+        env.update(PGHOST=str(self.dir), PGPORT=str(self.port), PGUSER="postgres",
+                   PGDATABASE="pgbouncer", PGPASSFILE=str(self.dir / "pgpass"),
+                   PGCONNECT_TIMEOUT="10")
+        proc = subprocess.run([client_binary("psql"), "-X", "-q", "--csv", "-c", "SHOW SERVERS"],
+                              capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL,
+                              timeout=60)
+        if proc.returncode != 0:
+            raise ServerError(f"SHOW SERVERS in PgBouncer's console failed: {proc.stderr.strip()}")
+        return {int(row["remote_pid"]) for row in csv.DictReader(io.StringIO(proc.stdout))
+                if row["database"] == database and row["state"] in ("idle", "used")}
+
     def remove(self) -> None:
         subprocess.run([str(REPO / "Scripts" / "pgbouncer"), "stop", str(self.dir)],
                        capture_output=True, timeout=60)
@@ -313,6 +338,9 @@ class PooledServer:
     def uri(self, database: str, user: str = "postgres", scheme: str = "postgresql",
             **params: str) -> str:
         return self._pooler.uri(database, user, **params)
+
+    def kept_backends(self, database: str) -> set[int]:
+        return self._pooler.kept_backends(database)
 
     def __getattr__(self, name):
         return getattr(self._server, name)
