@@ -3,7 +3,9 @@ v17) made is used by no command of this one, `status` included, until its owner 
 store upgrade`, which applies its expansions (v18 to v23) once; the previous release then still
 logs people in there (login, verify, pam-auth, pam-helper), as the owner and as the fleet's host role
 (in the pgfleet run through its pooler, as a fleet's hosts reach the server), while this release
-does too. Every PostgreSQL run runs them (each test makes its database and names its roles).
+does too. The roles keep their rights through the upgrade: `store health` finds roles that were
+current still current, and still names roles applied before an earlier migration. Every
+PostgreSQL run runs them (each test makes its database and names its roles).
 
 Oracles: the exact lines and exit codes, both programs' answers, psql as the owner."""
 
@@ -233,3 +235,45 @@ def test_a_store_upgraded_past_this_release_names_the_release_it_needs(pg, pgdb,
     for args in (("status",), ("unlock", "alice"), ("store", "upgrade")):
         result = owner.run(*args)
         assert (result.code, result.stdout, result.stderr) == (3, "", needs), args
+
+
+ROLES_SENTENCE = "The fleet's roles got their rights at "
+
+
+def health(owner) -> dict:
+    """`store health --json` as the owner (exit 0 healthy or 1 degraded)."""
+    result = owner.run("store", "health", "--json")
+    assert result.code in (0, 1) and result.stderr == "", result
+    return json.loads(result.stdout)
+
+
+def test_an_upgrade_of_expansions_keeps_applied_roles_current_for_store_health(
+        pg, pgdb, owner, fleet):
+    """Roles the previous release applied after its store's last migration, then `store
+    upgrade` (expansions only, each granting the roles what it adds): `store health` names no
+    problem of the roles, and gives the upgrade's time as when they got their rights."""
+    before = health(owner)
+    assert not [p for p in before["problems"] if p.startswith(ROLES_SENTENCE)], before
+    assert owner.run("store", "upgrade").code == 0
+    after = health(owner)
+    assert not [p for p in after["problems"] if p.startswith(ROLES_SENTENCE)], after
+    assert after["rolesAppliedAt"] > before["rolesAppliedAt"], (before, after)
+    assert pg.psql("SELECT r.applied_at = max(x.applied_at) FROM accounts.fleet_role AS r, "
+                   "accounts.schema_expansion AS x GROUP BY r.applied_at", pgdb).strip() == "t"
+
+
+def test_roles_applied_before_an_earlier_migration_stay_named_after_an_upgrade(
+        pg, pgdb, owner, fleet):
+    """Roles applied before one of the store's migrations (they may lack its rights): `store
+    health` names them before and after `store upgrade`, which cannot know what they lack,
+    until `store roles --apply` runs again."""
+    pg.psql("UPDATE accounts.fleet_role SET applied_at = (SELECT min(applied_at) - "
+            "interval '1 hour' FROM accounts.schema_migration)", pgdb)
+    assert [p for p in health(owner)["problems"] if p.startswith(ROLES_SENTENCE)]
+    assert owner.run("store", "upgrade").code == 0
+    named = [p for p in health(owner)["problems"] if p.startswith(ROLES_SENTENCE)]
+    assert len(named) == 1 and named[0].endswith("run accounts store roles --apply again."), named
+    admin, host = fleet
+    result = owner.run("store", "roles", "--admin", admin, "--host", host, "--apply")
+    assert (result.code, result.stderr) == (0, ""), result
+    assert not [p for p in health(owner)["problems"] if p.startswith(ROLES_SENTENCE)]
