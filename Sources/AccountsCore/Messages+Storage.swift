@@ -130,6 +130,11 @@ extension Messages {
         "Once every host runs accounts \(upgrade.release), run accounts store upgrade "
           + "--contract to apply \(upgrade.waiting.joined(separator: ", ")).")
     }
+    if upgrade.rolesBehind {
+      lines.append(
+        "The fleet's roles got their rights before a migration of this store: run accounts "
+          + "store roles --apply again, as its owner, with accounts \(upgrade.release).")
+    }
     return lines
   }
   /// `store copy` with the same store on both sides.

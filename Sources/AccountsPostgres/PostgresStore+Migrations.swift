@@ -136,12 +136,13 @@ extension PostgresStore {
       } else {
         (apply, wait) = (migrations, [])
       }
+      var rolesBehind = false
       do {
         // Expansions alone grant the fleet's roles what each adds, in itself: roles that had
         // every right before (`store roles --apply` after the newest migration) keep them.
         let expansionsOnly =
           upgrading != nil && !apply.isEmpty && apply.allSatisfy { $0.kind == .expand }
-        let rolesKept = try expansionsOnly && rolesCurrent(db)
+        let rolesKept = try expansionsOnly && rolesCurrent(db) == true
         for migration in apply {
           try db.run(migration.sql)
           switch migration.kind {
@@ -165,12 +166,14 @@ extension PostgresStore {
           try db.run("UPDATE accounts.fleet_role SET applied_at = pg_catalog.now() WHERE id = 1")
         }
         if upgrading != nil, !apply.isEmpty { try logUpgrade(db, applied: apply) }
+        rolesBehind = try upgrading != nil && rolesCurrent(db) == false
       } catch {
         throw translate(error)
       }
       try commit(db)
       return StoreUpgrade(
-        applied: apply.map(\.identifier), waiting: wait.map(\.identifier), release: release)
+        applied: apply.map(\.identifier), waiting: wait.map(\.identifier), release: release,
+        rolesBehind: rolesBehind)
     }
   }
 
@@ -184,26 +187,28 @@ extension PostgresStore {
 
   /// True when the fleet's roles got their rights (`store roles --apply`, recorded in
   /// `accounts.fleet_role` from "v15" on) after every migration the store has: what
-  /// `store health` calls roles applied, and an upgrade of expansions alone keeps so.
-  private func rolesCurrent(_ db: PGConnection) throws(PGFailure) -> Bool {
+  /// `store health` calls roles applied, and an upgrade of expansions alone keeps so; nil
+  /// where no roles were recorded.
+  private func rolesCurrent(_ db: PGConnection) throws(PGFailure) -> Bool? {
     let found = try db.run(
       """
       SELECT to_regclass('accounts.fleet_role') IS NOT NULL,
         to_regclass('accounts.schema_expansion') IS NOT NULL
       """)
-    guard found.flag(0, 0) else { return false }
+    guard found.flag(0, 0) else { return nil }
     let steps =
       found.flag(0, 1)
       ? """
       (SELECT m.applied_at FROM accounts.schema_migration AS m
        UNION ALL SELECT x.applied_at FROM accounts.schema_expansion AS x)
       """ : "accounts.schema_migration"
-    return try db.run(
+    let current = try db.run(
       """
-      SELECT coalesce((SELECT r.applied_at >= (SELECT max(m.applied_at) FROM \(steps) AS m)
-        FROM accounts.fleet_role AS r WHERE r.id = 1), false)
+      SELECT (SELECT r.applied_at >= (SELECT max(m.applied_at) FROM \(steps) AS m)
+        FROM accounts.fleet_role AS r WHERE r.id = 1)
       """
-    ).flag(0, 0)
+    ).text(0, 0)
+    return current.map { $0 == "t" }
   }
 
   /// Appends the event of an upgrade that applied `applied`, in its transaction, once the store

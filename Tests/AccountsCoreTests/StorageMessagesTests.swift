@@ -53,6 +53,15 @@ struct StorageMessagesTests {
         StoreUpgrade(applied: [], waiting: [], release: "1.2.0"), location: uri)
         == ["The store \(uri) is up to date for accounts 1.2.0."])
     #expect(
+      Messages.storeUpgraded(
+        StoreUpgrade(applied: ["v18"], waiting: [], release: "1.2.0", rolesBehind: true),
+        location: uri)
+        == [
+          "The store \(uri) is upgraded for accounts 1.2.0: applied v18.",
+          "The fleet's roles got their rights before a migration of this store: run accounts "
+            + "store roles --apply again, as its owner, with accounts 1.2.0.",
+        ])
+    #expect(
       Messages.storage(.needsRelease(location: uri, release: "1.3.0"))
         == "Cannot use the database \(uri): its store needs accounts 1.3.0 or later; upgrade "
         + "accounts on this host to use it.")

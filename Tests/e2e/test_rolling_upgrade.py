@@ -254,7 +254,7 @@ def test_an_upgrade_of_expansions_keeps_applied_roles_current_for_store_health(
     problem of the roles, and gives the upgrade's time as when they got their rights."""
     before = health(owner)
     assert not [p for p in before["problems"] if p.startswith(ROLES_SENTENCE)], before
-    assert owner.run("store", "upgrade").code == 0
+    assert owner.run("store", "upgrade").stdout == upgraded(owner.database)
     after = health(owner)
     assert not [p for p in after["problems"] if p.startswith(ROLES_SENTENCE)], after
     assert after["rolesAppliedAt"] > before["rolesAppliedAt"], (before, after)
@@ -265,15 +265,24 @@ def test_an_upgrade_of_expansions_keeps_applied_roles_current_for_store_health(
 def test_roles_applied_before_an_earlier_migration_stay_named_after_an_upgrade(
         pg, pgdb, owner, fleet):
     """Roles applied before one of the store's migrations (they may lack its rights): `store
-    health` names them before and after `store upgrade`, which cannot know what they lack,
-    until `store roles --apply` runs again."""
+    health` names them before and after `store upgrade`, which cannot know what they lack and
+    says so (each time it runs), until `store roles --apply` runs again."""
     pg.psql("UPDATE accounts.fleet_role SET applied_at = (SELECT min(applied_at) - "
             "interval '1 hour' FROM accounts.schema_migration)", pgdb)
     assert [p for p in health(owner)["problems"] if p.startswith(ROLES_SENTENCE)]
-    assert owner.run("store", "upgrade").code == 0
+    again = ("The fleet's roles got their rights before a migration of this store: run accounts "
+             f"store roles --apply again, as its owner, with accounts {RELEASE}.\n")
+    result = owner.run("store", "upgrade")
+    assert (result.code, result.stdout, result.stderr) == (
+        0, upgraded(owner.database) + again, ""), result
+    result = owner.run("store", "upgrade")
+    assert (result.code, result.stdout) == (
+        0, f"The store {owner.database} is up to date for accounts {RELEASE}.\n" + again), result
     named = [p for p in health(owner)["problems"] if p.startswith(ROLES_SENTENCE)]
     assert len(named) == 1 and named[0].endswith("run accounts store roles --apply again."), named
     admin, host = fleet
     result = owner.run("store", "roles", "--admin", admin, "--host", host, "--apply")
     assert (result.code, result.stderr) == (0, ""), result
     assert not [p for p in health(owner)["problems"] if p.startswith(ROLES_SENTENCE)]
+    assert owner.run("store", "upgrade").stdout == (
+        f"The store {owner.database} is up to date for accounts {RELEASE}.\n")
