@@ -57,13 +57,7 @@ extension PostgresStore {
     guard found.flag(0, 0) else {
       throw .storage(.failure(location: location, reason: "it holds no accounts store"))
     }
-    // The expansions ("v18" on) are steps of the schema too, and the newest may be one.
-    let steps =
-      found.flag(0, 2)
-      ? """
-      (SELECT m.identifier, m.applied_at FROM accounts.schema_migration AS m
-       UNION ALL SELECT x.identifier, x.applied_at FROM accounts.schema_expansion AS x)
-      """ : "accounts.schema_migration"
+    let steps = Self.appliedSteps(expanded: found.flag(0, 2))
     let store = try healthStep(
       db,
       """

@@ -1,4 +1,5 @@
 import AccountsCore
+import FoundationEssentials
 
 /// The schema's migrations: an absent schema made whole by the first write, an existing one
 /// upgraded by `accounts store upgrade` alone (its owner), one transaction under the migration
@@ -136,13 +137,12 @@ extension PostgresStore {
       } else {
         (apply, wait) = (migrations, [])
       }
-      var rolesBehind = false
+      // Expansions alone grant the fleet's roles what each adds, in itself: roles that had
+      // every right before (`store roles --apply` after the newest migration) keep them.
+      let expansionsOnly =
+        upgrading != nil && !apply.isEmpty && apply.allSatisfy { $0.kind == .expand }
+      let rolesKept = expansionsOnly ? try rolesCurrent(db) == true : false
       do {
-        // Expansions alone grant the fleet's roles what each adds, in itself: roles that had
-        // every right before (`store roles --apply` after the newest migration) keep them.
-        let expansionsOnly =
-          upgrading != nil && !apply.isEmpty && apply.allSatisfy { $0.kind == .expand }
-        let rolesKept = try expansionsOnly && rolesCurrent(db) == true
         for migration in apply {
           try db.run(migration.sql)
           switch migration.kind {
@@ -166,10 +166,10 @@ extension PostgresStore {
           try db.run("UPDATE accounts.fleet_role SET applied_at = pg_catalog.now() WHERE id = 1")
         }
         if upgrading != nil, !apply.isEmpty { try logUpgrade(db, applied: apply) }
-        rolesBehind = try upgrading != nil && rolesCurrent(db) == false
       } catch {
         throw translate(error)
       }
+      let rolesBehind = upgrading != nil ? try rolesCurrent(db) == false : false
       try commit(db)
       return StoreUpgrade(
         applied: apply.map(\.identifier), waiting: wait.map(\.identifier), release: release,
@@ -185,30 +185,44 @@ extension PostgresStore {
     }
   }
 
-  /// True when the fleet's roles got their rights (`store roles --apply`, recorded in
-  /// `accounts.fleet_role` from "v15" on) after every migration the store has: what
-  /// `store health` calls roles applied, and an upgrade of expansions alone keeps so; nil
-  /// where no roles were recorded.
-  private func rolesCurrent(_ db: PGConnection) throws(PGFailure) -> Bool? {
-    let found = try db.run(
-      """
-      SELECT to_regclass('accounts.fleet_role') IS NOT NULL,
-        to_regclass('accounts.schema_expansion') IS NOT NULL
-      """)
-    guard found.flag(0, 0) else { return nil }
-    let steps =
-      found.flag(0, 1)
+  /// Every step the schema records with when it ran, as a subquery (`applied_at`): the
+  /// expansions too where the store has their table (`expanded`, "v18" on), for the newest may
+  /// be one.
+  static func appliedSteps(expanded: Bool) -> String {
+    expanded
       ? """
       (SELECT m.applied_at FROM accounts.schema_migration AS m
        UNION ALL SELECT x.applied_at FROM accounts.schema_expansion AS x)
       """ : "accounts.schema_migration"
-    let current = try db.run(
-      """
-      SELECT (SELECT r.applied_at >= (SELECT max(m.applied_at) FROM \(steps) AS m)
-        FROM accounts.fleet_role AS r WHERE r.id = 1)
-      """
-    ).text(0, 0)
-    return current.map { $0 == "t" }
+  }
+
+  /// Whether the fleet's roles (recorded in `accounts.fleet_role` from "v15" on) got their
+  /// rights after the store's newest migration, as `store health` judges it
+  /// (`StoreHealth.rolesBehind`); nil where no roles were recorded.
+  private func rolesCurrent(_ db: PGConnection) throws(StoreError) -> Bool? {
+    let rows: PGRows
+    do {
+      let found = try db.run(
+        """
+        SELECT to_regclass('accounts.fleet_role') IS NOT NULL,
+          to_regclass('accounts.schema_expansion') IS NOT NULL
+        """)
+      guard found.flag(0, 0) else { return nil }
+      rows = try db.run(
+        """
+        SELECT accounts.stamp(r.applied_at),
+          (SELECT accounts.stamp(max(m.applied_at))
+           FROM \(Self.appliedSteps(expanded: found.flag(0, 1))) AS m)
+        FROM accounts.fleet_role AS r WHERE r.id = 1
+        """)
+    } catch {
+      throw translate(error)
+    }
+    guard rows.count == 1 else { return nil }
+    return try decoding(location: location) { () throws(PGUnreadableValue) in
+      !StoreHealth.rolesBehind(
+        appliedAt: try rows.decode(Date?.self, 0, 0), migratedAt: try rows.decode(Date?.self, 0, 1))
+    }
   }
 
   /// Appends the event of an upgrade that applied `applied`, in its transaction, once the store

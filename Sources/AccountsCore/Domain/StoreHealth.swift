@@ -187,6 +187,15 @@ public enum StoreHealth {
     problems.isEmpty ? .success : .refused
   }
 
+  /// True when the fleet's roles got their rights before the store's newest migration ran.
+  ///
+  /// `appliedAt` is nil for never. Roles behind may lack what the migration added, until
+  /// `store roles --apply` runs again; `store upgrade` keeps roles that are not behind so.
+  public static func rolesBehind(appliedAt: Date?, migratedAt: Date?) -> Bool {
+    guard let appliedAt, let migratedAt else { return false }
+    return appliedAt < migratedAt
+  }
+
   /// Every problem `facts` shows: the schema, the roles, then host by host (silent, behind,
   /// failing, unreached), then the failed logins.
   public static func problems(_ facts: StoreHealthFacts, _ limits: HealthThresholds)
@@ -200,7 +209,9 @@ public enum StoreHealth {
       found.append(.schemaNewer(store: facts.storeSchema, program: facts.programSchema))
     case .absent, .foreign, .current: break
     }
-    if let applied = facts.rolesAppliedAt, let migrated = facts.migratedAt, applied < migrated {
+    if rolesBehind(appliedAt: facts.rolesAppliedAt, migratedAt: facts.migratedAt),
+      let applied = facts.rolesAppliedAt, let migrated = facts.migratedAt
+    {
       found.append(.rolesBeforeMigration(appliedAt: applied, migratedAt: migrated))
     }
     for host in facts.hosts {
